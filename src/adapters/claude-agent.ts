@@ -1,0 +1,131 @@
+import { getContainer } from "@cloudflare/containers";
+import type { Env } from "../env.ts";
+import { agentEventSchema, type AgentErrorEvent, type AgentEvent } from "./events.ts";
+import type { AdapterInput, AdapterPayload, ProviderAdapter } from "./types.ts";
+
+export interface ClaudeAgentAdapterOptions {
+  env: Env;
+  /** Dev and tests: a runner started by hand (`npm run runner`). Otherwise the chat's container. */
+  runnerUrl: string | undefined;
+  /** How long the stream may stay silent before the run counts as dead. */
+  timeoutMs: number;
+}
+
+const MAX_LINE_LENGTH = 1_000_000;
+
+/**
+ * A Claude Agent SDK session in the chat's container. The input goes to the runner's `POST /run`; the answer is
+ * NDJSON, one `AgentEvent` per line, validated here. A runner that cannot be reached, answers with an error, dies
+ * mid-stream, sends a malformed line or stays silent past the timeout becomes one retryable `error` event.
+ */
+export class ClaudeAgentAdapter implements ProviderAdapter {
+  constructor(private readonly options: ClaudeAgentAdapterOptions) {}
+
+  async *run(input: AdapterInput): AsyncGenerator<AgentEvent> {
+    const payload: AdapterPayload = {
+      chatKey: input.chatKey,
+      model: input.model,
+      systemPrompt: input.systemPrompt,
+      history: input.history,
+      tools: input.tools,
+      ...(input.sessionId ? { sessionId: input.sessionId } : {}),
+      ...(input.toolCallback ? { toolCallback: input.toolCallback } : {}),
+    };
+    const abort = new AbortController();
+    input.signal?.addEventListener("abort", () => abort.abort(input.signal?.reason), { once: true });
+
+    let response: Response;
+    try {
+      response = await this.post(payload, abort.signal);
+    } catch (error) {
+      yield failure("transport", `the agent runner could not be reached: ${error instanceof Error ? error.message : "unknown error"}`);
+      return;
+    }
+    if (!response.ok || !response.body) {
+      const detail = (await response.text().catch(() => "")).slice(0, 200);
+      yield failure(response.status === 400 ? "invalid_request" : "transport", `the agent runner answered ${response.status} ${detail}`.trim());
+      return;
+    }
+
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    try {
+      for (;;) {
+        const chunk = await readWithin(reader, this.options.timeoutMs);
+        if (chunk === "timeout") {
+          yield failure("timeout", `the agent sent nothing for ${Math.round(this.options.timeoutMs / 1000)} s`);
+          return;
+        }
+        if (chunk.done) break;
+        buffer += chunk.value;
+        let newline: number;
+        while ((newline = buffer.indexOf("\n")) >= 0) {
+          const line = buffer.slice(0, newline).trim();
+          buffer = buffer.slice(newline + 1);
+          if (line === "") continue;
+          const event = parseLine(line);
+          yield event;
+          if (event.type === "result" || event.type === "error") return;
+        }
+        if (buffer.length > MAX_LINE_LENGTH) {
+          yield failure("transport", "the agent runner sent a line longer than 1 MB");
+          return;
+        }
+      }
+      if (buffer.trim() !== "") {
+        const event = parseLine(buffer.trim());
+        yield event;
+        if (event.type === "result" || event.type === "error") return;
+      }
+      yield failure("transport", "the agent runner's stream ended without a result");
+    } catch (error) {
+      yield failure("transport", `the agent runner's stream broke: ${error instanceof Error ? error.message : "unknown error"}`);
+    } finally {
+      abort.abort();
+      reader.releaseLock();
+    }
+  }
+
+  private async post(payload: AdapterPayload, signal: AbortSignal): Promise<Response> {
+    const init: RequestInit = {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(payload),
+      signal,
+    };
+    if (this.options.runnerUrl) return fetch(`${this.options.runnerUrl}/run`, init);
+    const binding = this.options.env.AGENT_CONTAINER;
+    if (!binding) throw new Error("no AGENT_CONTAINER binding");
+    return getContainer(binding, payload.chatKey).fetch(new Request("http://container/run", init));
+  }
+}
+
+function parseLine(line: string): AgentEvent {
+  let json: unknown;
+  try {
+    json = JSON.parse(line);
+  } catch {
+    return failure("transport", "the agent runner sent a line that is not JSON");
+  }
+  const parsed = agentEventSchema.safeParse(json);
+  return parsed.success ? parsed.data : failure("transport", "the agent runner sent an event this bot does not know");
+}
+
+async function readWithin(
+  reader: ReadableStreamDefaultReader<string>,
+  timeoutMs: number,
+): Promise<ReadableStreamReadResult<string> | "timeout"> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), timeoutMs);
+  });
+  try {
+    return await Promise.race([reader.read(), timeout]);
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
+}
+
+function failure(classification: AgentErrorEvent["classification"], message: string): AgentErrorEvent {
+  return { type: "error", classification, retryable: classification !== "invalid_request", message: `claude-agent: ${message}` };
+}

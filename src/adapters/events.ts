@@ -1,0 +1,59 @@
+import { z } from "zod";
+import { historyMessageSchema } from "./messages.ts";
+
+/**
+ * The one event stream every adapter speaks, the agent container included (it imports this very module).
+ * The seeds' five kinds (`session_init`, `result`, `tool_start`, `tool_progress`, `adapter_stderr`) plus what a real
+ * run needs: `message` (a conversation message to append to history), `usage` and a classified `error`.
+ */
+export const errorClassificationSchema = z.enum([
+  "auth",
+  "quota",
+  "transport",
+  "timeout",
+  "invalid_request",
+  "overloaded",
+  "internal",
+  "cancelled",
+]);
+export type ErrorClassification = z.infer<typeof errorClassificationSchema>;
+
+export const TOOL_PREVIEW_LENGTH = 200;
+
+export const agentEventSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("session_init"), sessionId: z.string().min(1).max(500) }),
+  z.object({ type: z.literal("result"), text: z.string() }),
+  z.object({
+    type: z.literal("tool_start"),
+    toolName: z.string().max(300),
+    preview: z.string().max(TOOL_PREVIEW_LENGTH),
+  }),
+  z.object({
+    type: z.literal("tool_progress"),
+    toolName: z.string().max(300),
+    elapsedSeconds: z.number().nonnegative().optional(),
+  }),
+  z.object({ type: z.literal("adapter_stderr"), message: z.string() }),
+  z.object({ type: z.literal("message"), message: historyMessageSchema }),
+  z.object({
+    type: z.literal("usage"),
+    inputTokens: z.number().int().nonnegative(),
+    outputTokens: z.number().int().nonnegative(),
+    cacheReadTokens: z.number().int().nonnegative().optional(),
+    cacheWriteTokens: z.number().int().nonnegative().optional(),
+  }),
+  z.object({
+    type: z.literal("error"),
+    message: z.string(),
+    retryable: z.boolean(),
+    classification: errorClassificationSchema,
+  }),
+]);
+export type AgentEvent = z.infer<typeof agentEventSchema>;
+export type AgentErrorEvent = Extract<AgentEvent, { type: "error" }>;
+
+/** The first `TOOL_PREVIEW_LENGTH` characters of a tool call's arguments, for status lines and logs. */
+export function toolPreview(argumentsText: string): string {
+  const compact = argumentsText.replace(/\s+/g, " ").trim();
+  return compact.length <= TOOL_PREVIEW_LENGTH ? compact : `${compact.slice(0, TOOL_PREVIEW_LENGTH - 1)}…`;
+}

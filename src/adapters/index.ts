@@ -1,0 +1,39 @@
+import type { Settings } from "../config/settings.ts";
+import type { Provider } from "../config/providers.ts";
+import type { Env } from "../env.ts";
+import { AnthropicAdapter } from "./anthropic.ts";
+import { ClaudeAgentAdapter } from "./claude-agent.ts";
+import { OpenAIAdapter } from "./openai.ts";
+import type { ProviderAdapter } from "./types.ts";
+
+export type AdapterChoice = { adapter: ProviderAdapter } | { problem: string };
+
+/** The adapter for a provider, or why it cannot run here (a missing key or runner), in words for the chat. */
+export function createAdapter(provider: Provider, settings: Settings, env: Env): AdapterChoice {
+  const retries = { maxRetries: settings.providerMaxRetries, timeoutMs: settings.providerTimeoutMs };
+  switch (provider) {
+    case "openai":
+      if (!settings.openaiApiKey) return { problem: "OPENAI_API_KEY is not set" };
+      return {
+        adapter: new OpenAIAdapter({ apiKey: settings.openaiApiKey, ...optional("baseUrl", settings.openaiBaseUrl), ...retries }),
+      };
+    case "anthropic":
+      if (!settings.anthropicApiKey) return { problem: "ANTHROPIC_API_KEY is not set" };
+      return {
+        adapter: new AnthropicAdapter({
+          apiKey: settings.anthropicApiKey,
+          ...optional("baseUrl", settings.anthropicBaseUrl),
+          ...retries,
+        }),
+      };
+    case "claude-agent":
+      if (!settings.agentRunnerUrl && !env.AGENT_CONTAINER) {
+        return { problem: "no agent runner is configured (AGENT_CONTAINER binding or AGENT_RUNNER_URL)" };
+      }
+      return { adapter: new ClaudeAgentAdapter({ env, runnerUrl: settings.agentRunnerUrl, timeoutMs: settings.agentTimeoutMs }) };
+  }
+}
+
+function optional<Key extends string>(key: Key, value: string | undefined): { [K in Key]?: string } {
+  return (value === undefined ? {} : { [key]: value }) as { [K in Key]?: string };
+}

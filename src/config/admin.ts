@@ -1,0 +1,166 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createMiddleware } from "hono/factory";
+import { drizzle } from "drizzle-orm/d1";
+import type { Env } from "../env.ts";
+import { HttpError } from "../http-error.ts";
+import { usageReport } from "../db/usage.ts";
+import { tools } from "../tools/index.ts";
+import { chatConfigSchema, resolveConfig, type ChatConfig } from "./chat-config.ts";
+import { ChatConfigStore, type StoredConfig } from "./config-store.ts";
+import { secretsEqual } from "./secrets.ts";
+import { settingsOf } from "./settings.ts";
+
+type AdminEnv = { Bindings: Env };
+
+const configSchema = chatConfigSchema(tools.names).openapi("ChatConfig");
+/** PATCH is a JSON merge patch: a field set to null is removed. */
+const patchSchema = z
+  .strictObject(Object.fromEntries(Object.entries(configSchema.shape).map(([key, field]) => [key, field.unwrap().nullable().optional()])))
+  .openapi("ChatConfigPatch");
+const chatIdParam = z.object({
+  chatId: z
+    .string()
+    .regex(/^-?\d{1,16}$/, "must be a Telegram chat id")
+    .openapi({ param: { name: "chatId", in: "path" }, example: "-1001234567890" }),
+});
+const errorSchema = z.object({ error: z.string(), message: z.string(), details: z.unknown().optional() }).openapi("Error");
+const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { "application/json": { schema } }, description });
+const refusals = {
+  400: json(errorSchema, "A bad body or parameter; `details` names each bad field"),
+  401: json(errorSchema, "Missing or wrong bearer token"),
+};
+
+const security = [{ bearer: [] }];
+const routes = {
+  list: createRoute({ method: "get", path: "/chats", security, responses: { 200: json(z.object({ chats: z.array(z.unknown()) }), "Configured chats"), ...refusals } }),
+  get: createRoute({
+    method: "get",
+    path: "/chats/{chatId}/config",
+    security,
+    request: { params: chatIdParam, query: z.object({ effective: z.enum(["0", "1"]).optional() }) },
+    responses: { 200: json(z.unknown(), "The stored config, or with ?effective=1 also the resolved one"), 404: json(errorSchema, "No config stored"), ...refusals },
+  }),
+  put: createRoute({
+    method: "put",
+    path: "/chats/{chatId}/config",
+    security,
+    request: { params: chatIdParam, body: { content: { "application/json": { schema: configSchema } }, required: true } },
+    responses: { 200: json(z.object({ config: configSchema }), "Replaced"), ...refusals },
+  }),
+  patch: createRoute({
+    method: "patch",
+    path: "/chats/{chatId}/config",
+    security,
+    request: { params: chatIdParam, body: { content: { "application/json": { schema: patchSchema } }, required: true } },
+    responses: { 200: json(z.object({ config: configSchema }), "Merged"), ...refusals },
+  }),
+  delete: createRoute({
+    method: "delete",
+    path: "/chats/{chatId}/config",
+    security,
+    request: { params: chatIdParam },
+    responses: { 204: { description: "Removed" }, 404: json(errorSchema, "No config stored"), ...refusals },
+  }),
+  usage: createRoute({
+    method: "get",
+    path: "/usage",
+    security,
+    request: { query: z.object({ chatId: z.string().regex(/^-?\d{1,16}$/).optional() }) },
+    responses: { 200: json(z.unknown(), "Token use per chat and per model"), ...refusals },
+  }),
+};
+
+/**
+ * `/admin/*`: per-chat config in KV and usage sums, behind `Authorization: Bearer <ADMIN_TOKEN>`. Without
+ * ADMIN_TOKEN the routes do not exist (404). Bodies are validated whole before anything is written.
+ */
+export function adminRoutes(): OpenAPIHono<AdminEnv> {
+  const admin = new OpenAPIHono<AdminEnv>({
+    defaultHook: (result) => {
+      if (!result.success) {
+        const details = result.error.issues.map((issue) => ({ field: issue.path.join(".") || "(body)", problem: issue.message }));
+        throw new HttpError(400, "invalid_request", `Invalid ${details.map((detail) => detail.field).join(", ")}`, details);
+      }
+    },
+  });
+  admin.use("*", requireAdminToken);
+  admin.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
+
+  admin.openapi(routes.list, async (c) => {
+    const chats = await store(c.env).list();
+    return c.json({ chats: chats.map(({ chatId, stored }) => ({ chatId, ...describe(stored) })) }, 200);
+  });
+
+  admin.openapi(routes.get, async (c) => {
+    const chatId = Number(c.req.valid("param").chatId);
+    const stored = await store(c.env).get(chatId);
+    if (c.req.valid("query").effective === "1") {
+      const effective = resolveConfig(stored.state === "valid" ? stored.config : undefined, settingsOf(c.env));
+      return c.json({ chatId, ...describe(stored), effective }, 200);
+    }
+    if (stored.state === "none") throw new HttpError(404, "not_found", `No config is stored for chat ${chatId}.`);
+    return c.json({ chatId, ...describe(stored) }, 200);
+  });
+
+  admin.openapi(routes.put, async (c) => {
+    const chatId = Number(c.req.valid("param").chatId);
+    const config = c.req.valid("json");
+    await store(c.env).put(chatId, config);
+    return c.json({ config }, 200);
+  });
+
+  admin.openapi(routes.patch, async (c) => {
+    const chatId = Number(c.req.valid("param").chatId);
+    const patch = c.req.valid("json") as Record<string, unknown>;
+    const configs = store(c.env);
+    const stored = await configs.get(chatId);
+    const merged: Record<string, unknown> = { ...(stored.state === "valid" ? stored.config : {}) };
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === null) delete merged[key];
+      else if (value !== undefined) merged[key] = value;
+    }
+    const config = configSchema.parse(merged) as ChatConfig;
+    await configs.put(chatId, config);
+    return c.json({ config }, 200);
+  });
+
+  admin.openapi(routes.delete, async (c) => {
+    const chatId = Number(c.req.valid("param").chatId);
+    const configs = store(c.env);
+    if ((await configs.get(chatId)).state === "none") throw new HttpError(404, "not_found", `No config is stored for chat ${chatId}.`);
+    await configs.delete(chatId);
+    return c.body(null, 204);
+  });
+
+  admin.openapi(routes.usage, async (c) => {
+    const chatId = c.req.valid("query").chatId;
+    return c.json(await usageReport(drizzle(c.env.DB), chatId === undefined ? undefined : Number(chatId)), 200);
+  });
+
+  admin.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: { title: "Telegram edge agent: admin API", version: "1.0.0" },
+  });
+  return admin;
+}
+
+const requireAdminToken = createMiddleware<AdminEnv>(async (c, next) => {
+  const expected = settingsOf(c.env).adminToken;
+  if (!expected) throw new HttpError(404, "not_found", "Not found.");
+  const header = c.req.header("authorization") ?? "";
+  const presented = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
+  if (!presented || !(await secretsEqual(presented, expected))) {
+    throw new HttpError(401, "unauthorized", "Missing or wrong bearer token.");
+  }
+  await next();
+});
+
+function store(env: Env): ChatConfigStore {
+  return new ChatConfigStore(env.CONFIG, tools.names);
+}
+
+function describe(stored: StoredConfig): { config?: ChatConfig; invalid?: string } {
+  if (stored.state === "valid") return { config: stored.config };
+  if (stored.state === "invalid") return { invalid: stored.problem };
+  return {};
+}

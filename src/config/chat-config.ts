@@ -1,0 +1,62 @@
+import { z } from "zod";
+import type { Settings } from "./settings.ts";
+import { DEFAULT_MODELS, providerSchema, type Provider } from "./providers.ts";
+
+export const MAX_SYSTEM_PROMPT_LENGTH = 8000;
+
+/** Builds the schema against the tool names that exist, so an unknown tool name is refused, not stored. */
+export function chatConfigSchema(toolNames: readonly string[]) {
+  return z.strictObject({
+    provider: providerSchema.optional(),
+    model: z.string().trim().min(1).max(200).optional(),
+    systemPrompt: z.string().max(MAX_SYSTEM_PROMPT_LENGTH).optional(),
+    tools: z
+      .array(z.string().refine((name) => toolNames.includes(name), { message: `must be one of: ${toolNames.join(", ")}` }))
+      .max(100)
+      .optional(),
+    enabled: z.boolean().optional(),
+  });
+}
+export type ChatConfig = z.infer<ReturnType<typeof chatConfigSchema>>;
+
+export interface EffectiveConfig {
+  provider: Provider;
+  model: string;
+  systemPrompt?: string;
+  /** Absent: every tool. */
+  tools?: string[];
+  enabled: boolean;
+  /** Where provider and model came from, for /status and the admin API. */
+  source: { provider: "chat" | "DEFAULT_PROVIDER" | "built-in"; model: "chat" | "DEFAULT_MODEL" | "built-in" };
+}
+
+/**
+ * Resolution, as in the seeds: the chat's config, then DEFAULT_PROVIDER / DEFAULT_MODEL, then `anthropic` with the
+ * provider's own default model. DEFAULT_MODEL applies only to the default provider: a chat switched to another
+ * provider without a model gets that provider's default model, not a model name another provider would refuse.
+ */
+export function resolveConfig(config: ChatConfig | undefined, settings: Settings): EffectiveConfig {
+  const defaultProvider = settings.defaultProvider ?? "anthropic";
+  const provider = config?.provider ?? defaultProvider;
+  const providerSource = config?.provider ? "chat" : settings.defaultProvider ? "DEFAULT_PROVIDER" : "built-in";
+  let model: string;
+  let modelSource: EffectiveConfig["source"]["model"];
+  if (config?.model) {
+    model = config.model;
+    modelSource = "chat";
+  } else if (settings.defaultModel && provider === defaultProvider) {
+    model = settings.defaultModel;
+    modelSource = "DEFAULT_MODEL";
+  } else {
+    model = DEFAULT_MODELS[provider];
+    modelSource = "built-in";
+  }
+  return {
+    provider,
+    model,
+    ...(config?.systemPrompt ? { systemPrompt: config.systemPrompt } : {}),
+    ...(config?.tools ? { tools: config.tools } : {}),
+    enabled: config?.enabled ?? true,
+    source: { provider: providerSource, model: modelSource },
+  };
+}

@@ -1,0 +1,25 @@
+import type { Env } from "../env.ts";
+import { settingsOf, type Settings } from "./settings.ts";
+
+/**
+ * `GET /health`: whether the bot can work, and if not, which variables are missing or unusable. Names only, never
+ * values. The webhook refuses every call while TELEGRAM_WEBHOOK_SECRET is missing.
+ */
+export function healthReport(env: Env): { ok: boolean; missing: string[]; problems: string[] } {
+  const settings = settingsOf(env);
+  const missing = missingVariables(settings);
+  return { ok: missing.length === 0 && settings.problems.length === 0, missing, problems: settings.problems };
+}
+
+function missingVariables(settings: Settings): string[] {
+  const missing: string[] = [];
+  if (!settings.botToken) missing.push("TELEGRAM_BOT_TOKEN");
+  if (!settings.webhookSecret) missing.push("TELEGRAM_WEBHOOK_SECRET");
+  if (settings.allowedChats.kind === "some" && settings.allowedChats.ids.size === 0) missing.push("ALLOWED_CHAT_IDS");
+  const provider = settings.defaultProvider ?? "anthropic";
+  if (provider === "openai" && !settings.openaiApiKey) missing.push("OPENAI_API_KEY");
+  if (provider === "anthropic" && !settings.anthropicApiKey) missing.push("ANTHROPIC_API_KEY");
+  // A runner started by hand (AGENT_RUNNER_URL) holds its own key; the container gets it from the Worker.
+  if (provider === "claude-agent" && !settings.agentRunnerUrl && !settings.anthropicApiKey) missing.push("ANTHROPIC_API_KEY");
+  return missing;
+}

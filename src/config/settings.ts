@@ -1,0 +1,140 @@
+import type { Env } from "../env.ts";
+import { isProvider, type Provider } from "./providers.ts";
+
+/** A list of chat or user ids from a comma-separated variable; `*` means everyone. */
+export type IdList = { kind: "everyone" } | { kind: "some"; ids: ReadonlySet<number> };
+
+export interface Settings {
+  botToken: string | undefined;
+  webhookSecret: string | undefined;
+  telegramApiBaseUrl: string;
+  allowedChats: IdList;
+  adminUserIds: IdList;
+  adminChatIds: IdList;
+  adminToken: string | undefined;
+  botName: string;
+  openaiApiKey: string | undefined;
+  openaiBaseUrl: string | undefined;
+  anthropicApiKey: string | undefined;
+  anthropicBaseUrl: string | undefined;
+  defaultProvider: Provider | undefined;
+  defaultModel: string | undefined;
+  historyLimit: number;
+  providerMaxRetries: number;
+  providerTimeoutMs: number;
+  defaultTimezone: string;
+  agentRunnerUrl: string | undefined;
+  /** Where a remote agent runner calls tools back; the container's outbound interception serves the default. */
+  agentCallbackUrl: string;
+  agentTimeoutMs: number;
+  /** Variables that are set but unusable, by name, with what is wrong. Never their values. */
+  problems: string[];
+}
+
+export const DEFAULT_HISTORY_LIMIT = 40;
+/** A host that exists only inside the agent container: its outbound handler routes it back to this Worker. */
+export const AGENT_CALLBACK_HOST = "http://worker.internal";
+
+const cache = new WeakMap<Env, Settings>();
+
+/** Reads and checks the environment once per `env` object (one per isolate in production). */
+export function settingsOf(env: Env): Settings {
+  let settings = cache.get(env);
+  if (!settings) {
+    settings = readSettings(env);
+    cache.set(env, settings);
+  }
+  return settings;
+}
+
+export function readSettings(env: Env): Settings {
+  const problems: string[] = [];
+  const text = (value: string | undefined): string | undefined => {
+    const trimmed = value?.trim();
+    return trimmed ? trimmed : undefined;
+  };
+  const integer = (name: keyof Env, fallback: number, min: number, max: number): number => {
+    const raw = text(env[name] as string | undefined);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max}`);
+      return fallback;
+    }
+    return value;
+  };
+  const idList = (name: keyof Env): IdList => {
+    const raw = text(env[name] as string | undefined);
+    if (raw === undefined) return { kind: "some", ids: new Set() };
+    if (raw === "*") return { kind: "everyone" };
+    const ids = new Set<number>();
+    for (const part of raw.split(",")) {
+      const item = part.trim();
+      if (item === "") continue;
+      const id = Number(item);
+      if (/^-?\d+$/.test(item) && Number.isSafeInteger(id)) ids.add(id);
+      else problems.push(`${name} has an entry that is not a chat or user id`);
+    }
+    return { kind: "some", ids };
+  };
+  const url = (name: keyof Env): string | undefined => {
+    const raw = text(env[name] as string | undefined);
+    if (raw === undefined) return undefined;
+    try {
+      const parsed = new URL(raw);
+      if (parsed.protocol === "http:" || parsed.protocol === "https:") return raw.replace(/\/+$/, "");
+    } catch {
+      // reported below
+    }
+    problems.push(`${name} must be an http(s) URL`);
+    return undefined;
+  };
+
+  const providerName = text(env.DEFAULT_PROVIDER);
+  let defaultProvider: Provider | undefined;
+  if (providerName !== undefined) {
+    if (isProvider(providerName)) defaultProvider = providerName;
+    else problems.push("DEFAULT_PROVIDER must be one of openai, anthropic, claude-agent");
+  }
+
+  const defaultTimezone = text(env.DEFAULT_TIMEZONE) ?? "UTC";
+  if (!isTimezone(defaultTimezone)) problems.push("DEFAULT_TIMEZONE must be an IANA time zone such as Europe/Berlin");
+
+  return {
+    botToken: text(env.TELEGRAM_BOT_TOKEN),
+    webhookSecret: text(env.TELEGRAM_WEBHOOK_SECRET),
+    telegramApiBaseUrl: url("TELEGRAM_API_BASE_URL") ?? "https://api.telegram.org",
+    allowedChats: idList("ALLOWED_CHAT_IDS"),
+    adminUserIds: idList("ADMIN_USER_IDS"),
+    adminChatIds: idList("ADMIN_CHAT_IDS"),
+    adminToken: text(env.ADMIN_TOKEN),
+    botName: text(env.BOT_NAME) ?? "Assistant",
+    openaiApiKey: text(env.OPENAI_API_KEY),
+    openaiBaseUrl: url("OPENAI_BASE_URL"),
+    anthropicApiKey: text(env.ANTHROPIC_API_KEY),
+    anthropicBaseUrl: url("ANTHROPIC_BASE_URL"),
+    defaultProvider,
+    defaultModel: text(env.DEFAULT_MODEL),
+    historyLimit: integer("HISTORY_LIMIT", DEFAULT_HISTORY_LIMIT, 2, 1000),
+    providerMaxRetries: integer("PROVIDER_MAX_RETRIES", 3, 0, 10),
+    providerTimeoutMs: integer("PROVIDER_TIMEOUT_SECONDS", 120, 1, 600) * 1000,
+    defaultTimezone: isTimezone(defaultTimezone) ? defaultTimezone : "UTC",
+    agentRunnerUrl: url("AGENT_RUNNER_URL"),
+    agentCallbackUrl: url("AGENT_CALLBACK_URL") ?? AGENT_CALLBACK_HOST,
+    agentTimeoutMs: integer("AGENT_TIMEOUT_SECONDS", 300, 1, 3600) * 1000,
+    problems,
+  };
+}
+
+export function includes(list: IdList, id: number): boolean {
+  return list.kind === "everyone" || list.ids.has(id);
+}
+
+export function isTimezone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}

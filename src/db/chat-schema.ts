@@ -1,0 +1,35 @@
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/**
+ * The chat object's own SQLite. `inbox` is the durable queue between the webhook and the alarm: one row per update
+ * (or due task), its `key` unique so a redelivered update is a no-op.
+ */
+export const inbox = sqliteTable(
+  "inbox",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    key: text("key").notNull().unique(),
+    kind: text("kind", { enum: ["message", "stranger", "task"] }).notNull(),
+    payload: text("payload").notNull(),
+    status: text("status", { enum: ["pending", "processing", "done", "failed"] }).notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    receivedAt: integer("received_at").notNull(),
+    finishedAt: integer("finished_at"),
+    error: text("error"),
+  },
+  (table) => [index("inbox_status_idx").on(table.status, table.id)],
+);
+
+/** The conversation, provider-neutral: one `HistoryMessage` (JSON) per row, in order. */
+export const history = sqliteTable("history", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  role: text("role", { enum: ["user", "assistant", "tool"] }).notNull(),
+  message: text("message").notNull(),
+  createdAt: integer("created_at").notNull(),
+});
+
+/** Small named values: the chat's description, the agent session id, when a stranger was last told its id. */
+export const meta = sqliteTable("meta", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+});

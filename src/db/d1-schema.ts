@@ -1,0 +1,78 @@
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/** Facts a chat asked the bot to remember. Every query is scoped by `chat_id`. */
+export const memories = sqliteTable(
+  "memories",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    chatId: integer("chat_id").notNull(),
+    content: text("content").notNull(),
+    createdBy: integer("created_by"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (table) => [index("memories_chat_id_idx").on(table.chatId, table.id)],
+);
+
+/** One row per model turn: who paid how many tokens for what. Summed by `GET /admin/usage` and `/status`. */
+export const usageRecords = sqliteTable(
+  "usage_records",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    chatId: integer("chat_id").notNull(),
+    kind: text("kind", { enum: ["chat", "task", "agent"] }).notNull(),
+    provider: text("provider").notNull(),
+    model: text("model").notNull(),
+    inputTokens: integer("input_tokens").notNull(),
+    outputTokens: integer("output_tokens").notNull(),
+    toolCalls: integer("tool_calls").notNull(),
+    durationMs: integer("duration_ms").notNull(),
+    outcome: text("outcome", { enum: ["ok", "error"] }).notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (table) => [index("usage_chat_created_idx").on(table.chatId, table.createdAt)],
+);
+
+/**
+ * Scheduled work. A task belongs to `chat_id` (and its forum topic `thread_id`, if any); `created_by_chat` differs
+ * only when an admin chat scheduled it for another chat. `next_run_at` is null once a one-shot task has run.
+ */
+export const tasks = sqliteTable(
+  "tasks",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    chatId: integer("chat_id").notNull(),
+    threadId: integer("thread_id"),
+    createdByChat: integer("created_by_chat").notNull(),
+    createdByUser: integer("created_by_user"),
+    prompt: text("prompt").notNull(),
+    runAt: integer("run_at"),
+    cron: text("cron"),
+    timezone: text("timezone").notNull(),
+    status: text("status", { enum: ["active", "paused", "done", "cancelled"] }).notNull(),
+    nextRunAt: integer("next_run_at"),
+    lastRunAt: integer("last_run_at"),
+    lastOutcome: text("last_outcome", { enum: ["ok", "error"] }),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (table) => [
+    index("tasks_chat_status_idx").on(table.chatId, table.status),
+    index("tasks_due_idx").on(table.chatId, table.threadId, table.status, table.nextRunAt),
+  ],
+);
+
+/** Every run of a task: when it was due, started and finished, and how it ended. */
+export const taskRuns = sqliteTable(
+  "task_runs",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    taskId: integer("task_id").notNull(),
+    chatId: integer("chat_id").notNull(),
+    dueAt: integer("due_at").notNull(),
+    startedAt: integer("started_at").notNull(),
+    finishedAt: integer("finished_at"),
+    outcome: text("outcome", { enum: ["running", "ok", "error"] }).notNull(),
+    error: text("error"),
+  },
+  (table) => [index("task_runs_task_idx").on(table.taskId, table.id)],
+);

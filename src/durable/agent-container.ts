@@ -1,0 +1,54 @@
+import { Container } from "@cloudflare/containers";
+import { settingsOf } from "../config/settings.ts";
+import type { Env } from "../env.ts";
+import { HttpError } from "../http-error.ts";
+import { chatKeyOfPath, handleAgentToolCall } from "./agent-tools-endpoint.ts";
+
+/** Plain-HTTP hosts the runner is pointed at; they exist only inside the container and end in the handlers below. */
+export const ANTHROPIC_PROXY_HOST = "anthropic.internal";
+export const WORKER_CALLBACK_HOST = "worker.internal";
+
+/**
+ * One container per chat running `container/` (the Claude Agent SDK runner). The Anthropic key never enters it:
+ * the runner talks plain HTTP to `anthropic.internal`, and this class's outbound handler forwards each request to
+ * the real API over HTTPS with the key added. Tool calls go to `worker.internal` and are served by the chat's object.
+ */
+export class AgentContainer extends Container<Env> {
+  override defaultPort = 8080;
+  override sleepAfter = "10m";
+  override envVars: Record<string, string> = {
+    PORT: "8080",
+    IS_SANDBOX: "1",
+    ANTHROPIC_BASE_URL: `http://${ANTHROPIC_PROXY_HOST}`,
+    // A placeholder the SDK wants to see; the outbound handler replaces it with the real key.
+    ANTHROPIC_API_KEY: "added-by-the-worker",
+    WORKSPACE_ROOT: "/workspace",
+  };
+}
+
+// Assigned after the class, not as `static` fields: a static field would shadow the base class's setter and the
+// handlers would never be registered (cloudflare/containers#247).
+AgentContainer.outboundByHost = {
+  [ANTHROPIC_PROXY_HOST]: async (request: Request, env: Env) => {
+    const settings = settingsOf(env);
+    if (!settings.anthropicApiKey) return new Response("ANTHROPIC_API_KEY is not set", { status: 503 });
+    const incoming = new URL(request.url);
+    const upstream = new URL(settings.anthropicBaseUrl ?? "https://api.anthropic.com");
+    upstream.pathname = `${upstream.pathname.replace(/\/$/, "")}${incoming.pathname}`;
+    upstream.search = incoming.search;
+    const forwarded = new Request(upstream, request);
+    forwarded.headers.delete("authorization");
+    forwarded.headers.set("x-api-key", settings.anthropicApiKey);
+    return fetch(forwarded);
+  },
+  [WORKER_CALLBACK_HOST]: async (request: Request, env: Env) => {
+    const chatKey = chatKeyOfPath(new URL(request.url).pathname);
+    try {
+      if (request.method !== "POST" || !chatKey) throw new HttpError(404, "not_found", "Not found.");
+      return await handleAgentToolCall(request, env, chatKey);
+    } catch (error) {
+      if (error instanceof HttpError) return Response.json({ error: error.code, message: error.message }, { status: error.status });
+      throw error;
+    }
+  },
+};

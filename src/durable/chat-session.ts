@@ -1,0 +1,241 @@
+import { DurableObject } from "cloudflare:workers";
+import type { ToolOutcome } from "../adapters/types.ts";
+import { ChatConfigStore } from "../config/config-store.ts";
+import { newRunToken, secretsEqual } from "../config/secrets.ts";
+import { settingsOf } from "../config/settings.ts";
+import { nextDueAt } from "../db/tasks.ts";
+import type { Env } from "../env.ts";
+import { isBotCommand } from "../telegram/bot-commands.ts";
+import { TelegramClient } from "../telegram/client.ts";
+import { sessionKeyOf, type ChatTarget, type IncomingMessage } from "../telegram/update.ts";
+import { database } from "../tools/context.ts";
+import { tools } from "../tools/index.ts";
+import { ChatStore, type InboxItem } from "./chat-store.ts";
+import { handleCommand } from "./commands.ts";
+import { enqueueDueTasks, runTask, type TaskPayload } from "./task-runner.ts";
+import type { ActiveRun, ChatDescription, SessionServices } from "./session-services.ts";
+import { buildSystemPrompt } from "./system-prompt.ts";
+import { runTurn } from "./turn.ts";
+import { userMessageOf } from "./user-message.ts";
+
+/** A message that failed this many times (the object died mid-turn each time) is given up, and the chat told. */
+const MAX_ATTEMPTS = 3;
+/** One alarm works at most this long (of the platform's 15 minutes), then hands over to a fresh alarm. */
+const ALARM_BUDGET_MS = 10 * 60 * 1000;
+const STRANGER_NOTICE_INTERVAL_MS = 60 * 60 * 1000;
+const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+
+export type Access = "allowed" | "stranger";
+
+/**
+ * One chat (or forum topic): a durable inbox, the conversation, and the turn runner. The webhook only enqueues;
+ * all work happens in the alarm, which the platform retries if the object dies mid-turn.
+ */
+export class ChatSession extends DurableObject<Env> {
+  private readonly store: ChatStore;
+  private activeRun: ActiveRun | undefined;
+  private telegramClient: TelegramClient | undefined;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.store = new ChatStore(ctx.storage);
+    void ctx.blockConcurrencyWhile(() => this.store.migrate());
+  }
+
+  /** Durably queues one update. Answers once the row is written; a redelivered update is a no-op. */
+  async enqueue(message: IncomingMessage, access: Access): Promise<"queued" | "duplicate"> {
+    const now = Date.now();
+    const queued = this.store.enqueue(`update:${message.updateId}`, access === "allowed" ? "message" : "stranger", message, now);
+    if (!queued) return "duplicate";
+    // /stop must reach a running turn now, not after it.
+    if (access === "allowed" && message.command?.name === "stop" && this.activeRun) {
+      this.activeRun.controller.abort("stopped by /stop");
+    }
+    const alarm = await this.ctx.storage.getAlarm();
+    if (alarm === null || alarm > now) await this.ctx.storage.setAlarm(now);
+    return "queued";
+  }
+
+  /** Called when this chat's scheduled tasks change (from any chat's tool call): re-reads the next due time. */
+  async tasksChanged(chatId: number, threadId?: number): Promise<void> {
+    if (this.store.getMeta("target") === undefined) {
+      this.store.setMeta("target", { chatId, ...(threadId !== undefined ? { threadId } : {}) });
+    }
+    await this.refreshNextTask();
+    await this.scheduleNextWake();
+  }
+
+  /**
+   * A tool call from a remote agent runner during this chat's running turn. The per-run token is the proof: without
+   * a running turn, or with another token, nothing runs.
+   */
+  async runRemoteTool(token: string, name: string, argumentsText: string): Promise<ToolOutcome | "unauthorized"> {
+    const run = this.activeRun;
+    if (!run || !(await secretsEqual(token, run.token))) return "unauthorized";
+    return run.execute(name, argumentsText);
+  }
+
+  override async alarm(): Promise<void> {
+    const deadline = Date.now() + ALARM_BUDGET_MS;
+    await this.queueDueTasks();
+    for (;;) {
+      const items = this.store.takePending();
+      if (items.length === 0) break;
+      await this.process(items);
+      if (Date.now() > deadline) break;
+      await this.queueDueTasks();
+    }
+    this.pruneOccasionally();
+    await this.scheduleNextWake();
+  }
+
+  private async process(items: InboxItem[]): Promise<void> {
+    const now = Date.now();
+    for (const item of items) {
+      if (item.kind === "message" || item.kind === "stranger") this.remember(item.payload as IncomingMessage);
+    }
+    const services = this.services();
+    let batch: { ids: number[]; messages: IncomingMessage[] } = { ids: [], messages: [] };
+    const flush = async () => {
+      if (batch.messages.length === 0) return;
+      const { ids, messages } = batch;
+      batch = { ids: [], messages: [] };
+      const last = messages.at(-1)!;
+      await runTurn(services, {
+        kind: "chat",
+        users: messages.map(userMessageOf),
+        inboxIds: ids,
+        ...(last.from ? { userId: last.from.id } : {}),
+        ...(last.chat.type === "private" ? {} : { replyToMessageId: last.messageId }),
+      });
+    };
+
+    for (const item of items) {
+      if (item.attempts > MAX_ATTEMPTS) {
+        await flush();
+        this.store.finish([item.id], now, `gave up after ${MAX_ATTEMPTS} attempts`);
+        await services.telegram.sendPlain(services.target, "⚠️ I could not handle a message after several attempts and gave up on it.").catch(() => undefined);
+        continue;
+      }
+      if (item.kind === "stranger") {
+        await this.answerStranger(services, item);
+      } else if (item.kind === "task") {
+        await flush();
+        await runTask(services, item.id, item.payload as TaskPayload);
+      } else {
+        const message = item.payload as IncomingMessage;
+        if (message.command && isBotCommand(message.command.name)) {
+          await flush();
+          if (!(await handleCommand(services, message, item.id))) this.store.finish([item.id], Date.now());
+        } else {
+          batch.ids.push(item.id);
+          batch.messages.push(message);
+        }
+      }
+    }
+    await flush();
+  }
+
+  /** A chat that is not allowed hears its id at most once an hour, and costs no model call. */
+  private async answerStranger(services: SessionServices, item: InboxItem): Promise<void> {
+    const now = Date.now();
+    const last = this.store.getMeta("strangerNoticeAt");
+    if (typeof last !== "number" || now - last >= STRANGER_NOTICE_INTERVAL_MS) {
+      this.store.setMeta("strangerNoticeAt", now);
+      await services.telegram
+        .sendMarkdown(services.target, `This bot is private. This chat's id is \`${services.chat.id}\`; its owner can allow it.`)
+        .catch((error: unknown) => console.warn("stranger notice failed", error instanceof Error ? error.message : error));
+    }
+    this.store.finish([item.id], now);
+  }
+
+  private remember(message: IncomingMessage): void {
+    const target: ChatTarget = { chatId: message.chat.id, ...(message.threadId !== undefined ? { threadId: message.threadId } : {}) };
+    const chat: ChatDescription = { id: message.chat.id, type: message.chat.type, isForum: message.chat.isForum, ...(message.chat.title ? { title: message.chat.title } : {}) };
+    this.store.setMeta("target", target);
+    this.store.setMeta("chat", chat);
+  }
+
+  private services(): SessionServices {
+    const settings = settingsOf(this.env);
+    const target = (this.store.getMeta("target") as ChatTarget | undefined) ?? { chatId: 0 };
+    const chat = (this.store.getMeta("chat") as ChatDescription | undefined) ?? {
+      id: target.chatId,
+      type: target.chatId > 0 ? "private" : "group",
+      isForum: target.threadId !== undefined,
+    };
+    const services: SessionServices = {
+      env: this.env,
+      settings,
+      store: this.store,
+      db: database(this.env),
+      telegram: this.telegram(),
+      registry: tools,
+      configs: new ChatConfigStore(this.env.CONFIG, tools.names),
+      chatKey: sessionKeyOf(target),
+      target,
+      chat,
+      now: Date.now,
+      systemPrompt: (config, toolNames) =>
+        buildSystemPrompt({
+          botName: settings.botName,
+          ...(config.systemPrompt ? { chatPrompt: config.systemPrompt } : {}),
+          chat: { type: chat.type, ...(chat.title ? { title: chat.title } : {}), isForumTopic: target.threadId !== undefined },
+          toolNames,
+          now: new Date(),
+          timezone: settings.defaultTimezone,
+        }),
+      beginRun: (execute) => {
+        const run: ActiveRun = { token: newRunToken(), controller: new AbortController(), execute };
+        this.activeRun = run;
+        return run;
+      },
+      endRun: (run) => {
+        if (this.activeRun === run) this.activeRun = undefined;
+      },
+      tasksChanged: async (chatId) => {
+        if (chatId === target.chatId) await this.refreshNextTask();
+        else await this.env.CHAT_SESSION.get(this.env.CHAT_SESSION.idFromName(sessionKeyOf({ chatId }))).tasksChanged(chatId);
+      },
+    };
+    return services;
+  }
+
+  private telegram(): TelegramClient {
+    const settings = settingsOf(this.env);
+    this.telegramClient ??= new TelegramClient({ botToken: settings.botToken ?? "", apiBaseUrl: settings.telegramApiBaseUrl });
+    return this.telegramClient;
+  }
+
+  private async queueDueTasks(): Promise<void> {
+    const next = this.store.getMeta("nextTaskAt");
+    if (typeof next !== "number" || next > Date.now()) return;
+    await enqueueDueTasks(this.services());
+    await this.refreshNextTask();
+  }
+
+  private async refreshNextTask(): Promise<void> {
+    const target = this.store.getMeta("target") as ChatTarget | undefined;
+    if (!target) return;
+    const next = await nextDueAt(database(this.env), target.chatId, target.threadId);
+    if (next === undefined) this.store.deleteMeta("nextTaskAt");
+    else this.store.setMeta("nextTaskAt", next);
+  }
+
+  /** The alarm goes to the earliest of: pending inbox work (now) and the next due task. */
+  private async scheduleNextWake(): Promise<void> {
+    const now = Date.now();
+    const next = this.store.getMeta("nextTaskAt");
+    if (this.store.hasPending()) await this.ctx.storage.setAlarm(now);
+    else if (typeof next === "number") await this.ctx.storage.setAlarm(Math.max(next, now));
+    else await this.ctx.storage.deleteAlarm();
+  }
+
+  private pruneOccasionally(): void {
+    const now = Date.now();
+    const last = this.store.getMeta("prunedAt");
+    if (typeof last === "number" && now - last < PRUNE_INTERVAL_MS) return;
+    this.store.pruneFinished(now);
+    this.store.setMeta("prunedAt", now);
+  }
+}

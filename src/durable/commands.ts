@@ -1,0 +1,142 @@
+import { resolveConfig } from "../config/chat-config.ts";
+import { isProvider, PROVIDERS } from "../config/providers.ts";
+import { includes } from "../config/settings.ts";
+import { chatUsage } from "../db/usage.ts";
+import { BOT_COMMANDS } from "../telegram/bot-commands.ts";
+import type { IncomingMessage } from "../telegram/update.ts";
+import { listTasksText } from "../tools/tasks.ts";
+import type { SessionServices } from "./session-services.ts";
+import { runTurn } from "./turn.ts";
+import { userMessageOf } from "./user-message.ts";
+
+const SESSION_KEY = "agentSessionId";
+
+/** Commands answered without a model call (all but /agent). Returns false for a command this bot does not know. */
+export async function handleCommand(services: SessionServices, message: IncomingMessage, inboxId: number): Promise<boolean> {
+  const command = message.command;
+  if (!command) return false;
+  const reply = (text: string) => services.telegram.sendMarkdown(services.target, text);
+  const finish = () => services.store.finish([inboxId], services.now());
+
+  switch (command.name) {
+    case "start":
+      await reply(startText(services));
+      break;
+    case "help":
+      await reply(["Commands:", ...BOT_COMMANDS.map((entry) => `/${entry.command} — ${entry.description}`)].join("\n"));
+      break;
+    case "new":
+      services.store.atomically(() => {
+        services.store.clearHistory();
+        services.store.deleteMeta(SESSION_KEY);
+      });
+      await reply("🆕 Started a fresh conversation. Earlier messages are forgotten (remembered facts are kept).");
+      break;
+    case "status":
+      await reply(await statusText(services));
+      break;
+    case "model": {
+      const config = await effectiveConfig(services);
+      await reply(`This chat uses *${config.provider}* with model \`${config.model}\`.`);
+      break;
+    }
+    case "provider":
+      await reply(await setProvider(services, message));
+      break;
+    case "tasks":
+      await reply(await listTasksText(services.db, services.chat.id));
+      break;
+    case "stop":
+      // A running turn was stopped when this message arrived (see ChatSession.enqueue); here nothing runs.
+      await reply("Nothing is running.");
+      break;
+    case "agent": {
+      if (command.args === "") {
+        await reply("Usage: /agent <task> — runs one task with the Claude agent in this chat's container.");
+        break;
+      }
+      await runTurn(services, {
+        kind: "agent",
+        users: [userMessageOf({ ...message, text: command.args })],
+        inboxIds: [inboxId],
+        ...(message.from ? { userId: message.from.id } : {}),
+        providerOverride: "claude-agent",
+        ...(message.chat.type === "private" ? {} : { replyToMessageId: message.messageId }),
+      });
+      return true;
+    }
+    default:
+      return false;
+  }
+  finish();
+  return true;
+}
+
+function startText(services: SessionServices): string {
+  const name = services.settings.botName;
+  const how =
+    services.chat.type === "private"
+      ? "Just write to me."
+      : "In this group, mention me, reply to one of my messages, or use a command.";
+  return `Hi! I'm ${name}, an AI assistant. ${how} I can remember facts and schedule reminders. /help lists the commands.`;
+}
+
+async function effectiveConfig(services: SessionServices) {
+  const stored = await services.configs.get(services.chat.id);
+  return { ...resolveConfig(stored.state === "valid" ? stored.config : undefined, services.settings), stored };
+}
+
+async function statusText(services: SessionServices): Promise<string> {
+  const config = await effectiveConfig(services);
+  const now = services.now();
+  const usage = await chatUsage(services.db, services.chat.id, startOfDay(now, services.settings.defaultTimezone));
+  const lines = [
+    `*Provider:* ${config.provider} (${config.source.provider === "chat" ? "set for this chat" : `from ${config.source.provider}`})`,
+    `*Model:* \`${config.model}\``,
+    `*Messages in history:* ${services.store.historyCount()} (the model sees the last ${services.settings.historyLimit})`,
+    `*Tokens today:* ${format(usage.today.inputTokens)} in, ${format(usage.today.outputTokens)} out (${usage.today.turns} turns)`,
+    `*Tokens in total:* ${format(usage.total.inputTokens)} in, ${format(usage.total.outputTokens)} out (${usage.total.turns} turns)`,
+  ];
+  if (!config.enabled) lines.push("The bot is *disabled* in this chat.");
+  if (config.stored.state === "invalid") lines.push(`⚠️ This chat's stored config is invalid (${config.stored.problem}); defaults apply.`);
+  return lines.join("\n");
+}
+
+async function setProvider(services: SessionServices, message: IncomingMessage): Promise<string> {
+  const userId = message.from?.id;
+  if (userId === undefined || !includes(services.settings.adminUserIds, userId)) {
+    return "Sorry, only the bot's admins can change the provider.";
+  }
+  const [name, model, ...extra] = (message.command?.args ?? "").split(/\s+/).filter(Boolean);
+  if (!name || extra.length > 0) return `Usage: /provider <${PROVIDERS.join("|")}> [model], or /provider reset`;
+  if (name === "reset") {
+    await services.configs.delete(services.chat.id);
+    return "This chat's config is removed; the defaults apply from the next message.";
+  }
+  if (!isProvider(name)) return `Unknown provider "${name}". Choose one of: ${PROVIDERS.join(", ")}.`;
+  if (model !== undefined && model.length > 200) return "That model name is too long.";
+  const stored = await services.configs.get(services.chat.id);
+  const { model: _previousModel, ...rest } = stored.state === "valid" ? stored.config : {};
+  await services.configs.put(services.chat.id, { ...rest, provider: name, ...(model ? { model } : {}) });
+  const effective = resolveConfig({ ...rest, provider: name, ...(model ? { model } : {}) }, services.settings);
+  return `This chat now uses *${effective.provider}* with model \`${effective.model}\`, from the next message.`;
+}
+
+/** Midnight today in the given time zone, as epoch milliseconds. */
+export function startOfDay(now: number, timezone: string): number {
+  const parts = new Intl.DateTimeFormat("en-US", {
+    timeZone: timezone,
+    hour12: false,
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+  }).formatToParts(new Date(now));
+  const value = (type: string) => Number(parts.find((part) => part.type === type)?.value ?? 0);
+  // Some engines print midnight as hour 24.
+  const elapsed = (((value("hour") % 24) * 60 + value("minute")) * 60 + value("second")) * 1000 + (now % 1000);
+  return now - elapsed;
+}
+
+function format(count: number): string {
+  return count.toLocaleString("en-US");
+}

@@ -1,0 +1,27 @@
+import type { AgentErrorEvent } from "../adapters/events.ts";
+
+/** One short message per kind of failure; the technical detail goes to the log, not the chat, except for refusals. */
+export function userFacingError(error: AgentErrorEvent): string {
+  switch (error.classification) {
+    case "auth":
+      return "⚠️ The AI provider refused this bot's credentials. The bot's owner needs to check the API key.";
+    case "quota":
+      return "⚠️ The AI provider is rate-limiting this bot right now. Please try again in a minute.";
+    case "overloaded":
+      return "⚠️ The AI provider is overloaded right now. Please try again in a minute.";
+    case "timeout":
+      return "⚠️ The AI provider did not answer in time. Please try again shortly.";
+    case "transport":
+      return "⚠️ The AI provider could not be reached. Please try again shortly.";
+    case "invalid_request":
+      return `⚠️ The AI provider refused the request (${shorten(error.message)}). If this keeps happening, send /new to start a fresh conversation.`;
+    case "cancelled":
+      return "⏹ Stopped.";
+    case "internal":
+      return `⚠️ Something went wrong: ${shorten(error.message)}`;
+  }
+}
+
+function shorten(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+}

@@ -1,0 +1,65 @@
+export interface SystemPromptInput {
+  botName: string;
+  /** The chat's own instructions from its config, if any. */
+  chatPrompt?: string;
+  chat: { type: "private" | "group" | "supergroup"; title?: string; isForumTopic: boolean };
+  toolNames: string[];
+  now: Date;
+  timezone: string;
+}
+
+/** The one system prompt every adapter gets. The date comes last so the stable part can be cached by providers. */
+export function buildSystemPrompt(input: SystemPromptInput): string {
+  const parts: string[] = [
+    `You are ${input.botName}, an AI assistant in a Telegram chat.`,
+    describeChat(input.chat),
+    "Answer in the language the user writes in. Keep answers short and to the point unless asked for detail. " +
+      "You may use Markdown (bold, italics, code, links, lists); it is rendered for Telegram. Avoid tables.",
+  ];
+  if (input.toolNames.length > 0) parts.push(describeTools(input.toolNames));
+  if (input.chatPrompt) parts.push(`Instructions for this chat:\n${input.chatPrompt}`);
+  parts.push(`The current date and time is ${formatNow(input.now, input.timezone)} (${input.timezone}).`);
+  return parts.join("\n\n");
+}
+
+function describeChat(chat: SystemPromptInput["chat"]): string {
+  if (chat.type === "private") return "This is a private chat with one person.";
+  const title = chat.title ? ` called "${chat.title}"` : "";
+  const topic = chat.isForumTopic ? ", in one topic of the group's forum" : "";
+  return (
+    `This is a group chat${title}${topic}. Each user message starts with the sender's name. ` +
+    "You see only the messages addressed to you (mentions, replies to you and commands)."
+  );
+}
+
+function describeTools(names: string[]): string {
+  const lines = [`You have these tools: ${names.join(", ")}.`];
+  if (names.includes("remember")) {
+    lines.push(
+      "When the user asks you to remember something, or shares a lasting fact or preference, call remember. " +
+        "Before answering questions about earlier facts, call recall.",
+    );
+  }
+  if (names.includes("schedule_task")) {
+    lines.push(
+      "For reminders and recurring work, call schedule_task with an ISO-8601 time (`at`) or a cron expression " +
+        "(`cron`). A task's prompt is what you will be asked to do when it runs, so write it as an instruction to " +
+        'yourself (e.g. "Remind the user to stretch").',
+    );
+  }
+  lines.push("A tool result that starts with an error means the call failed; say so rather than pretending it worked.");
+  return lines.join(" ");
+}
+
+function formatNow(now: Date, timezone: string): string {
+  return new Intl.DateTimeFormat("en-GB", {
+    timeZone: timezone,
+    weekday: "long",
+    year: "numeric",
+    month: "long",
+    day: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    hour12: false,
+  }).format(now);
+}

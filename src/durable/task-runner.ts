@@ -1,0 +1,53 @@
+import { advanceTask, dueTasks, finishTaskRun, startTaskRun } from "../db/tasks.ts";
+import { nextCronRun } from "../tools/schedule-time.ts";
+import type { SessionServices } from "./session-services.ts";
+import { runTurn } from "./turn.ts";
+import { scheduledTaskMessage } from "./user-message.ts";
+
+export interface TaskPayload {
+  taskId: number;
+  prompt: string;
+  dueAt: number;
+  userId?: number;
+}
+
+/**
+ * Moves every due task of this chat into the inbox, then on to its next time. The inbox key (task id and due time)
+ * makes a retry after a crash between the two steps a no-op. A recurring task's next time is computed from now, so
+ * after downtime it runs once, not once per missed time.
+ */
+export async function enqueueDueTasks(services: SessionServices): Promise<void> {
+  const now = services.now();
+  for (const task of await dueTasks(services.db, services.target.chatId, services.target.threadId, now)) {
+    const payload: TaskPayload = {
+      taskId: task.id,
+      prompt: task.prompt,
+      dueAt: task.nextRunAt!,
+      ...(task.createdByUser !== null ? { userId: task.createdByUser } : {}),
+    };
+    services.store.enqueue(`task:${task.id}:${task.nextRunAt}`, "task", payload, now);
+    let next: number | null = null;
+    if (task.cron !== null) {
+      try {
+        next = nextCronRun(task.cron, task.timezone, now);
+      } catch (error) {
+        console.warn(`task ${task.id}: no next run (${error instanceof Error ? error.message : error})`);
+      }
+    }
+    await advanceTask(services.db, task, next, now);
+  }
+}
+
+/** Runs one due task as a turn whose prompt is marked as a scheduled task; each run is recorded. */
+export async function runTask(services: SessionServices, inboxId: number, task: TaskPayload): Promise<void> {
+  const runId = await startTaskRun(services.db, task.taskId, services.chat.id, task.dueAt, services.now());
+  const outcome = await runTurn(services, {
+    kind: "task",
+    users: [scheduledTaskMessage(task.taskId, task.prompt)],
+    inboxIds: [inboxId],
+    ...(task.userId !== undefined ? { userId: task.userId } : {}),
+    failureNote: `Scheduled task #${task.taskId} failed.`,
+  });
+  const error = outcome.ok === false ? `${outcome.error.classification}: ${outcome.error.message}`.slice(0, 500) : undefined;
+  await finishTaskRun(services.db, runId, task.taskId, outcome.ok === false ? "error" : "ok", error, services.now());
+}

@@ -1,0 +1,20 @@
+/** The commands the bot answers itself, without a model call; registered with Telegram by `npm run setup:telegram`. */
+export const BOT_COMMANDS = [
+  { command: "start", description: "What this bot is and how to talk to it" },
+  { command: "help", description: "The commands" },
+  { command: "new", description: "Start a fresh conversation" },
+  { command: "status", description: "Provider, model, history and token use" },
+  { command: "model", description: "The provider and model this chat uses" },
+  { command: "provider", description: "Set this chat's provider: /provider <name> [model] or /provider reset (admins)" },
+  { command: "tasks", description: "This chat's scheduled tasks and their next run" },
+  { command: "agent", description: "Run one task with the Claude agent: /agent <task>" },
+  { command: "stop", description: "Stop the running agent session" },
+] as const;
+
+export type BotCommandName = (typeof BOT_COMMANDS)[number]["command"];
+
+const names: ReadonlySet<string> = new Set(BOT_COMMANDS.map((entry) => entry.command));
+
+export function isBotCommand(name: string): name is BotCommandName {
+  return names.has(name);
+}

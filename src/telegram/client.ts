@@ -1,0 +1,115 @@
+import { Api, GrammyError } from "grammy/web";
+import { markdownToTelegramHtml, visibleLength } from "./format.ts";
+import { retryTransformer } from "./retry.ts";
+import { splitMessage, TELEGRAM_MESSAGE_LIMIT } from "./split.ts";
+import type { ChatTarget } from "./update.ts";
+
+export interface TelegramClientOptions {
+  botToken: string;
+  apiBaseUrl: string;
+}
+
+export interface SendOptions {
+  /** Reply to this message (used in groups, so it is clear who is answered). */
+  replyToMessageId?: number;
+}
+
+/**
+ * The outbound Bot API, on grammY's `Api` (web build) with a retry transformer: a 429 is retried after Telegram's
+ * `retry_after` (up to 60 s, three times), a 5xx a few times with backoff.
+ */
+export class TelegramClient {
+  readonly api: Api;
+
+  constructor(options: TelegramClientOptions) {
+    this.api = new Api(options.botToken, { apiRoot: options.apiBaseUrl });
+    this.api.config.use(retryTransformer({ maxAttempts: 3, maxRetryAfterSeconds: 60 }));
+  }
+
+  async sendTyping(target: ChatTarget): Promise<void> {
+    await this.api.sendChatAction(target.chatId, "typing", threadOf(target));
+  }
+
+  /**
+   * Sends Markdown as Telegram HTML, split into as many messages as the 4096-character limit needs. A piece
+   * Telegram cannot parse is sent again as plain text. Returns the ids of the messages sent.
+   */
+  async sendMarkdown(target: ChatTarget, markdown: string, options: SendOptions = {}): Promise<number[]> {
+    const ids: number[] = [];
+    for (const piece of splitMessage(markdown)) {
+      const reply = ids.length === 0 ? replyOf(options) : {};
+      const html = markdownToTelegramHtml(piece);
+      if (html === "" || visibleLength(html) > TELEGRAM_MESSAGE_LIMIT) {
+        ids.push(...(await this.sendPlain(target, piece, reply)));
+        continue;
+      }
+      try {
+        const sent = await this.api.sendMessage(target.chatId, html, {
+          parse_mode: "HTML",
+          link_preview_options: { is_disabled: true },
+          ...threadOf(target),
+          ...reply,
+        });
+        ids.push(sent.message_id);
+      } catch (error) {
+        if (!isEntityParseError(error)) throw error;
+        ids.push(...(await this.sendPlain(target, piece, reply)));
+      }
+    }
+    return ids;
+  }
+
+  async sendPlain(target: ChatTarget, text: string, reply: ReturnType<typeof replyOf> = {}): Promise<number[]> {
+    const ids: number[] = [];
+    for (const piece of splitMessage(text)) {
+      const sent = await this.api.sendMessage(target.chatId, piece, {
+        link_preview_options: { is_disabled: true },
+        ...threadOf(target),
+        ...(ids.length === 0 ? reply : {}),
+      });
+      ids.push(sent.message_id);
+    }
+    return ids;
+  }
+
+  /** Replaces a message's text; a text that does not fit or parse is sent plain. "Not modified" is not an error. */
+  async editMarkdown(target: ChatTarget, messageId: number, markdown: string): Promise<void> {
+    const html = markdownToTelegramHtml(markdown);
+    try {
+      if (html !== "" && visibleLength(html) <= TELEGRAM_MESSAGE_LIMIT) {
+        await this.api.editMessageText(target.chatId, messageId, html, {
+          parse_mode: "HTML",
+          link_preview_options: { is_disabled: true },
+        });
+        return;
+      }
+      await this.api.editMessageText(target.chatId, messageId, markdown.slice(0, TELEGRAM_MESSAGE_LIMIT));
+    } catch (error) {
+      if (isNotModified(error)) return;
+      if (!isEntityParseError(error)) throw error;
+      await this.api.editMessageText(target.chatId, messageId, markdown.slice(0, TELEGRAM_MESSAGE_LIMIT));
+    }
+  }
+
+  async deleteMessage(target: ChatTarget, messageId: number): Promise<void> {
+    await this.api.deleteMessage(target.chatId, messageId);
+  }
+}
+
+function threadOf(target: ChatTarget): { message_thread_id?: number } {
+  return target.threadId === undefined ? {} : { message_thread_id: target.threadId };
+}
+
+function replyOf(options: SendOptions): { reply_parameters?: { message_id: number; allow_sending_without_reply: boolean } } {
+  return options.replyToMessageId === undefined
+    ? {}
+    : { reply_parameters: { message_id: options.replyToMessageId, allow_sending_without_reply: true } };
+}
+
+export function isEntityParseError(error: unknown): boolean {
+  return error instanceof GrammyError && error.error_code === 400 && /can't parse entities/i.test(error.description);
+}
+
+function isNotModified(error: unknown): boolean {
+  return error instanceof GrammyError && error.error_code === 400 && /message is not modified/i.test(error.description);
+}

@@ -1,0 +1,89 @@
+import { Marked, type Tokens } from "marked";
+
+/**
+ * The model's Markdown as Telegram HTML. Telegram's HTML mode knows only a few tags (b, i, s, u, code, pre, a,
+ * blockquote, tg-spoiler), so headings become bold lines, lists become bullet lines and tables become plain rows;
+ * raw HTML in the model's text is shown as text. marked parses; this renderer only chooses the tags.
+ */
+const telegram = new Marked({
+  gfm: true,
+  breaks: false,
+  async: false,
+  renderer: {
+    space: () => "",
+    paragraph({ tokens }) {
+      return `${this.parser.parseInline(tokens)}\n\n`;
+    },
+    heading({ tokens }) {
+      return `<b>${this.parser.parseInline(tokens)}</b>\n\n`;
+    },
+    blockquote({ tokens }) {
+      return `<blockquote>${this.parser.parse(tokens).trim()}</blockquote>\n\n`;
+    },
+    code({ text, lang }) {
+      const language = lang?.match(/^[\w+#-]+/)?.[0];
+      const body = escapeHtml(text.replace(/\n$/, ""));
+      return language
+        ? `<pre><code class="language-${escapeHtml(language)}">${body}</code></pre>\n\n`
+        : `<pre>${body}</pre>\n\n`;
+    },
+    hr: () => "———\n\n",
+    html: ({ text }) => escapeHtml(text),
+    list(token: Tokens.List) {
+      const start = typeof token.start === "number" ? token.start : 1;
+      const lines = token.items.map((item, index) => {
+        const marker = token.ordered ? `${start + index}.` : "•";
+        const box = item.task ? (item.checked ? "☑ " : "☐ ") : "";
+        const body = this.parser.parse(item.tokens).trim().replace(/\n{2,}/g, "\n").replace(/\n/g, "\n   ");
+        return `${marker} ${box}${body}`;
+      });
+      return `${lines.join("\n")}\n\n`;
+    },
+    checkbox: () => "",
+    table(token: Tokens.Table) {
+      const row = (cells: Tokens.TableCell[]) => cells.map((cell) => this.parser.parseInline(cell.tokens)).join(" | ");
+      return `${[row(token.header), ...token.rows.map(row)].join("\n")}\n\n`;
+    },
+    strong({ tokens }) {
+      return `<b>${this.parser.parseInline(tokens)}</b>`;
+    },
+    em({ tokens }) {
+      return `<i>${this.parser.parseInline(tokens)}</i>`;
+    },
+    del({ tokens }) {
+      return `<s>${this.parser.parseInline(tokens)}</s>`;
+    },
+    codespan: ({ text }) => `<code>${escapeHtml(text)}</code>`,
+    br: () => "\n",
+    link({ href, tokens }) {
+      const label = this.parser.parseInline(tokens);
+      return isSafeHref(href) ? `<a href="${escapeHtml(href)}">${label}</a>` : label;
+    },
+    image({ href, text }) {
+      return isSafeHref(href) ? `<a href="${escapeHtml(href)}">${escapeHtml(text || href)}</a>` : escapeHtml(text);
+    },
+    text(token: Tokens.Text | Tokens.Escape) {
+      return "tokens" in token && token.tokens ? this.parser.parseInline(token.tokens) : escapeHtml(token.text);
+    },
+  },
+});
+
+export function markdownToTelegramHtml(markdown: string): string {
+  const html = telegram.parse(markdown) as string;
+  return html.replace(/\n{3,}/g, "\n\n").trim();
+}
+
+/** What Telegram counts against its 4096 limit: the text once tags are removed and entities decoded. */
+export function visibleLength(html: string): number {
+  return html
+    .replace(/<[^>]*>/g, "")
+    .replace(/&(lt|gt|amp|quot|#39);/g, "x").length;
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+function isSafeHref(href: string): boolean {
+  return /^(https?:|tg:|mailto:)/i.test(href);
+}

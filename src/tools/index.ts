@@ -1,0 +1,20 @@
+import { forget, recall, remember } from "./memory.ts";
+import { ToolRegistry, type ToolDefinition } from "./registry.ts";
+import { sendMessage } from "./send-message.ts";
+import { cancelTask, listTasks, pauseTask, resumeTask, scheduleTask, updateTask } from "./tasks.ts";
+import { webFetch } from "./web-fetch.ts";
+
+/** Every tool the bot has, named as in the seeds so prompts written for NanoClaw work. */
+export const tools = new ToolRegistry([
+  remember,
+  recall,
+  forget,
+  scheduleTask,
+  listTasks,
+  updateTask,
+  pauseTask,
+  resumeTask,
+  cancelTask,
+  sendMessage,
+  webFetch,
+] as unknown as ToolDefinition[]);

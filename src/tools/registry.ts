@@ -1,0 +1,108 @@
+import { z } from "zod";
+import type { ModelTool, ToolOutcome } from "../adapters/types.ts";
+import type { ToolContext } from "./context.ts";
+
+export interface ToolResult {
+  content: string;
+  isError?: boolean;
+}
+
+/** A tool, defined once: the zod schema is the single source of truth for what the model may pass. */
+export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
+  name: string;
+  description: string;
+  schema: Schema;
+  handler: (args: z.infer<Schema>, context: ToolContext) => Promise<ToolResult>;
+}
+
+export function defineTool<Schema extends z.ZodObject>(definition: ToolDefinition<Schema>): ToolDefinition<Schema> {
+  return definition;
+}
+
+/** A refusal or a failure, returned to the model as an error result rather than thrown into the loop. */
+export class ToolError extends Error {
+  override readonly name = "ToolError";
+}
+
+export class ToolRegistry {
+  private readonly byName = new Map<string, ToolDefinition>();
+  private readonly modelTools = new Map<string, ModelTool>();
+
+  constructor(tools: readonly ToolDefinition[]) {
+    for (const tool of tools) {
+      if (this.byName.has(tool.name)) throw new Error(`tool ${tool.name} is defined twice`);
+      this.byName.set(tool.name, tool);
+    }
+  }
+
+  get names(): string[] {
+    return [...this.byName.keys()];
+  }
+
+  has(name: string): boolean {
+    return this.byName.has(name);
+  }
+
+  /** The tools a chat may use: all of them, or those its config's allowlist names. */
+  allowed(allowlist: readonly string[] | undefined): ToolDefinition[] {
+    const tools = [...this.byName.values()];
+    return allowlist ? tools.filter((tool) => allowlist.includes(tool.name)) : tools;
+  }
+
+  /** The model-facing form (JSON Schema), computed once per tool. */
+  modelTool(tool: ToolDefinition): ModelTool {
+    let converted = this.modelTools.get(tool.name);
+    if (!converted) {
+      const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(tool.schema) as Record<string, unknown>;
+      converted = { name: tool.name, description: tool.description, inputSchema };
+      this.modelTools.set(tool.name, converted);
+    }
+    return converted;
+  }
+
+  /**
+   * Runs one call from a model. Unknown or disallowed tools, argument text that is not JSON, arguments the schema
+   * refuses and handlers that throw all come back as an error result: the turn goes on.
+   */
+  async execute(
+    name: string,
+    argumentsText: string,
+    context: ToolContext,
+    allowlist: readonly string[] | undefined,
+  ): Promise<ToolOutcome> {
+    const tool = this.byName.get(name);
+    if (!tool) return failure(`Unknown tool "${name}". Available: ${this.names.join(", ")}.`);
+    if (allowlist && !allowlist.includes(name)) {
+      return failure(`The tool "${name}" is not enabled in this chat.`);
+    }
+    let raw: unknown;
+    try {
+      raw = argumentsText.trim() === "" ? {} : JSON.parse(argumentsText);
+    } catch {
+      return failure(`The arguments for "${name}" are not valid JSON.`);
+    }
+    const parsed = tool.schema.safeParse(raw);
+    if (!parsed.success) {
+      return failure(`Invalid arguments for "${name}": ${describeIssues(parsed.error)}`);
+    }
+    try {
+      const result = await tool.handler(parsed.data, context);
+      return result.isError === true ? failure(result.content) : { content: result.content, isError: false };
+    } catch (error) {
+      if (error instanceof ToolError) return failure(error.message);
+      console.error(`tool ${name} failed`, error instanceof Error ? error.message : error);
+      return failure(`The tool "${name}" failed: ${error instanceof Error ? error.message : "unknown error"}`);
+    }
+  }
+}
+
+/** Error results start with "Error:" so that a model whose API has no error flag (OpenAI) still sees it. */
+function failure(text: string): ToolOutcome {
+  return { isError: true, content: text.startsWith("Error:") ? text : `Error: ${text}` };
+}
+
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => `${issue.path.length ? issue.path.join(".") : "(arguments)"}: ${issue.message}`)
+    .join("; ");
+}

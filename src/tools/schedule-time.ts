@@ -1,0 +1,87 @@
+import { Cron } from "croner";
+import { ToolError } from "./registry.ts";
+
+/** Recurring tasks may not run more often than this: each run is a paid model turn. */
+export const MIN_CRON_INTERVAL_MS = 5 * 60 * 1000;
+
+const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/**
+ * An ISO-8601 time as epoch ms. With an offset (`Z`, `+02:00`) it is exact; without one it is a wall-clock time in
+ * `timezone`, which is what a model writes for "tomorrow at 9".
+ */
+export function parseAt(text: string, timezone: string): number {
+  const match = ISO.exec(text.trim());
+  if (!match) throw new ToolError(`"${text}" is not an ISO-8601 date and time such as 2026-05-01T09:00:00+02:00.`);
+  const [, year, month, day, hour, minute, second, offset] = match;
+  if (offset) {
+    const epoch = Date.parse(text.trim().replace(" ", "T"));
+    if (Number.isNaN(epoch)) throw new ToolError(`"${text}" is not a valid date and time.`);
+    return epoch;
+  }
+  const wall = Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second ?? 0));
+  const check = new Date(wall);
+  if (check.getUTCMonth() !== Number(month) - 1 || check.getUTCDate() !== Number(day) || Number(hour) > 23) {
+    throw new ToolError(`"${text}" is not a valid date and time.`);
+  }
+  return wallTimeToEpoch(wall, timezone);
+}
+
+/** Converts a wall-clock time (given as if it were UTC) in `timezone` to epoch ms, settling DST in a second pass. */
+function wallTimeToEpoch(wall: number, timezone: string): number {
+  let epoch = wall - offsetOf(wall, timezone);
+  epoch = wall - offsetOf(epoch, timezone);
+  return epoch;
+}
+
+/** How far `timezone` is ahead of UTC at `epoch`, in ms. */
+function offsetOf(epoch: number, timezone: string): number {
+  const parts = new Intl.DateTimeFormat("en-US", {
+    timeZone: timezone,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+  }).formatToParts(new Date(epoch));
+  const value = (type: string) => Number(parts.find((part) => part.type === type)?.value);
+  const asUtc = Date.UTC(value("year"), value("month") - 1, value("day"), value("hour") % 24, value("minute"), value("second"));
+  return asUtc - (epoch - (epoch % 1000));
+}
+
+/** Checks a cron expression in a time zone and returns its first run after `after`. */
+export function nextCronRun(expression: string, timezone: string, after: number): number {
+  let cron: Cron;
+  try {
+    cron = new Cron(expression, { timezone, paused: true });
+  } catch (error) {
+    throw new ToolError(`"${expression}" is not a valid cron expression (${error instanceof Error ? error.message : "invalid"}).`);
+  }
+  try {
+    const runs = cron.nextRuns(6, new Date(after));
+    if (runs.length === 0) throw new ToolError(`The cron expression "${expression}" never runs again.`);
+    for (let index = 1; index < runs.length; index++) {
+      if (runs[index]!.getTime() - runs[index - 1]!.getTime() < MIN_CRON_INTERVAL_MS) {
+        throw new ToolError(`"${expression}" runs more often than every ${MIN_CRON_INTERVAL_MS / 60000} minutes; choose a longer interval.`);
+      }
+    }
+    return runs[0]!.getTime();
+  } finally {
+    cron.stop();
+  }
+}
+
+export function formatInZone(epoch: number, timezone: string): string {
+  return new Intl.DateTimeFormat("en-GB", {
+    timeZone: timezone,
+    weekday: "short",
+    year: "numeric",
+    month: "short",
+    day: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    hour12: false,
+  }).format(new Date(epoch));
+}

@@ -1,0 +1,302 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/**
+ * Fake upstreams on 127.0.0.1, one server: Telegram (`/telegram/bot<token>/<method>`), OpenAI (`/openai/v1/...`),
+ * Anthropic (`/anthropic/v1/...`), an agent runner (`/runner/run`) and plain web pages (`/web/...`). Tests script
+ * answers per service through `/__control/*` and read back what each fake received; workerd code reaches it by URL.
+ */
+export type Service = "telegram" | "openai" | "anthropic" | "runner" | "web";
+
+export interface ScriptedResponse {
+  /** Telegram only: the Bot API method this answer is for (other methods keep their defaults). */
+  method?: string;
+  /** Web only: the path this answer is for. */
+  path?: string;
+  status?: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+  text?: string;
+  /** Wait before answering. */
+  delayMs?: number;
+  /** NDJSON lines (runner), each written after its own delay; `hang` keeps the stream open afterwards. */
+  lines?: { line: string; delayMs?: number }[];
+  hang?: boolean;
+  /** Drop the connection without an answer. */
+  destroy?: boolean;
+}
+
+export interface RecordedRequest {
+  service: Service;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: unknown;
+  at: number;
+}
+
+export interface FakeOptions {
+  /** Latency of the default model answers (the benchmark's "1-second model"). */
+  modelDelayMs?: number;
+  /** Keep no request log (the benchmark sends hundreds of thousands of requests). */
+  recordRequests?: boolean;
+}
+
+export interface Fakes {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+  options: FakeOptions;
+  requests: RecordedRequest[];
+  counters: Map<string, number>;
+  onRequest?: (request: RecordedRequest) => void;
+}
+
+export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
+  const scripts = new Map<Service, ScriptedResponse[]>();
+  const waiters = new Set<() => void>();
+  let messageId = 1000;
+  const hanging = new Set<ServerResponse>();
+
+  const fakes: Fakes = {
+    url: "",
+    server: undefined as unknown as Server,
+    options,
+    requests: [],
+    counters: new Map(),
+    close: async () => {
+      for (const response of hanging) response.destroy();
+      fakes.server.closeAllConnections();
+      await new Promise((resolve) => fakes.server.close(resolve));
+    },
+  };
+
+  const take = (service: Service, predicate: (script: ScriptedResponse) => boolean): ScriptedResponse | undefined => {
+    const queue = scripts.get(service) ?? [];
+    const index = queue.findIndex(predicate);
+    return index >= 0 ? queue.splice(index, 1)[0] : undefined;
+  };
+
+  const server = createServer(async (request, response) => {
+    try {
+      const url = new URL(request.url ?? "/", "http://fake");
+      const raw = await readBody(request);
+      if (url.pathname.startsWith("/__control/")) return await control(url, raw, response);
+
+      const service = serviceOf(url.pathname);
+      if (!service) return send(response, 404, { error: "unknown fake path" });
+      let body: unknown = raw;
+      try {
+        body = raw === "" ? undefined : JSON.parse(raw);
+      } catch {
+        // keep the text
+      }
+      const method = service === "telegram" ? (url.pathname.split("/").at(-1) ?? "") : url.pathname;
+      const record: RecordedRequest = { service, method, path: url.pathname, headers: headersOf(request), body, at: Date.now() };
+      fakes.counters.set(`${service}:${method}`, (fakes.counters.get(`${service}:${method}`) ?? 0) + 1);
+      if (options.recordRequests !== false) fakes.requests.push(record);
+      fakes.onRequest?.(record);
+      for (const waiter of [...waiters]) waiter();
+
+      const scripted =
+        service === "telegram"
+          ? take(service, (script) => script.method === method)
+          : service === "web"
+            ? take(service, (script) => script.path === url.pathname)
+            : take(service, () => true);
+      if (scripted) return await answer(response, scripted);
+      return await defaultAnswer(service, method, body, response);
+    } catch (error) {
+      send(response, 500, { error: String(error) });
+    }
+  });
+
+  async function answer(response: ServerResponse, script: ScriptedResponse): Promise<void> {
+    if (script.delayMs) await sleep(script.delayMs);
+    if (script.destroy) {
+      response.socket?.destroy();
+      return;
+    }
+    if (script.lines) {
+      response.writeHead(script.status ?? 200, { "content-type": "application/x-ndjson", ...script.headers });
+      response.flushHeaders();
+      for (const { line, delayMs } of script.lines) {
+        if (delayMs) await sleep(delayMs);
+        if (response.destroyed) return;
+        response.write(`${line}\n`);
+      }
+      if (script.hang) {
+        hanging.add(response);
+        response.on("close", () => hanging.delete(response));
+        return;
+      }
+      response.end();
+      return;
+    }
+    if (script.hang) {
+      hanging.add(response);
+      response.on("close", () => hanging.delete(response));
+      return;
+    }
+    if (script.text !== undefined) {
+      response.writeHead(script.status ?? 200, { "content-type": "text/plain", ...script.headers });
+      response.end(script.text);
+      return;
+    }
+    send(response, script.status ?? 200, script.body ?? {}, script.headers);
+  }
+
+  async function defaultAnswer(service: Service, method: string, body: unknown, response: ServerResponse): Promise<void> {
+    switch (service) {
+      case "telegram":
+        return send(response, 200, { ok: true, result: telegramDefault(method, body, ++messageId) });
+      case "openai":
+        if (options.modelDelayMs) await sleep(options.modelDelayMs);
+        return send(response, 200, openaiDefault(body));
+      case "anthropic":
+        if (options.modelDelayMs) await sleep(options.modelDelayMs);
+        return send(response, 200, anthropicText("Hello from the fake Anthropic API."));
+      case "runner":
+        return send(response, 503, { error: "no runner scripted" });
+      case "web":
+        return send(response, 404, { error: "no page scripted" });
+    }
+  }
+
+  async function control(url: URL, raw: string, response: ServerResponse): Promise<void> {
+    const action = url.pathname.slice("/__control/".length);
+    if (action === "reset") {
+      scripts.clear();
+      fakes.requests.length = 0;
+      fakes.counters.clear();
+      return send(response, 200, { ok: true });
+    }
+    if (action === "script") {
+      const { service, responses } = JSON.parse(raw) as { service: Service; responses: ScriptedResponse[] };
+      scripts.set(service, [...(scripts.get(service) ?? []), ...responses]);
+      return send(response, 200, { ok: true });
+    }
+    if (action === "requests") {
+      return send(response, 200, filterRequests(url));
+    }
+    if (action === "wait") {
+      // Long-poll until `count` requests match, or answer 408 with what there is after `timeout` ms.
+      const count = Number(url.searchParams.get("count") ?? 1);
+      const timeout = Number(url.searchParams.get("timeout") ?? 10_000);
+      const matches = () => filterRequests(url);
+      if (matches().length >= count) return send(response, 200, matches());
+      await new Promise<void>((resolve) => {
+        const waiter = () => {
+          if (matches().length < count) return;
+          clearTimeout(timer);
+          waiters.delete(waiter);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          resolve();
+        }, timeout);
+        waiters.add(waiter);
+      });
+      const found = matches();
+      return send(response, found.length >= count ? 200 : 408, found);
+    }
+    send(response, 404, { error: "unknown control action" });
+  }
+
+  function filterRequests(url: URL): RecordedRequest[] {
+    const service = url.searchParams.get("service");
+    const method = url.searchParams.get("method");
+    const chatId = url.searchParams.get("chatId");
+    return fakes.requests.filter(
+      (request) =>
+        (!service || request.service === service) &&
+        (!method || request.method === method) &&
+        (!chatId || String((request.body as { chat_id?: unknown } | undefined)?.chat_id) === chatId),
+    );
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  fakes.server = server;
+  fakes.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return fakes;
+}
+
+function serviceOf(path: string): Service | undefined {
+  const first = path.split("/")[1];
+  return first === "telegram" || first === "openai" || first === "anthropic" || first === "runner" || first === "web" ? first : undefined;
+}
+
+function telegramDefault(method: string, body: unknown, messageId: number): unknown {
+  const payload = (body ?? {}) as { chat_id?: number; text?: string; message_id?: number };
+  switch (method) {
+    case "getMe":
+      return { id: 123456, is_bot: true, first_name: "Testbot", username: "testbot" };
+    case "sendMessage":
+      return { message_id: messageId, date: Math.floor(Date.now() / 1000), chat: { id: payload.chat_id, type: "private" }, text: payload.text };
+    case "editMessageText":
+      return { message_id: payload.message_id, date: Math.floor(Date.now() / 1000), chat: { id: payload.chat_id, type: "private" }, text: payload.text };
+    case "getUpdates":
+      return [];
+    default:
+      return true;
+  }
+}
+
+/** The default model answer: the text of the last user message, so tests and the benchmark can tell turns apart. */
+function openaiDefault(body: unknown): unknown {
+  const messages = ((body as { messages?: { role: string; content: unknown }[] })?.messages ?? []).filter((message) => message.role === "user");
+  const last = messages.at(-1);
+  return openaiText(`echo: ${typeof last?.content === "string" ? last.content : ""}`);
+}
+
+export function openaiText(text: string, usage = { prompt_tokens: 10, completion_tokens: 5 }): unknown {
+  return {
+    id: "chatcmpl-fake",
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model: "gpt-test",
+    choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: text } }],
+    usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+  };
+}
+
+export function anthropicText(text: string): unknown {
+  return {
+    id: "msg_fake",
+    type: "message",
+    role: "assistant",
+    model: "claude-test",
+    content: [{ type: "text", text }],
+    stop_reason: "end_turn",
+    usage: { input_tokens: 12, output_tokens: 6, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+  };
+}
+
+function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (response.headersSent) return;
+  response.writeHead(status, { "content-type": "application/json", ...headers });
+  response.end(JSON.stringify(body));
+}
+
+function headersOf(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of ["authorization", "x-api-key", "content-type", "anthropic-version", "retry-after"]) {
+    const value = request.headers[name];
+    if (typeof value === "string") headers[name] = value;
+  }
+  return headers;
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    request.on("error", reject);
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

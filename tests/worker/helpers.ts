@@ -1,0 +1,199 @@
+import { env, exports } from "cloudflare:workers";
+import type { RecordedRequest, ScriptedResponse, Service } from "../fakes/server.ts";
+
+export const WEBHOOK_SECRET = "test-webhook-secret";
+export const ADMIN_TOKEN = "test-admin-token";
+export const BOT = { id: 123456, username: "testbot" };
+export const PRIVATE_CHAT = 1001;
+export const OTHER_PRIVATE_CHAT = 1002;
+export const GROUP_CHAT = -2001;
+export const FORUM_CHAT = -3001;
+export const STRANGER_CHAT = 5005;
+
+/** Talks to the fake upstreams' control API. */
+export const fakes = {
+  async script(service: Service, ...responses: ScriptedResponse[]): Promise<void> {
+    await fetch(`${env.FAKES_URL}/__control/script`, { method: "POST", body: JSON.stringify({ service, responses }) });
+  },
+  async requests(service: Service, filter: { method?: string; chatId?: number } = {}): Promise<RecordedRequest[]> {
+    const response = await fetch(`${env.FAKES_URL}/__control/requests?${query(service, filter)}`);
+    return response.json();
+  },
+  /** Waits (long-poll, no sleeping) until the fake has received `count` matching requests. */
+  async wait(service: Service, filter: { method?: string; chatId?: number; count?: number; timeoutMs?: number } = {}): Promise<RecordedRequest[]> {
+    const parameters = new URLSearchParams(query(service, filter));
+    parameters.set("count", String(filter.count ?? 1));
+    parameters.set("timeout", String(filter.timeoutMs ?? 10_000));
+    const response = await fetch(`${env.FAKES_URL}/__control/wait?${parameters}`);
+    const found = (await response.json()) as RecordedRequest[];
+    if (response.status !== 200) {
+      throw new Error(`timed out waiting for ${filter.count ?? 1} ${service} ${filter.method ?? ""} request(s); got ${found.length}`);
+    }
+    return found;
+  },
+};
+
+function query(service: Service, filter: { method?: string; chatId?: number }): string {
+  const parameters = new URLSearchParams({ service });
+  if (filter.method) parameters.set("method", filter.method);
+  if (filter.chatId !== undefined) parameters.set("chatId", String(filter.chatId));
+  return parameters.toString();
+}
+
+let nextUpdateId = 1;
+let nextMessageId = 1;
+
+export interface MessageOptions {
+  chatId?: number;
+  chatType?: "private" | "group" | "supergroup" | "channel";
+  title?: string;
+  fromId?: number;
+  firstName?: string;
+  updateId?: number;
+  threadId?: number;
+  isForum?: boolean;
+  replyTo?: { fromId: number; isBot?: boolean; text: string; firstName?: string };
+  caption?: boolean;
+  entities?: unknown[];
+}
+
+/** A Telegram update with a text message, as Telegram would POST it. */
+export function textUpdate(text: string, options: MessageOptions = {}): Record<string, unknown> {
+  const chatId = options.chatId ?? PRIVATE_CHAT;
+  const chatType = options.chatType ?? (chatId > 0 ? "private" : "group");
+  const fromId = options.fromId ?? (chatId > 0 ? chatId : PRIVATE_CHAT);
+  const message: Record<string, unknown> = {
+    message_id: nextMessageId++,
+    date: Math.floor(Date.now() / 1000),
+    chat: {
+      id: chatId,
+      type: chatType,
+      ...(chatType === "private" ? { first_name: "Ada" } : { title: options.title ?? "Test group" }),
+      ...(options.isForum ? { is_forum: true } : {}),
+    },
+    from: { id: fromId, is_bot: false, first_name: options.firstName ?? "Ada" },
+    ...(options.caption ? { caption: text, photo: [{ file_id: "x", file_unique_id: "y", width: 1, height: 1 }] } : { text }),
+    ...(options.entities ? { entities: options.entities } : {}),
+    ...(options.threadId !== undefined ? { message_thread_id: options.threadId, is_topic_message: true } : {}),
+    ...(options.replyTo
+      ? {
+          reply_to_message: {
+            message_id: 1,
+            date: 1,
+            chat: { id: chatId, type: chatType },
+            from: { id: options.replyTo.fromId, is_bot: options.replyTo.isBot ?? false, first_name: options.replyTo.firstName ?? "Bob" },
+            text: options.replyTo.text,
+          },
+        }
+      : {}),
+  };
+  return { update_id: options.updateId ?? nextUpdateId++, message };
+}
+
+export async function postUpdate(update: unknown, secret: string | null = WEBHOOK_SECRET): Promise<Response> {
+  return exports.default.fetch("http://bot.test/telegram/webhook", {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(secret === null ? {} : { "x-telegram-bot-api-secret-token": secret }) },
+    body: typeof update === "string" ? update : JSON.stringify(update),
+  });
+}
+
+/**
+ * Sends a message through the webhook and waits for the bot's answer: the `count`-th sendMessage to that chat
+ * since the test began (default 1). Returns that message.
+ */
+export async function say(text: string, options: MessageOptions & { count?: number } = {}): Promise<RecordedRequest> {
+  const response = await postUpdate(textUpdate(text, options));
+  if (response.status !== 200) throw new Error(`webhook answered ${response.status}: ${await response.text()}`);
+  const sent = await fakes.wait("telegram", { method: "sendMessage", chatId: options.chatId ?? PRIVATE_CHAT, count: options.count ?? 1 });
+  return sent[(options.count ?? 1) - 1]!;
+}
+
+export function sentText(request: RecordedRequest | undefined): string {
+  return String((request?.body as { text?: unknown } | undefined)?.text ?? "");
+}
+
+export function openaiToolCalls(calls: { name: string; arguments: unknown; id?: string }[], content: string | null = null): ScriptedResponse {
+  return {
+    body: {
+      id: "chatcmpl-tools",
+      object: "chat.completion",
+      created: 1,
+      model: "gpt-test",
+      choices: [
+        {
+          index: 0,
+          finish_reason: "tool_calls",
+          message: {
+            role: "assistant",
+            content,
+            tool_calls: calls.map((call, index) => ({
+              id: call.id ?? `call_${index}_${Math.random().toString(36).slice(2, 8)}`,
+              type: "function",
+              function: { name: call.name, arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments) },
+            })),
+          },
+        },
+      ],
+      usage: { prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 },
+    },
+  };
+}
+
+export function openaiText(text: string, usage = { prompt_tokens: 10, completion_tokens: 5 }): ScriptedResponse {
+  return {
+    body: {
+      id: "chatcmpl-text",
+      object: "chat.completion",
+      created: 1,
+      model: "gpt-test",
+      choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: text } }],
+      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+    },
+  };
+}
+
+export function anthropicToolUse(uses: { name: string; input: unknown; id?: string }[], text = ""): ScriptedResponse {
+  return {
+    body: {
+      id: "msg_tools",
+      type: "message",
+      role: "assistant",
+      model: "claude-test",
+      content: [
+        ...(text ? [{ type: "text", text }] : []),
+        ...uses.map((use, index) => ({ type: "tool_use", id: use.id ?? `toolu_${index}_${Math.random().toString(36).slice(2, 8)}`, name: use.name, input: use.input })),
+      ],
+      stop_reason: "tool_use",
+      usage: { input_tokens: 30, output_tokens: 12, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+    },
+  };
+}
+
+export function anthropicText(text: string): ScriptedResponse {
+  return {
+    body: {
+      id: "msg_text",
+      type: "message",
+      role: "assistant",
+      model: "claude-test",
+      content: [{ type: "text", text }],
+      stop_reason: "end_turn",
+      usage: { input_tokens: 12, output_tokens: 6, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+    },
+  };
+}
+
+/** The chat's Durable Object stub, by the same key the webhook uses. */
+export function session(chatId: number, threadId?: number) {
+  const key = threadId === undefined ? `chat:${chatId}` : `chat:${chatId}:topic:${threadId}`;
+  return env.CHAT_SESSION.get(env.CHAT_SESSION.idFromName(key));
+}
+
+export async function admin(path: string, init: RequestInit & { token?: string | null } = {}): Promise<Response> {
+  const { token = ADMIN_TOKEN, ...rest } = init;
+  const headers = new Headers(rest.headers);
+  if (token !== null) headers.set("authorization", `Bearer ${token}`);
+  if (rest.body !== undefined && !headers.has("content-type")) headers.set("content-type", "application/json");
+  return exports.default.fetch(`http://bot.test/admin${path}`, { ...rest, headers });
+}

@@ -1,0 +1,62 @@
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+/**
+ * Two projects in one `vitest run`: the Worker's tests inside workerd (the real runtime, with local D1, KV and
+ * Durable Objects), and the agent runner's tests in Node. Fake Telegram / OpenAI / Anthropic / runner servers are
+ * started once by the global setup on 127.0.0.1 and scripted per test; files run one at a time because they share them.
+ */
+export default defineConfig({
+  test: {
+    globalSetup: ["./tests/global-setup.ts"],
+    fileParallelism: false,
+    projects: [
+      {
+        extends: true,
+        plugins: [
+          cloudflareTest(async ({ inject }) => ({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                TEST_MIGRATIONS: await readD1Migrations("./migrations"),
+                FAKES_URL: inject("fakesUrl"),
+                TELEGRAM_API_BASE_URL: `${inject("fakesUrl")}/telegram`,
+                OPENAI_BASE_URL: `${inject("fakesUrl")}/openai/v1`,
+                ANTHROPIC_BASE_URL: `${inject("fakesUrl")}/anthropic`,
+                AGENT_RUNNER_URL: `${inject("fakesUrl")}/runner`,
+                AGENT_TIMEOUT_SECONDS: "5",
+                TELEGRAM_BOT_TOKEN: "123456:TEST-TOKEN",
+                TELEGRAM_WEBHOOK_SECRET: "test-webhook-secret",
+                ALLOWED_CHAT_IDS: "1001,1002,-2001,-2002,-3001",
+                ADMIN_USER_IDS: "1001",
+                ADMIN_CHAT_IDS: "1001",
+                ADMIN_TOKEN: "test-admin-token",
+                OPENAI_API_KEY: "test-openai-key",
+                ANTHROPIC_API_KEY: "test-anthropic-key",
+                DEFAULT_PROVIDER: "openai",
+                DEFAULT_MODEL: "gpt-test",
+                PROVIDER_MAX_RETRIES: "2",
+                BOT_NAME: "Testbot",
+              },
+            },
+          })),
+        ],
+        test: {
+          name: "worker",
+          include: ["tests/worker/**/*.test.ts"],
+          setupFiles: ["./tests/worker/setup.ts"],
+          testTimeout: 20_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "node",
+          environment: "node",
+          include: ["container/test/**/*.test.ts", "tests/node/**/*.test.ts"],
+          testTimeout: 60_000,
+        },
+      },
+    ],
+  },
+});
