@@ -54,7 +54,7 @@ export class AnthropicAdapter implements ProviderAdapter {
           { signal: input.signal },
         );
       } catch (error) {
-        yield errorEventFrom(error, "Anthropic");
+        yield errorEventFrom(error, "Anthropic", Anthropic);
         return;
       }
       yield {

@@ -1,22 +1,29 @@
 import type { AgentErrorEvent, ErrorClassification } from "./events.ts";
 
+/** The error classes an SDK exposes on its client class (both the OpenAI and the Anthropic SDK do). */
+export interface SdkErrorClasses {
+  APIUserAbortError: abstract new (...args: never[]) => Error;
+  APIConnectionTimeoutError: abstract new (...args: never[]) => Error;
+  APIConnectionError: abstract new (...args: never[]) => Error;
+}
+
 /**
  * Turns whatever an SDK call threw into an `error` event. Both SDKs throw errors with an HTTP `status` for API
- * answers and named connection/timeout/abort errors otherwise; their own retries have already run by then.
+ * answers and connection/timeout/abort error classes otherwise; their own retries have already run by then.
  */
-export function errorEventFrom(error: unknown, provider: string): AgentErrorEvent {
+export function errorEventFrom(error: unknown, provider: string, sdk?: SdkErrorClasses): AgentErrorEvent {
   const status = statusOf(error);
   const name = error instanceof Error ? error.name : "";
   const detail = redactSecrets(messageOf(error)).slice(0, 300);
   let classification: ErrorClassification;
-  if (name === "APIUserAbortError" || name === "AbortError") classification = "cancelled";
-  else if (name === "APIConnectionTimeoutError" || status === 408) classification = "timeout";
+  if ((sdk && error instanceof sdk.APIUserAbortError) || name === "AbortError") classification = "cancelled";
+  else if ((sdk && error instanceof sdk.APIConnectionTimeoutError) || status === 408) classification = "timeout";
   else if (status === 401 || status === 403) classification = "auth";
   else if (status === 429) classification = "quota";
   else if (status === 529 || status === 503) classification = "overloaded";
   else if (status !== undefined && status >= 500) classification = "transport";
   else if (status !== undefined && status >= 400) classification = "invalid_request";
-  else if (name === "APIConnectionError" || error instanceof TypeError) classification = "transport";
+  else if ((sdk && error instanceof sdk.APIConnectionError) || error instanceof TypeError) classification = "transport";
   else classification = "internal";
   return {
     type: "error",

@@ -48,7 +48,7 @@ export class OpenAIAdapter implements ProviderAdapter {
           { signal: input.signal },
         );
       } catch (error) {
-        yield errorEventFrom(error, "OpenAI");
+        yield errorEventFrom(error, "OpenAI", OpenAI);
         return;
       }
       if (completion.usage) {

@@ -34,6 +34,8 @@ export type Access = "allowed" | "stranger";
 export class ChatSession extends DurableObject<Env> {
   private readonly store: ChatStore;
   private activeRun: ActiveRun | undefined;
+  /** The alarm's work while it runs (tests wait for it to settle). */
+  private running: Promise<void> | undefined;
   private telegramClient: TelegramClient | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -76,6 +78,16 @@ export class ChatSession extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
+    const work = this.drain();
+    this.running = work;
+    try {
+      await work;
+    } finally {
+      if (this.running === work) this.running = undefined;
+    }
+  }
+
+  private async drain(): Promise<void> {
     const deadline = Date.now() + ALARM_BUDGET_MS;
     await this.queueDueTasks();
     for (;;) {

@@ -1,6 +1,6 @@
-import { abortAllDurableObjects, applyD1Migrations, reset } from "cloudflare:test";
+import { abortAllDurableObjects, applyD1Migrations, listDurableObjectIds, reset, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { beforeEach } from "vitest";
+import { afterEach, beforeEach } from "vitest";
 
 /** Every test starts from empty storage (D1, KV, Durable Objects) and fakes with no scripts. */
 beforeEach(async () => {
@@ -8,4 +8,27 @@ beforeEach(async () => {
   await abortAllDurableObjects();
   await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
   await fetch(`${env.FAKES_URL}/__control/reset`, { method: "POST" });
+});
+
+/**
+ * A test ends when it has seen what it waits for (an answer in the fake Telegram), while a chat's object may still
+ * be finishing its turn (writing history and usage). Let every object settle before the next test wipes storage:
+ * wait for a running alarm, and for an alarm that is due to start.
+ */
+afterEach(async () => {
+  for (const id of await listDurableObjectIds(env.CHAT_SESSION)) {
+    for (let round = 0; round < 100; round++) {
+      const busy = await runInDurableObject(env.CHAT_SESSION.get(id), async (instance, state) => {
+        const running = (instance as unknown as { running?: Promise<void> }).running;
+        if (running) {
+          await running.catch(() => undefined);
+          return true;
+        }
+        const alarm = await state.storage.getAlarm();
+        return alarm !== null && alarm <= Date.now() + 50;
+      });
+      if (!busy) break;
+      await scheduler.wait(5);
+    }
+  }
 });

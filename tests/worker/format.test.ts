@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { markdownToTelegramHtml, visibleLength } from "../../src/telegram/format.ts";
+import { splitMessage } from "../../src/telegram/split.ts";
+
+describe("Markdown to Telegram HTML", () => {
+  it("uses only the tags Telegram knows", () => {
+    const html = markdownToTelegramHtml(
+      "# Title\n\nSome **bold**, *italic*, ~~gone~~ and `code`.\n\n- one\n- two\n\n1. first\n2. second\n\n> quoted\n\n```ts\nconst a = 1 < 2;\n```\n\n[link](https://example.com) <script>x</script>",
+    );
+    expect(html).toContain("<b>Title</b>");
+    expect(html).toContain("<b>bold</b>, <i>italic</i>, <s>gone</s> and <code>code</code>.");
+    expect(html).toContain("• one\n• two");
+    expect(html).toContain("1. first\n2. second");
+    expect(html).toContain("<blockquote>quoted</blockquote>");
+    expect(html).toContain('<pre><code class="language-ts">const a = 1 &lt; 2;</code></pre>');
+    expect(html).toContain('<a href="https://example.com">link</a>');
+    expect(html).toContain("&lt;script&gt;");
+    const tags = new Set([...html.matchAll(/<\/?([a-z-]+)/g)].map((match) => match[1]));
+    for (const tag of tags) expect(["b", "i", "s", "code", "pre", "a", "blockquote"]).toContain(tag);
+  });
+
+  it("drops links that are not http(s), tg or mailto", () => {
+    expect(markdownToTelegramHtml("[x](javascript:alert(1))")).toBe("x");
+  });
+
+  it("counts the visible length without tags or entities", () => {
+    expect(visibleLength("<b>a&amp;b</b>")).toBe(3);
+  });
+});
+
+describe("splitting", () => {
+  it("leaves short texts alone", () => {
+    expect(splitMessage("hello")).toEqual(["hello"]);
+  });
+
+  it("cuts at a paragraph break, else a line break, else a space, within the limit", () => {
+    const text = `${"a".repeat(60)}\n\n${"b".repeat(60)}`;
+    expect(splitMessage(text, 100)).toEqual(["a".repeat(60), "b".repeat(60)]);
+    const lines = `${"a".repeat(60)}\n${"b".repeat(60)}`;
+    expect(splitMessage(lines, 100)).toEqual(["a".repeat(60), "b".repeat(60)]);
+    const words = `${"a ".repeat(40)}${"b ".repeat(40)}`.trim();
+    for (const piece of splitMessage(words, 50)) expect(piece.length).toBeLessThanOrEqual(50);
+    expect(splitMessage("x".repeat(250), 100).map((piece) => piece.length)).toEqual([92, 92, 66]);
+  });
+
+  it("closes and reopens a code fence cut in two", () => {
+    const code = `\`\`\`python\n${Array.from({ length: 30 }, (_, index) => `print(${index})`).join("\n")}\n\`\`\``;
+    const pieces = splitMessage(code, 200);
+    expect(pieces.length).toBeGreaterThan(1);
+    for (const piece of pieces) {
+      expect(piece.startsWith("```python")).toBe(true);
+      expect(piece.endsWith("```")).toBe(true);
+      expect(piece.length).toBeLessThanOrEqual(200);
+    }
+  });
+
+  it("never splits a surrogate pair", () => {
+    const emoji = "😀".repeat(100);
+    for (const piece of splitMessage(emoji, 51)) expect(piece).not.toMatch(/^[\uDC00-\uDFFF]|[\uD800-\uDBFF]$/);
+  });
+});
