@@ -37,7 +37,7 @@ export async function handleCommand(services: SessionServices, message: Incoming
       break;
     case "model": {
       const config = await effectiveConfig(services);
-      await reply(`This chat uses *${config.provider}* with model \`${config.model}\`.`);
+      await reply(`This chat uses **${config.provider}** with model \`${config.model}\`.`);
       break;
     }
     case "provider":
@@ -91,13 +91,13 @@ async function statusText(services: SessionServices): Promise<string> {
   const now = services.now();
   const usage = await chatUsage(services.db, services.chat.id, startOfDay(now, services.settings.defaultTimezone));
   const lines = [
-    `*Provider:* ${config.provider} (${config.source.provider === "chat" ? "set for this chat" : `from ${config.source.provider}`})`,
-    `*Model:* \`${config.model}\``,
-    `*Messages in history:* ${services.store.historyCount()} (the model sees the last ${services.settings.historyLimit})`,
-    `*Tokens today:* ${format(usage.today.inputTokens)} in, ${format(usage.today.outputTokens)} out (${usage.today.turns} turns)`,
-    `*Tokens in total:* ${format(usage.total.inputTokens)} in, ${format(usage.total.outputTokens)} out (${usage.total.turns} turns)`,
+    `**Provider:** ${config.provider} (${config.source.provider === "chat" ? "set for this chat" : `from ${config.source.provider}`})`,
+    `**Model:** \`${config.model}\``,
+    `**Messages in history:** ${services.store.historyCount()} (the model sees the last ${services.settings.historyLimit})`,
+    `**Tokens today:** ${format(usage.today.inputTokens)} in, ${format(usage.today.outputTokens)} out (${usage.today.turns} turns)`,
+    `**Tokens in total:** ${format(usage.total.inputTokens)} in, ${format(usage.total.outputTokens)} out (${usage.total.turns} turns)`,
   ];
-  if (!config.enabled) lines.push("The bot is *disabled* in this chat.");
+  if (!config.enabled) lines.push("The bot is **disabled** in this chat.");
   if (config.stored.state === "invalid") lines.push(`⚠️ This chat's stored config is invalid (${config.stored.problem}); defaults apply.`);
   return lines.join("\n");
 }
@@ -119,7 +119,7 @@ async function setProvider(services: SessionServices, message: IncomingMessage):
   const { model: _previousModel, ...rest } = stored.state === "valid" ? stored.config : {};
   await services.configs.put(services.chat.id, { ...rest, provider: name, ...(model ? { model } : {}) });
   const effective = resolveConfig({ ...rest, provider: name, ...(model ? { model } : {}) }, services.settings);
-  return `This chat now uses *${effective.provider}* with model \`${effective.model}\`, from the next message.`;
+  return `This chat now uses **${effective.provider}** with model \`${effective.model}\`, from the next message.`;
 }
 
 /** Midnight today in the given time zone, as epoch milliseconds. */

@@ -24,7 +24,7 @@ const telegram = new Marked({
       const language = lang?.match(/^[\w+#-]+/)?.[0];
       const body = escapeHtml(text.replace(/\n$/, ""));
       return language
-        ? `<pre><code class="language-${escapeHtml(language)}">${body}</code></pre>\n\n`
+        ? `<pre><code class="language-${escapeAttribute(language)}">${body}</code></pre>\n\n`
         : `<pre>${body}</pre>\n\n`;
     },
     hr: () => "———\n\n",
@@ -57,10 +57,10 @@ const telegram = new Marked({
     br: () => "\n",
     link({ href, tokens }) {
       const label = this.parser.parseInline(tokens);
-      return isSafeHref(href) ? `<a href="${escapeHtml(href)}">${label}</a>` : label;
+      return isSafeHref(href) ? `<a href="${escapeAttribute(href)}">${label}</a>` : label;
     },
     image({ href, text }) {
-      return isSafeHref(href) ? `<a href="${escapeHtml(href)}">${escapeHtml(text || href)}</a>` : escapeHtml(text);
+      return isSafeHref(href) ? `<a href="${escapeAttribute(href)}">${escapeHtml(text || href)}</a>` : escapeHtml(text);
     },
     text(token: Tokens.Text | Tokens.Escape) {
       return "tokens" in token && token.tokens ? this.parser.parseInline(token.tokens) : escapeHtml(token.text);
@@ -80,8 +80,13 @@ export function visibleLength(html: string): number {
     .replace(/&(lt|gt|amp|quot|#39);/g, "x").length;
 }
 
+/** Text content needs only &, < and > escaped in Telegram HTML; attribute values also need quotes escaped. */
 export function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+function escapeAttribute(text: string): string {
+  return escapeHtml(text).replace(/"/g, "&quot;");
 }
 
 function isSafeHref(href: string): boolean {

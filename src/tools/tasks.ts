@@ -160,7 +160,7 @@ export async function listTasksText(db: DrizzleD1Database, chatId: number): Prom
     .where(and(eq(tasks.chatId, chatId), inArray(tasks.status, ["active", "paused"])))
     .orderBy(asc(tasks.nextRunAt), asc(tasks.id));
   if (rows.length === 0) return "No scheduled tasks. Ask me to remind you of something, or to do something every day.";
-  return ["*Scheduled tasks*", ...rows.map((task) => `#${task.id} ${describeTask(task)}\n   ${shorten(task.prompt)}`)].join("\n");
+  return ["**Scheduled tasks**", ...rows.map((task) => `#${task.id} ${describeTask(task)}\n   ${shorten(task.prompt)}`)].join("\n");
 }
 
 function describeTask(task: Task): string {

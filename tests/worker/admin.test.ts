@@ -1,0 +1,113 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { admin, GROUP_CHAT, PRIVATE_CHAT } from "./helpers.ts";
+
+const path = (chatId: number) => `/chats/${chatId}/config`;
+
+describe("admin API", () => {
+  it("refuses missing and wrong tokens on every route, and writes nothing", async () => {
+    const routes: [string, string][] = [
+      ["GET", "/chats"],
+      ["GET", path(PRIVATE_CHAT)],
+      ["PUT", path(PRIVATE_CHAT)],
+      ["PATCH", path(PRIVATE_CHAT)],
+      ["DELETE", path(PRIVATE_CHAT)],
+      ["GET", "/usage"],
+      ["GET", "/openapi.json"],
+    ];
+    for (const [method, route] of routes) {
+      for (const token of [null, "wrong-token", "test-admin-token-longer"]) {
+        const body = method === "PUT" || method === "PATCH" ? JSON.stringify({ provider: "openai" }) : undefined;
+        const response = await admin(route, { method, token, ...(body ? { body } : {}) });
+        expect(response.status, `${method} ${route} with ${token}`).toBe(401);
+      }
+    }
+    expect((await env.CONFIG.list()).keys).toHaveLength(0);
+  });
+
+  it("PUT replaces, GET returns, PATCH merges (null removes), DELETE removes", async () => {
+    expect((await admin(path(PRIVATE_CHAT))).status).toBe(404);
+    const put = await admin(path(PRIVATE_CHAT), { method: "PUT", body: JSON.stringify({ provider: "anthropic", model: "claude-x", systemPrompt: "Be brief.", tools: ["recall"] }) });
+    expect(put.status).toBe(200);
+    expect(await (await admin(path(PRIVATE_CHAT))).json()).toEqual({
+      chatId: PRIVATE_CHAT,
+      config: { provider: "anthropic", model: "claude-x", systemPrompt: "Be brief.", tools: ["recall"] },
+    });
+
+    const patched = await admin(path(PRIVATE_CHAT), { method: "PATCH", body: JSON.stringify({ model: null, enabled: false }) });
+    expect(await patched.json()).toEqual({ config: { provider: "anthropic", systemPrompt: "Be brief.", tools: ["recall"], enabled: false } });
+
+    const replaced = await admin(path(PRIVATE_CHAT), { method: "PUT", body: JSON.stringify({ provider: "openai" }) });
+    expect(await replaced.json()).toEqual({ config: { provider: "openai" } });
+
+    await admin(path(GROUP_CHAT), { method: "PUT", body: JSON.stringify({ model: "gpt-group" }) });
+    const list = (await (await admin("/chats")).json()) as { chats: { chatId: number }[] };
+    expect(list.chats.map((chat) => chat.chatId)).toEqual([GROUP_CHAT, PRIVATE_CHAT]);
+
+    expect((await admin(path(PRIVATE_CHAT), { method: "DELETE" })).status).toBe(204);
+    expect((await admin(path(PRIVATE_CHAT), { method: "DELETE" })).status).toBe(404);
+    expect((await admin(path(PRIVATE_CHAT))).status).toBe(404);
+  });
+
+  it("resolves the effective config: chat, then DEFAULT_PROVIDER / DEFAULT_MODEL, then the provider's default", async () => {
+    const none = (await (await admin(`${path(PRIVATE_CHAT)}?effective=1`)).json()) as { effective: unknown };
+    expect(none.effective).toMatchObject({ provider: "openai", model: "gpt-test", enabled: true, source: { provider: "DEFAULT_PROVIDER", model: "DEFAULT_MODEL" } });
+    await admin(path(PRIVATE_CHAT), { method: "PUT", body: JSON.stringify({ provider: "anthropic" }) });
+    const switched = (await (await admin(`${path(PRIVATE_CHAT)}?effective=1`)).json()) as { effective: unknown };
+    // DEFAULT_MODEL names an OpenAI model; a chat moved to Anthropic gets Anthropic's default instead.
+    expect(switched.effective).toMatchObject({ provider: "anthropic", model: "claude-sonnet-4-5", source: { provider: "chat", model: "built-in" } });
+  });
+
+  it("refuses bad bodies with 400 naming each bad field, and writes nothing", async () => {
+    const cases: [string, string, string[]][] = [
+      ["PUT", "{not json", []],
+      ["PUT", JSON.stringify({ provider: "gemini" }), ["provider"]],
+      ["PUT", JSON.stringify({ tools: ["remember", "rm_rf"] }), ["tools.1"]],
+      ["PUT", JSON.stringify({ model: 5, enabled: "yes" }), ["model", "enabled"]],
+      ["PUT", JSON.stringify({ systemPrompt: "x".repeat(8001) }), ["systemPrompt"]],
+      ["PUT", JSON.stringify({ colour: "blue" }), []],
+      ["PATCH", JSON.stringify({ provider: "gemini" }), ["provider"]],
+      ["PUT", JSON.stringify([1, 2]), []],
+    ];
+    for (const [method, body, fields] of cases) {
+      const response = await admin(path(PRIVATE_CHAT), { method, body });
+      expect(response.status, body.slice(0, 40)).toBe(400);
+      const error = (await response.json()) as { message: string; details?: { field: string }[] };
+      for (const field of fields) expect(error.details?.map((detail) => detail.field)).toContain(field);
+    }
+    expect((await admin("/chats/not-a-number/config")).status).toBe(400);
+    expect((await env.CONFIG.list()).keys).toHaveLength(0);
+  });
+
+  it("serves an OpenAPI document", async () => {
+    const document = (await (await admin("/openapi.json")).json()) as { openapi: string; paths: Record<string, unknown> };
+    expect(document.openapi).toBe("3.1.0");
+    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(["/chats", "/chats/{chatId}/config", "/usage"]));
+  });
+
+  it("sums usage per chat and per model", async () => {
+    const insert = env.DB.prepare(
+      "INSERT INTO usage_records (chat_id, kind, provider, model, input_tokens, output_tokens, tool_calls, duration_ms, outcome, created_at) VALUES (?, 'chat', ?, ?, ?, ?, ?, 100, 'ok', ?)",
+    );
+    await env.DB.batch([
+      insert.bind(PRIVATE_CHAT, "openai", "gpt-a", 100, 10, 1, 1),
+      insert.bind(PRIVATE_CHAT, "openai", "gpt-a", 50, 5, 0, 2),
+      insert.bind(PRIVATE_CHAT, "anthropic", "claude-b", 30, 3, 2, 3),
+      insert.bind(GROUP_CHAT, "openai", "gpt-a", 7, 1, 0, 4),
+    ]);
+    const all = await (await admin("/usage")).json();
+    expect(all).toEqual({
+      perChat: [
+        { chatId: GROUP_CHAT, turns: 1, inputTokens: 7, outputTokens: 1, toolCalls: 0 },
+        { chatId: PRIVATE_CHAT, turns: 3, inputTokens: 180, outputTokens: 18, toolCalls: 3 },
+      ],
+      perModel: [
+        { provider: "anthropic", model: "claude-b", turns: 1, inputTokens: 30, outputTokens: 3, toolCalls: 2 },
+        { provider: "openai", model: "gpt-a", turns: 3, inputTokens: 157, outputTokens: 16, toolCalls: 1 },
+      ],
+    });
+    const one = (await (await admin(`/usage?chatId=${GROUP_CHAT}`)).json()) as { perChat: unknown[]; perModel: unknown[] };
+    expect(one.perChat).toHaveLength(1);
+    expect(one.perModel).toEqual([{ provider: "openai", model: "gpt-a", turns: 1, inputTokens: 7, outputTokens: 1, toolCalls: 0 }]);
+  });
+});

@@ -1,0 +1,197 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { ToolContext } from "../../src/tools/context.ts";
+import { database } from "../../src/tools/context.ts";
+import { tools } from "../../src/tools/index.ts";
+import { fakes, GROUP_CHAT, OTHER_PRIVATE_CHAT, PRIVATE_CHAT } from "./helpers.ts";
+
+const NOW = Date.parse("2026-11-22T10:00:00Z");
+
+function context(chatId: number, overrides: Partial<ToolContext> = {}): ToolContext & { sent: { chatId: number; text: string }[]; changed: number[] } {
+  const sent: { chatId: number; text: string }[] = [];
+  const changed: number[] = [];
+  return {
+    chatId,
+    threadId: undefined,
+    userId: 42,
+    isAdminChat: false,
+    env,
+    db: database(env),
+    timezone: "Europe/Berlin",
+    now: () => NOW,
+    isChatAllowed: (id) => [PRIVATE_CHAT, OTHER_PRIVATE_CHAT, GROUP_CHAT].includes(id),
+    sendMessage: async (target, text) => {
+      sent.push({ chatId: target.chatId, text });
+    },
+    tasksChanged: async (id) => {
+      changed.push(id);
+    },
+    sent,
+    changed,
+    ...overrides,
+  };
+}
+
+const run = (name: string, args: unknown, toolContext: ToolContext, allowlist?: string[]) =>
+  tools.execute(name, JSON.stringify(args), toolContext, allowlist);
+
+describe("memory tools", () => {
+  it("remember, recall by words (best match first), and forget, each chat seeing only its own facts", async () => {
+    const mine = context(PRIVATE_CHAT);
+    const theirs = context(GROUP_CHAT);
+    await run("remember", { fact: "The dentist is on Friday" }, mine);
+    await run("remember", { fact: "Favourite colour: green" }, mine);
+    await run("remember", { fact: "The dentist is Dr. Green on Friday" }, mine);
+    await run("remember", { fact: "The group's dentist secret" }, theirs);
+
+    const found = await run("recall", { query: "dentist green" }, mine);
+    const lines = found.content.split("\n");
+    expect(lines[0]).toContain("Dr. Green");
+    expect(lines).toHaveLength(3);
+    expect(found.content).not.toContain("group's");
+
+    const recent = await run("recall", {}, mine);
+    expect(recent.content.split("\n")[0]).toContain("Dr. Green");
+
+    // Another chat cannot forget my fact by guessing its id.
+    const refused = await run("forget", { id: 1 }, theirs);
+    expect(refused).toEqual({ isError: true, content: "Error: No fact with id 1 in this chat." });
+    expect((await run("forget", { id: 1 }, mine)).content).toBe("Forgot fact 1.");
+    expect((await run("recall", { query: "friday" }, mine)).content).not.toContain("#1 ");
+  });
+
+  it("refuses an empty or too long fact", async () => {
+    expect((await run("remember", { fact: "  " }, context(PRIVATE_CHAT))).isError).toBe(true);
+    expect((await run("remember", { fact: "x".repeat(2001) }, context(PRIVATE_CHAT))).isError).toBe(true);
+  });
+});
+
+describe("authorization", () => {
+  it("only an admin chat may send to another allowed chat", async () => {
+    const group = context(GROUP_CHAT);
+    expect(await run("send_message", { text: "hi", chatId: PRIVATE_CHAT }, group)).toMatchObject({ isError: true, content: expect.stringContaining("Only an admin chat") });
+    expect(group.sent).toEqual([]);
+    expect(await run("send_message", { text: "progress" }, group)).toEqual({ isError: false, content: "Sent." });
+    expect(group.sent).toEqual([{ chatId: GROUP_CHAT, text: "progress" }]);
+
+    const adminChat = context(PRIVATE_CHAT, { isAdminChat: true });
+    expect((await run("send_message", { text: "hello group", chatId: GROUP_CHAT }, adminChat)).content).toBe(`Sent to chat ${GROUP_CHAT}.`);
+    expect(await run("send_message", { text: "hi", chatId: 777 }, adminChat)).toMatchObject({ isError: true, content: expect.stringContaining("not one of the bot's allowed chats") });
+  });
+
+  it("honours the chat's tool allowlist even when the model calls a tool anyway", async () => {
+    const result = await run("remember", { fact: "x" }, context(PRIVATE_CHAT), ["recall"]);
+    expect(result).toEqual({ isError: true, content: 'Error: The tool "remember" is not enabled in this chat.' });
+    expect(tools.allowed(["recall"]).map((tool) => tool.name)).toEqual(["recall"]);
+  });
+});
+
+describe("task tools", () => {
+  it("schedules one-shot and recurring tasks, lists, updates, pauses, resumes and cancels them", async () => {
+    const chat = context(PRIVATE_CHAT);
+    const once = await run("schedule_task", { prompt: "Remind Ada to stretch", at: "2026-11-22T12:00:00" }, chat);
+    // No offset: wall time in Europe/Berlin (UTC+1 in November).
+    expect(once.content).toMatch(/^Scheduled task #1: once, next Sun, 22 Nov 2026, 12:00 \(Europe\/Berlin\)/);
+    const row = await env.DB.prepare("SELECT next_run_at, chat_id, created_by_chat FROM tasks WHERE id = 1").first();
+    expect(row).toEqual({ next_run_at: Date.parse("2026-11-22T11:00:00Z"), chat_id: PRIVATE_CHAT, created_by_chat: PRIVATE_CHAT });
+
+    const daily = await run("schedule_task", { prompt: "Morning briefing", cron: "0 8 * * *", timezone: "UTC" }, chat);
+    expect(daily.content).toContain("every `0 8 * * *` (UTC), next Mon, 23 Nov 2026, 08:00");
+    expect(chat.changed).toEqual([PRIVATE_CHAT, PRIVATE_CHAT]);
+
+    const listed = await run("list_tasks", {}, chat);
+    expect(listed.content.split("\n")).toHaveLength(2);
+
+    expect((await run("update_task", { taskId: 2, cron: "30 9 * * 1-5" }, chat)).content).toContain("next Mon, 23 Nov 2026, 09:30");
+    expect((await run("pause_task", { taskId: 2 }, chat)).content).toBe("Paused task #2.");
+    expect((await run("list_tasks", {}, chat)).content).toContain("paused");
+    expect((await run("resume_task", { taskId: 2 }, chat)).content).toContain("Resumed task #2");
+    expect((await run("cancel_task", { taskId: 1 }, chat)).content).toBe("Cancelled task #1.");
+    expect((await run("cancel_task", { taskId: 1 }, chat)).content).toBe("Error: Task #1 is cancelled.");
+  });
+
+  it("refuses a time in the past, a bad cron, a bad timezone, both or neither schedule, a too long prompt, too frequent runs", async () => {
+    const chat = context(PRIVATE_CHAT);
+    const refusals = await Promise.all([
+      run("schedule_task", { prompt: "x", at: "2026-11-21T10:00:00Z" }, chat),
+      run("schedule_task", { prompt: "x", cron: "61 * * * *" }, chat),
+      run("schedule_task", { prompt: "x", cron: "0 8 * * *", timezone: "Mars/Olympus" }, chat),
+      run("schedule_task", { prompt: "x", at: "2026-12-01T10:00:00Z", cron: "0 8 * * *" }, chat),
+      run("schedule_task", { prompt: "x" }, chat),
+      run("schedule_task", { prompt: "x".repeat(2001), at: "2026-12-01T10:00:00Z" }, chat),
+      run("schedule_task", { prompt: "x", cron: "* * * * *" }, chat),
+      run("schedule_task", { prompt: "x", at: "next tuesday" }, chat),
+    ]);
+    for (const refusal of refusals) expect(refusal.isError).toBe(true);
+    expect(refusals[0]!.content).toContain("in the past");
+    expect(refusals[1]!.content).toContain("not a valid cron expression");
+    expect(refusals[2]!.content).toContain("not an IANA time zone");
+    expect(refusals[3]!.content).toContain("exactly one");
+    expect(refusals[6]!.content).toContain("every 5 minutes");
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM tasks").first("n")).toBe(0);
+  });
+
+  it("a chat cannot read or change another chat's tasks, whatever ids the model passes", async () => {
+    const owner = context(PRIVATE_CHAT);
+    const group = context(GROUP_CHAT);
+    await run("schedule_task", { prompt: "private plan", cron: "0 8 * * *" }, owner);
+    expect((await run("list_tasks", { chatId: PRIVATE_CHAT }, group)).content).toBe("Error: You can only list this chat's own tasks.");
+    expect((await run("list_tasks", {}, group)).content).toBe("No scheduled tasks.");
+    for (const name of ["update_task", "pause_task", "cancel_task"]) {
+      expect((await run(name, { taskId: 1, prompt: "hijacked" }, group)).content).toBe("Error: No task #1 in this chat.");
+    }
+    expect((await run("schedule_task", { prompt: "x", cron: "0 8 * * *", chatId: PRIVATE_CHAT }, group)).content).toContain("Only an admin chat");
+    const task = await env.DB.prepare("SELECT prompt, status FROM tasks WHERE id = 1").first();
+    expect(task).toEqual({ prompt: "private plan", status: "active" });
+  });
+
+  it("an admin chat may schedule a task for another allowed chat and manage it", async () => {
+    const adminChat = context(PRIVATE_CHAT, { isAdminChat: true });
+    const result = await run("schedule_task", { prompt: "Good morning, group", cron: "0 8 * * *", chatId: GROUP_CHAT }, adminChat);
+    expect(result.isError).toBe(false);
+    expect(adminChat.changed).toEqual([GROUP_CHAT]);
+    expect(await env.DB.prepare("SELECT chat_id, created_by_chat FROM tasks").first()).toEqual({ chat_id: GROUP_CHAT, created_by_chat: PRIVATE_CHAT });
+    expect((await run("list_tasks", {}, adminChat)).content).toContain("Good morning, group");
+    expect((await run("cancel_task", { taskId: 1 }, adminChat)).content).toBe("Cancelled task #1.");
+  });
+});
+
+describe("web_fetch", () => {
+  const url = (path: string) => `${env.FAKES_URL}/web${path}`;
+
+  it("returns the readable text of an HTML page, following redirects", async () => {
+    await fakes.script(
+      "web",
+      { path: "/web/old", status: 301, headers: { location: url("/page") }, text: "" },
+      {
+        path: "/web/page",
+        headers: { "content-type": "text/html; charset=utf-8" },
+        text: "<html><head><title>T</title><style>.x{}</style><script>evil()</script></head><body><h1>Hello &amp; welcome</h1><p>First para.</p><p>Second&nbsp;para.</p></body></html>",
+      },
+    );
+    const result = await run("web_fetch", { url: url("/old") }, context(PRIVATE_CHAT));
+    expect(result.isError).toBe(false);
+    expect(result.content).toContain("Hello & welcome\n\nFirst para.\n\nSecond para.");
+    expect(result.content).not.toContain("evil");
+    expect(result.content).not.toContain(".x{}");
+  });
+
+  it("refuses non-text content, non-http URLs, too many redirects and failing pages", async () => {
+    await fakes.script("web", { path: "/web/image", headers: { "content-type": "image/png" }, text: "PNG" });
+    const loop = Array.from({ length: 7 }, () => ({ path: "/web/loop", status: 302, headers: { location: url("/loop") }, text: "" }));
+    await fakes.script("web", ...loop);
+    await fakes.script("web", { path: "/web/missing", status: 404, text: "nope" });
+    const chat = context(PRIVATE_CHAT);
+    expect((await run("web_fetch", { url: url("/image") }, chat)).content).toContain("image/png, not text");
+    expect((await run("web_fetch", { url: "file:///etc/passwd" }, chat)).content).toContain("Only http and https");
+    expect((await run("web_fetch", { url: url("/loop") }, chat)).content).toContain("redirects more than 5 times");
+    expect((await run("web_fetch", { url: url("/missing") }, chat)).content).toContain("answered 404");
+  });
+
+  it("bounds the text it returns", async () => {
+    await fakes.script("web", { path: "/web/big", headers: { "content-type": "text/plain" }, text: "word ".repeat(10_000) });
+    const result = await run("web_fetch", { url: url("/big") }, context(PRIVATE_CHAT));
+    expect(result.content).toContain("[truncated at 20000 characters]");
+    expect(result.content.length).toBeLessThan(20_200);
+  });
+});
