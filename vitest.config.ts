@@ -24,7 +24,7 @@ export default defineConfig({
                 OPENAI_BASE_URL: `${inject("fakesUrl")}/openai/v1`,
                 ANTHROPIC_BASE_URL: `${inject("fakesUrl")}/anthropic`,
                 AGENT_RUNNER_URL: `${inject("fakesUrl")}/runner`,
-                AGENT_TIMEOUT_SECONDS: "5",
+                AGENT_TIMEOUT_SECONDS: "2",
                 TELEGRAM_BOT_TOKEN: "123456:TEST-TOKEN",
                 TELEGRAM_WEBHOOK_SECRET: "test-webhook-secret",
                 ALLOWED_CHAT_IDS: "1001,1002,-2001,-2002,-3001",

@@ -82,7 +82,7 @@ export class ClaudeAgentAdapter implements ProviderAdapter {
       yield failure("transport", `the agent runner's stream broke: ${error instanceof Error ? error.message : "unknown error"}`);
     } finally {
       abort.abort();
-      reader.releaseLock();
+      reader.cancel().catch(() => undefined);
     }
   }
 
@@ -119,8 +119,11 @@ async function readWithin(
   const timeout = new Promise<"timeout">((resolve) => {
     timer = setTimeout(() => resolve("timeout"), timeoutMs);
   });
+  const read = reader.read();
+  // When the timeout wins, the read rejects later as the stream is torn down; that is expected, not unhandled.
+  read.catch(() => undefined);
   try {
-    return await Promise.race([reader.read(), timeout]);
+    return await Promise.race([read, timeout]);
   } finally {
     if (timer !== undefined) clearTimeout(timer);
   }

@@ -47,11 +47,13 @@ export class ChatSession extends DurableObject<Env> {
   /** Durably queues one update. Answers once the row is written; a redelivered update is a no-op. */
   async enqueue(message: IncomingMessage, access: Access): Promise<"queued" | "duplicate"> {
     const now = Date.now();
-    const queued = this.store.enqueue(`update:${message.updateId}`, access === "allowed" ? "message" : "stranger", message, now);
-    if (!queued) return "duplicate";
-    // /stop must reach a running turn now, not after it.
+    const id = this.store.enqueue(`update:${message.updateId}`, access === "allowed" ? "message" : "stranger", message, now);
+    if (id === undefined) return "duplicate";
+    // /stop must reach a running turn now, not after it; the turn then says it stopped.
     if (access === "allowed" && message.command?.name === "stop" && this.activeRun) {
       this.activeRun.controller.abort("stopped by /stop");
+      this.store.finish([id], now);
+      return "queued";
     }
     const alarm = await this.ctx.storage.getAlarm();
     if (alarm === null || alarm > now) await this.ctx.storage.setAlarm(now);

@@ -29,15 +29,15 @@ export class ChatStore {
     await migrate(this.db, migrations);
   }
 
-  /** False when the key was seen before: a redelivered update is a no-op. */
-  enqueue(key: string, kind: InboxKind, payload: unknown, now: number): boolean {
+  /** The new row's id, or undefined when the key was seen before: a redelivered update is a no-op. */
+  enqueue(key: string, kind: InboxKind, payload: unknown, now: number): number | undefined {
     const inserted = this.db
       .insert(schema.inbox)
       .values({ key, kind, payload: JSON.stringify(payload), receivedAt: now })
       .onConflictDoNothing()
       .returning({ id: schema.inbox.id })
       .all();
-    return inserted.length > 0;
+    return inserted[0]?.id;
   }
 
   hasPending(): boolean {

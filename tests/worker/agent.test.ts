@@ -1,0 +1,145 @@
+import { runInDurableObject } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { ScriptedResponse } from "../fakes/server.ts";
+import { admin, fakes, postUpdate, PRIVATE_CHAT, say, sentText, session, textUpdate } from "./helpers.ts";
+
+const line = (event: unknown, delayMs = 0) => ({ line: JSON.stringify(event), delayMs });
+const runner = (lines: { line: string; delayMs?: number }[], extra: Partial<ScriptedResponse> = {}): ScriptedResponse => ({ lines, ...extra });
+const useAgent = () => admin(`/chats/${PRIVATE_CHAT}/config`, { method: "PUT", body: JSON.stringify({ provider: "claude-agent" }) });
+
+async function historyRoles(): Promise<string[]> {
+  return runInDurableObject(session(PRIVATE_CHAT), (_i, state) =>
+    state.storage.sql.exec<{ role: string }>("SELECT role FROM history ORDER BY id").toArray().map((row) => row.role),
+  );
+}
+
+type RunPayload = { chatKey: string; model: string; sessionId?: string; tools: { name: string }[]; toolCallback: { url: string; token: string }; history: { role: string; content: string }[] };
+
+describe("claude-agent through AGENT_RUNNER_URL", () => {
+  it("streams the runner's events: a status line for the current step, the answer, and the session kept for resuming", async () => {
+    await useAgent();
+    await fakes.script(
+      "runner",
+      runner([
+        line({ type: "session_init", sessionId: "session-abc" }),
+        line({ type: "tool_start", toolName: "Bash", preview: '{"command":"ls"}' }),
+        line({ type: "usage", inputTokens: 100, outputTokens: 20 }),
+        line({ type: "result", text: "There are **3** files." }),
+      ]),
+    );
+    const answer = await say("how many files?", { count: 2 });
+    expect(sentText(answer)).toBe("There are <b>3</b> files.");
+    const sent = await fakes.requests("telegram", { method: "sendMessage" });
+    expect(sentText(sent[0])).toContain("⚙️ Bash");
+    expect(await fakes.requests("telegram", { method: "deleteMessage" })).toHaveLength(1);
+
+    const payload = (await fakes.requests("runner"))[0]!.body as RunPayload;
+    expect(payload.chatKey).toBe(`chat:${PRIVATE_CHAT}`);
+    expect(payload.model).toBe("claude-sonnet-4-5");
+    expect(payload.sessionId).toBeUndefined();
+    expect(payload.tools.map((tool) => tool.name)).toContain("remember");
+    expect(payload.toolCallback.url).toBe(`http://worker.internal/agent/tools/chat%3A${PRIVATE_CHAT}`);
+    expect(payload.toolCallback.token).toMatch(/^[0-9a-f]{64}$/);
+    expect(await historyRoles()).toEqual(["user", "assistant"]);
+
+    await fakes.script("runner", runner([line({ type: "session_init", sessionId: "session-abc" }), line({ type: "result", text: "Still 3." })]));
+    await say("and now?", { count: 3 });
+    const second = (await fakes.requests("runner"))[1]!.body as RunPayload;
+    expect(second.sessionId).toBe("session-abc");
+    expect(second.toolCallback.token).not.toBe(payload.toolCallback.token);
+  });
+
+  for (const [name, script, expected] of [
+    ["a malformed line", runner([line({ type: "session_init", sessionId: "s" }), { line: "{this is not json" }]), /could not be reached/],
+    ["an unknown event", runner([line({ type: "telepathy", level: 9 })]), /could not be reached/],
+    ["a stream that ends without a result", runner([line({ type: "session_init", sessionId: "s" })]), /could not be reached/],
+    ["a silent runner", runner([line({ type: "session_init", sessionId: "s" })], { hang: true }), /did not answer in time/],
+    ["a runner that is down", { status: 503, text: "no container" }, /could not be reached/],
+    ["a dropped connection", { destroy: true }, /could not be reached/],
+  ] as const) {
+    it(`turns ${name} into one clear message and leaves nothing half-written`, async () => {
+      await useAgent();
+      await fakes.script("runner", script as ScriptedResponse);
+      const answer = await say("do the thing");
+      expect(sentText(answer)).toMatch(expected);
+      expect(await historyRoles()).toEqual(["user"]);
+      const inbox = await runInDurableObject(session(PRIVATE_CHAT), (_i, state) => state.storage.sql.exec("SELECT status FROM inbox").one());
+      expect(inbox.status).toBe("failed");
+    });
+  }
+
+  it("/agent runs one task on the runner for a chat on another provider", async () => {
+    await fakes.script("runner", runner([line({ type: "session_init", sessionId: "s1" }), line({ type: "result", text: "Task done." })]));
+    const answer = await say("/agent summarise the repo");
+    expect(sentText(answer)).toBe("Task done.");
+    const payload = (await fakes.requests("runner"))[0]!.body as RunPayload;
+    expect(payload.history.at(-1)!.content).toBe("summarise the repo");
+    expect(await fakes.requests("openai")).toHaveLength(0);
+    expect(sentText(await say("/agent", { count: 2 }))).toContain("Usage: /agent &lt;task&gt;");
+  });
+
+  it("/stop ends a running agent session at once", async () => {
+    await useAgent();
+    await fakes.script("runner", runner([line({ type: "session_init", sessionId: "s" }), line({ type: "tool_start", toolName: "Bash", preview: "sleep 600" })], { hang: true }));
+    await postUpdate(textUpdate("long job"));
+    await fakes.wait("runner");
+    await postUpdate(textUpdate("/stop"));
+    const sent = await fakes.wait("telegram", { method: "sendMessage", count: 2 });
+    expect(sentText(sent[1])).toBe("⏹ Stopped.");
+    await expect.poll(() => runInDurableObject(session(PRIVATE_CHAT), (_i, state) => state.storage.sql.exec("SELECT count(*) AS n FROM inbox WHERE status IN ('pending','processing')").one().n)).toBe(0);
+    expect((await fakes.requests("telegram", { method: "sendMessage" })).map(sentText)).not.toContain("Nothing is running.");
+  });
+
+  it("updates the status line in place at most every two seconds", async () => {
+    await useAgent();
+    await fakes.script(
+      "runner",
+      runner([
+        line({ type: "session_init", sessionId: "s" }),
+        line({ type: "tool_start", toolName: "Glob", preview: "**/*.ts" }),
+        line({ type: "tool_start", toolName: "Read", preview: "a.ts" }, 100),
+        line({ type: "tool_start", toolName: "Grep", preview: "TODO" }, 100),
+        line({ type: "tool_start", toolName: "Edit", preview: "b.ts" }, 2300),
+        line({ type: "result", text: "Edited." }, 100),
+      ]),
+    );
+    await say("refactor", { count: 2 });
+    const status = (await fakes.requests("telegram", { method: "sendMessage" }))[0]!;
+    const edits = await fakes.requests("telegram", { method: "editMessageText" });
+    expect(edits.length).toBeGreaterThanOrEqual(1);
+    expect(sentText(edits[0])).toContain("Grep");
+    expect(edits[0]!.at - status.at).toBeGreaterThanOrEqual(1900);
+    for (let index = 1; index < edits.length; index++) expect(edits[index]!.at - edits[index - 1]!.at).toBeGreaterThanOrEqual(1900);
+  });
+});
+
+describe("tool calls back from a runner", () => {
+  const call = (chatKey: string, token: string, body: unknown) =>
+    exports.default.fetch(`http://bot.test/agent/tools/${encodeURIComponent(chatKey)}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+
+  it("run with the running turn's token only, in that chat only", async () => {
+    await useAgent();
+    await fakes.script("runner", runner([line({ type: "session_init", sessionId: "s" })], { hang: true }));
+    await postUpdate(textUpdate("remember things"));
+    const [request] = await fakes.wait("runner");
+    const token = (request!.body as RunPayload).toolCallback.token;
+
+    expect((await call(`chat:${PRIVATE_CHAT}`, "f".repeat(64), { name: "remember", arguments: '{"fact":"x"}' })).status).toBe(401);
+    expect((await call("chat:1002", token, { name: "remember", arguments: '{"fact":"x"}' })).status).toBe(401);
+    expect((await call("not-a-chat", token, { name: "remember", arguments: "{}" })).status).toBe(404);
+    expect((await call(`chat:${PRIVATE_CHAT}`, token, { name: 5 })).status).toBe(400);
+    const ok = await call(`chat:${PRIVATE_CHAT}`, token, { name: "remember", arguments: '{"fact":"from the container"}' });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({ content: "Remembered (id 1).", isError: false });
+    expect(await env.DB.prepare("SELECT chat_id, content FROM memories").first()).toEqual({ chat_id: PRIVATE_CHAT, content: "from the container" });
+
+    // Once the turn is over (here: the silent runner times out), the token is dead.
+    await fakes.wait("telegram", { method: "sendMessage", count: 1 });
+    await expect.poll(async () => (await call(`chat:${PRIVATE_CHAT}`, token, { name: "recall", arguments: "{}" })).status).toBe(401);
+  });
+});
