@@ -3,10 +3,11 @@ import type { AddressInfo } from "node:net";
 
 /**
  * Fake upstreams on 127.0.0.1, one server: Telegram (`/telegram/bot<token>/<method>`), OpenAI (`/openai/v1/...`),
- * Anthropic (`/anthropic/v1/...`), an agent runner (`/runner/run`) and plain web pages (`/web/...`). Tests script
+ * Anthropic (`/anthropic/v1/...`), an agent runner (`/runner/run`), plain web pages (`/web/...`) and a webhook
+ * receiver (`/webhook`, for the polling bridge). Tests script
  * answers per service through `/__control/*` and read back what each fake received; workerd code reaches it by URL.
  */
-export type Service = "telegram" | "openai" | "anthropic" | "runner" | "web";
+export type Service = "telegram" | "openai" | "anthropic" | "runner" | "web" | "webhook";
 
 export interface ScriptedResponse {
   /** Telegram only: the Bot API method this answer is for (other methods keep their defaults). */
@@ -40,6 +41,8 @@ export interface FakeOptions {
   modelDelayMs?: number;
   /** Keep no request log (the benchmark sends hundreds of thousands of requests). */
   recordRequests?: boolean;
+  /** 0 (the default) picks a free port. */
+  port?: number;
 }
 
 export interface Fakes {
@@ -149,6 +152,11 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
   async function defaultAnswer(service: Service, method: string, body: unknown, response: ServerResponse): Promise<void> {
     switch (service) {
       case "telegram":
+        if (method === "getUpdates") {
+          // Like Telegram's long poll: hold an empty answer for the requested timeout (at most 2 s here).
+          const seconds = Math.min(Number((body as { timeout?: number } | undefined)?.timeout ?? 0), 2);
+          if (seconds > 0) await sleep(seconds * 1000);
+        }
         return send(response, 200, { ok: true, result: telegramDefault(method, body, ++messageId) });
       case "openai":
         if (options.modelDelayMs) await sleep(options.modelDelayMs);
@@ -160,6 +168,8 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
         return send(response, 503, { error: "no runner scripted" });
       case "web":
         return send(response, 404, { error: "no page scripted" });
+      case "webhook":
+        return send(response, 200, { ok: true });
     }
   }
 
@@ -216,7 +226,7 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
     );
   }
 
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   fakes.server = server;
   fakes.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return fakes;
@@ -224,7 +234,9 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
 
 function serviceOf(path: string): Service | undefined {
   const first = path.split("/")[1];
-  return first === "telegram" || first === "openai" || first === "anthropic" || first === "runner" || first === "web" ? first : undefined;
+  return first === "telegram" || first === "openai" || first === "anthropic" || first === "runner" || first === "web" || first === "webhook"
+    ? first
+    : undefined;
 }
 
 function telegramDefault(method: string, body: unknown, messageId: number): unknown {

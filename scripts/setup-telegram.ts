@@ -1,0 +1,43 @@
+/**
+ * `npm run setup:telegram -- https://<your-worker>.workers.dev`: points Telegram at the deployed webhook, with the
+ * secret header and the update kinds the bot handles, and registers the command list. Reads TELEGRAM_BOT_TOKEN and
+ * TELEGRAM_WEBHOOK_SECRET from the environment or `.dev.vars`; never prints them.
+ */
+import { BOT_COMMANDS } from "../src/telegram/bot-commands.ts";
+import { localVariables } from "./dev-vars.ts";
+
+const variables = localVariables();
+const token = variables.TELEGRAM_BOT_TOKEN;
+const secret = variables.TELEGRAM_WEBHOOK_SECRET;
+const apiBaseUrl = (variables.TELEGRAM_API_BASE_URL ?? "https://api.telegram.org").replace(/\/+$/, "");
+const baseUrl = process.argv[2];
+
+if (!token || !secret || !baseUrl || !/^https:\/\//.test(baseUrl)) {
+  console.error("Usage: npm run setup:telegram -- https://<your-worker>.workers.dev");
+  console.error("with TELEGRAM_BOT_TOKEN and TELEGRAM_WEBHOOK_SECRET in the environment or in .dev.vars.");
+  console.error("Telegram only calls https webhooks; the secret may use A-Z, a-z, 0-9, _ and -, up to 256 characters.");
+  process.exit(2);
+}
+if (!/^[A-Za-z0-9_-]{1,256}$/.test(secret)) {
+  console.error("TELEGRAM_WEBHOOK_SECRET may only use A-Z, a-z, 0-9, _ and - (1 to 256 characters).");
+  process.exit(2);
+}
+
+async function call(method: string, body: unknown): Promise<unknown> {
+  const response = await fetch(`${apiBaseUrl}/bot${token}/${method}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const answer = (await response.json()) as { ok: boolean; result?: unknown; description?: string };
+  if (!answer.ok) throw new Error(`${method}: ${answer.description ?? response.status}`);
+  return answer.result;
+}
+
+const webhookUrl = `${baseUrl.replace(/\/+$/, "")}/telegram/webhook`;
+await call("setWebhook", { url: webhookUrl, secret_token: secret, allowed_updates: ["message"], max_connections: 40 });
+await call("setMyCommands", { commands: BOT_COMMANDS.map(({ command, description }) => ({ command, description })) });
+const info = (await call("getWebhookInfo", {})) as { url: string; pending_update_count: number; last_error_message?: string };
+console.log(`Webhook set: ${info.url} (${info.pending_update_count} pending updates)`);
+if (info.last_error_message) console.log(`Telegram's last delivery error: ${info.last_error_message}`);
+console.log(`Commands registered: ${BOT_COMMANDS.map(({ command }) => `/${command}`).join(" ")}`);
