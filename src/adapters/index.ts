@@ -8,8 +8,25 @@ import type { ProviderAdapter } from "./types.ts";
 
 export type AdapterChoice = { adapter: ProviderAdapter } | { problem: string };
 
+/** Adapters hold only configuration (and an SDK client), so one per provider and settings object is reused. */
+const adapters = new WeakMap<Settings, Map<Provider, AdapterChoice>>();
+
 /** The adapter for a provider, or why it cannot run here (a missing key or runner), in words for the chat. */
 export function createAdapter(provider: Provider, settings: Settings, env: Env): AdapterChoice {
+  let perProvider = adapters.get(settings);
+  if (!perProvider) {
+    perProvider = new Map();
+    adapters.set(settings, perProvider);
+  }
+  let choice = perProvider.get(provider);
+  if (!choice) {
+    choice = buildAdapter(provider, settings, env);
+    perProvider.set(provider, choice);
+  }
+  return choice;
+}
+
+function buildAdapter(provider: Provider, settings: Settings, env: Env): AdapterChoice {
   const retries = { maxRetries: settings.providerMaxRetries, timeoutMs: settings.providerTimeoutMs };
   switch (provider) {
     case "openai":

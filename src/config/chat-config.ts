@@ -4,8 +4,20 @@ import { DEFAULT_MODELS, providerSchema, type Provider } from "./providers.ts";
 
 export const MAX_SYSTEM_PROMPT_LENGTH = 8000;
 
-/** Builds the schema against the tool names that exist, so an unknown tool name is refused, not stored. */
+const schemas = new Map<string, ReturnType<typeof buildSchema>>();
+
+/** The schema against the tool names that exist, so an unknown tool name is refused, not stored. Built once. */
 export function chatConfigSchema(toolNames: readonly string[]) {
+  const key = toolNames.join(",");
+  let schema = schemas.get(key);
+  if (!schema) {
+    schema = buildSchema(toolNames);
+    schemas.set(key, schema);
+  }
+  return schema;
+}
+
+function buildSchema(toolNames: readonly string[]) {
   return z.strictObject({
     provider: providerSchema.optional(),
     model: z.string().trim().min(1).max(200).optional(),
@@ -17,7 +29,7 @@ export function chatConfigSchema(toolNames: readonly string[]) {
     enabled: z.boolean().optional(),
   });
 }
-export type ChatConfig = z.infer<ReturnType<typeof chatConfigSchema>>;
+export type ChatConfig = z.infer<ReturnType<typeof buildSchema>>;
 
 export interface EffectiveConfig {
   provider: Provider;

@@ -23,6 +23,8 @@ export class AgentContainer extends Container<Env> {
     // A placeholder the SDK wants to see; the outbound handler replaces it with the real key.
     ANTHROPIC_API_KEY: "added-by-the-worker",
     WORKSPACE_ROOT: "/workspace",
+    // The CLI retries overloaded/5xx answers itself (about ten times by default); keep a stuck turn short.
+    CLAUDE_CODE_MAX_RETRIES: "3",
   };
 }
 

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, lt, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, lt, lte, sql } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import { historyMessageSchema, type HistoryMessage } from "../adapters/messages.ts";
@@ -16,10 +16,56 @@ export interface InboxItem {
 
 /** Rows older than this are pruned once finished; Telegram stops redelivering an update long before. */
 const FINISHED_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+const WAITING = ["pending", "processing"] as const;
+/** Rows per history insert: 3 bound parameters each, within SQLite's 100 per statement in a Durable Object. */
+const HISTORY_ROWS_PER_INSERT = 30;
+
+type Database = DrizzleSqliteDODatabase<typeof schema>;
+
+/**
+ * The hot statements, built once per object. drizzle's query building showed up in the benchmark's profile, so
+ * the statements every message runs are prepared and only their parameters change.
+ */
+function prepare(db: Database) {
+  const { inbox, history, meta } = schema;
+  const placeholder = sql.placeholder;
+  return {
+    enqueue: db
+      .insert(inbox)
+      .values({ key: placeholder("key"), kind: placeholder("kind"), payload: placeholder("payload"), receivedAt: placeholder("now") })
+      .onConflictDoNothing()
+      .returning({ id: inbox.id })
+      .prepare(),
+    firstWaiting: db.select({ id: inbox.id }).from(inbox).where(inArray(inbox.status, [...WAITING])).limit(1).prepare(),
+    waiting: db.select().from(inbox).where(inArray(inbox.status, [...WAITING])).orderBy(asc(inbox.id)).limit(placeholder("limit")).prepare(),
+    // The rows taken are the first waiting ones by id, so "waiting, up to the last id taken" names exactly them.
+    markTaken: db
+      .update(inbox)
+      .set({ status: "processing", attempts: sql`${inbox.attempts} + 1` })
+      .where(and(inArray(inbox.status, [...WAITING]), lte(inbox.id, placeholder("lastId"))))
+      .prepare(),
+    finishOne: db
+      .update(inbox)
+      .set({ status: sql`${placeholder("status")}`, finishedAt: sql`${placeholder("now")}`, error: sql`${placeholder("error")}` })
+      .where(eq(inbox.id, placeholder("id")))
+      .prepare(),
+    lastHistory: db
+      .select({ role: history.role, message: history.message })
+      .from(history)
+      .orderBy(desc(history.id))
+      .limit(placeholder("limit"))
+      .prepare(),
+    historyCount: db.select({ count: count() }).from(history).prepare(),
+    allMeta: db.select().from(meta).prepare(),
+  };
+}
 
 /** The chat object's SQLite: the inbox, the conversation and a few named values. All calls are synchronous. */
 export class ChatStore {
-  private readonly db: DrizzleSqliteDODatabase<typeof schema>;
+  private readonly db: Database;
+  private statements: ReturnType<typeof prepare> | undefined;
+  /** `meta` is tiny and read on every turn: kept in memory, written through. */
+  private metaCache: Map<string, string> | undefined;
 
   constructor(storage: DurableObjectStorage) {
     this.db = drizzle(storage, { schema });
@@ -27,28 +73,22 @@ export class ChatStore {
 
   async migrate(): Promise<void> {
     await migrate(this.db, migrations);
+    this.statements = prepare(this.db);
+  }
+
+  private get prepared(): ReturnType<typeof prepare> {
+    this.statements ??= prepare(this.db);
+    return this.statements;
   }
 
   /** The new row's id, or undefined when the key was seen before: a redelivered update is a no-op. */
   enqueue(key: string, kind: InboxKind, payload: unknown, now: number): number | undefined {
-    const inserted = this.db
-      .insert(schema.inbox)
-      .values({ key, kind, payload: JSON.stringify(payload), receivedAt: now })
-      .onConflictDoNothing()
-      .returning({ id: schema.inbox.id })
-      .all();
+    const inserted = this.prepared.enqueue.all({ key, kind, payload: JSON.stringify(payload), now });
     return inserted[0]?.id;
   }
 
   hasPending(): boolean {
-    return (
-      this.db
-        .select({ id: schema.inbox.id })
-        .from(schema.inbox)
-        .where(inArray(schema.inbox.status, ["pending", "processing"]))
-        .limit(1)
-        .all().length > 0
-    );
+    return this.prepared.firstWaiting.all().length > 0;
   }
 
   /**
@@ -56,31 +96,17 @@ export class ChatStore {
    * that died (alarms never overlap within one object) and are taken again, with their attempt counted.
    */
   takePending(limit = 100): InboxItem[] {
-    return this.db.transaction((transaction) => {
-      const rows = transaction
-        .select()
-        .from(schema.inbox)
-        .where(inArray(schema.inbox.status, ["pending", "processing"]))
-        .orderBy(asc(schema.inbox.id))
-        .limit(limit)
-        .all();
+    return this.db.transaction(() => {
+      const rows = this.prepared.waiting.all({ limit });
       if (rows.length === 0) return [];
-      transaction
-        .update(schema.inbox)
-        .set({ status: "processing", attempts: sql`${schema.inbox.attempts} + 1` })
-        .where(inArray(schema.inbox.id, rows.map((row) => row.id)))
-        .run();
+      this.prepared.markTaken.run({ lastId: rows.at(-1)!.id });
       return rows.map((row) => ({ id: row.id, kind: row.kind, payload: JSON.parse(row.payload), attempts: row.attempts + 1 }));
     });
   }
 
   finish(ids: readonly number[], now: number, error?: string): void {
-    if (ids.length === 0) return;
-    this.db
-      .update(schema.inbox)
-      .set({ status: error === undefined ? "done" : "failed", finishedAt: now, error: error ?? null })
-      .where(inArray(schema.inbox.id, [...ids]))
-      .run();
+    const status = error === undefined ? "done" : "failed";
+    for (const id of ids) this.prepared.finishOne.run({ id, status, now, error: error ?? null });
   }
 
   pruneFinished(now: number): void {
@@ -97,13 +123,7 @@ export class ChatStore {
    */
   historyWindow(limit: number): HistoryMessage[] {
     for (const reach of [limit, limit * 4]) {
-      const rows = this.db
-        .select({ id: schema.history.id, role: schema.history.role, message: schema.history.message })
-        .from(schema.history)
-        .orderBy(desc(schema.history.id))
-        .limit(reach)
-        .all()
-        .reverse();
+      const rows = this.prepared.lastHistory.all({ limit: reach }).reverse();
       const start = rows.findIndex((row) => row.role === "user");
       if (start >= 0) return rows.slice(start).flatMap((row) => parseHistoryRow(row.message));
       if (rows.length < reach) break;
@@ -112,21 +132,20 @@ export class ChatStore {
   }
 
   appendHistory(messages: readonly HistoryMessage[], now: number): void {
-    if (messages.length === 0) return;
-    // SQLite in a Durable Object binds at most 100 parameters per statement: 3 per row.
-    for (let start = 0; start < messages.length; start += 30) {
+    for (let start = 0; start < messages.length; start += HISTORY_ROWS_PER_INSERT) {
       this.db
         .insert(schema.history)
         .values(
-          messages.slice(start, start + 30).map((message) => ({ role: message.role, message: JSON.stringify(message), createdAt: now })),
+          messages
+            .slice(start, start + HISTORY_ROWS_PER_INSERT)
+            .map((message) => ({ role: message.role, message: JSON.stringify(message), createdAt: now })),
         )
         .run();
     }
   }
 
   historyCount(): number {
-    const [row] = this.db.select({ count: sql<number>`count(*)` }).from(schema.history).all();
-    return row?.count ?? 0;
+    return this.prepared.historyCount.all()[0]?.count ?? 0;
   }
 
   clearHistory(): void {
@@ -135,21 +154,38 @@ export class ChatStore {
 
   /** Runs `work` atomically: the history write and the inbox update of one turn land together or not at all. */
   atomically<T>(work: () => T): T {
-    return this.db.transaction(() => work());
+    try {
+      return this.db.transaction(() => work());
+    } catch (error) {
+      // A rolled-back transaction may have changed cached meta values: read them afresh next time.
+      this.metaCache = undefined;
+      throw error;
+    }
   }
 
   getMeta(key: string): unknown {
-    const [row] = this.db.select().from(schema.meta).where(eq(schema.meta.key, key)).all();
-    return row ? JSON.parse(row.value) : undefined;
+    const value = this.meta().get(key);
+    return value === undefined ? undefined : JSON.parse(value);
   }
 
   setMeta(key: string, value: unknown): void {
     const text = JSON.stringify(value);
+    const cache = this.meta();
+    if (cache.get(key) === text) return;
     this.db.insert(schema.meta).values({ key, value: text }).onConflictDoUpdate({ target: schema.meta.key, set: { value: text } }).run();
+    cache.set(key, text);
   }
 
   deleteMeta(key: string): void {
+    const cache = this.meta();
+    if (!cache.has(key)) return;
     this.db.delete(schema.meta).where(eq(schema.meta.key, key)).run();
+    cache.delete(key);
+  }
+
+  private meta(): Map<string, string> {
+    this.metaCache ??= new Map(this.prepared.allMeta.all().map((row) => [row.key, row.value]));
+    return this.metaCache;
   }
 }
 

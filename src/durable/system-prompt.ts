@@ -51,7 +51,19 @@ function describeTools(names: string[]): string {
   return lines.join(" ");
 }
 
+/** Building an Intl formatter costs more than a model turn's other prompt work; one per time zone is kept. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
 function formatNow(now: Date, timezone: string): string {
+  let formatter = formatters.get(timezone);
+  if (!formatter) {
+    formatter = makeFormatter(timezone);
+    formatters.set(timezone, formatter);
+  }
+  return formatter.format(now);
+}
+
+function makeFormatter(timezone: string): Intl.DateTimeFormat {
   return new Intl.DateTimeFormat("en-GB", {
     timeZone: timezone,
     weekday: "long",
@@ -61,5 +73,5 @@ function formatNow(now: Date, timezone: string): string {
     hour: "2-digit",
     minute: "2-digit",
     hour12: false,
-  }).format(now);
+  });
 }

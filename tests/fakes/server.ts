@@ -255,11 +255,15 @@ function telegramDefault(method: string, body: unknown, messageId: number): unkn
   }
 }
 
-/** The default model answer: the text of the last user message, so tests and the benchmark can tell turns apart. */
+/**
+ * The default model answer echoes the turn's new user messages (those after the last assistant message), joined by
+ * " | ", so tests and the benchmark can tell which messages a turn answered.
+ */
 function openaiDefault(body: unknown): unknown {
-  const messages = ((body as { messages?: { role: string; content: unknown }[] })?.messages ?? []).filter((message) => message.role === "user");
-  const last = messages.at(-1);
-  return openaiText(`echo: ${typeof last?.content === "string" ? last.content : ""}`);
+  const messages = (body as { messages?: { role: string; content: unknown }[] })?.messages ?? [];
+  const lastAssistant = messages.map((message) => message.role).lastIndexOf("assistant");
+  const fresh = messages.slice(lastAssistant + 1).filter((message) => message.role === "user");
+  return openaiText(`echo: ${fresh.map((message) => (typeof message.content === "string" ? message.content : "")).join(" | ")}`);
 }
 
 export function openaiText(text: string, usage = { prompt_tokens: 10, completion_tokens: 5 }): unknown {

@@ -94,6 +94,25 @@ describe("a turn", () => {
     expect(users).toEqual(["one", "two", "three"]);
   });
 
+  it("answers a backlog larger than one batch (100) in order, within SQLite's bound-parameter limit", async () => {
+    await runInDurableObject(session(PRIVATE_CHAT), async (instance: ChatSession, state) => {
+      const store = (instance as unknown as { store: { enqueue(key: string, kind: string, payload: unknown, now: number): number | undefined } }).store;
+      for (let index = 0; index < 150; index++) {
+        const update = textUpdate(`m${index}`);
+        const message = (update.message as { text: string; message_id: number; date: number });
+        store.enqueue(`update:${update.update_id}`, "message", {
+          updateId: update.update_id, messageId: message.message_id, chat: { id: PRIVATE_CHAT, type: "private", isForum: false },
+          from: { id: PRIVATE_CHAT, name: "Ada" }, text: message.text, date: message.date,
+        }, Date.now());
+      }
+      await state.storage.setAlarm(Date.now());
+    });
+    const answers = await fakes.wait("telegram", { method: "sendMessage", count: 2 });
+    const markers = answers.map(sentText).join(" | ").match(/m\d+/g);
+    expect(markers).toEqual(Array.from({ length: 150 }, (_, index) => `m${index}`));
+    expect(await fakes.requests("openai")).toHaveLength(2);
+  });
+
   it("keeps each chat's conversation", async () => {
     await say("my name is Ada");
     await say("what is my name?", { count: 2 });

@@ -1,0 +1,81 @@
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface Bot {
+  url: string;
+  secret: string;
+  stop(): Promise<void>;
+}
+
+const SECRET = "bench-webhook-secret";
+
+/** `wrangler dev` on a free port with fresh local storage, its upstreams pointed at the fakes. */
+export async function startBot(fakesUrl: string, options: { inspectorPort?: number; minify?: boolean } = {}): Promise<Bot> {
+  const state = mkdtempSync(join(tmpdir(), "bench-state-"));
+  const port = await freePort();
+  const vars: Record<string, string> = {
+    TELEGRAM_BOT_TOKEN: "123456:BENCH",
+    TELEGRAM_WEBHOOK_SECRET: SECRET,
+    TELEGRAM_API_BASE_URL: `${fakesUrl}/telegram`,
+    OPENAI_API_KEY: "bench-key",
+    OPENAI_BASE_URL: `${fakesUrl}/openai/v1`,
+    ANTHROPIC_API_KEY: "bench-key",
+    ANTHROPIC_BASE_URL: `${fakesUrl}/anthropic`,
+    ALLOWED_CHAT_IDS: "*",
+    DEFAULT_PROVIDER: "openai",
+    DEFAULT_MODEL: "gpt-bench",
+  };
+  const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state], {
+    env: { ...process.env, CI: "true" },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  if (migrate.status !== 0) throw new Error("applying the D1 migrations failed");
+
+  const child = spawn(
+    "npx",
+    [
+      "wrangler", "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state, "--log-level", "warn",
+      "--show-interactive-dev-session=false",
+      ...(options.inspectorPort ? ["--inspector-port", String(options.inspectorPort)] : []),
+      ...(options.minify === false ? ["--minify=false"] : []),
+      ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
+    ],
+    { env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" }, stdio: ["ignore", "ignore", "inherit"], detached: true },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${url}/health`)).ok) break;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error("wrangler dev did not start");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return {
+    url,
+    secret: SECRET,
+    async stop() {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      // The whole process group: npx, wrangler and workerd.
+      if (child.pid) process.kill(-child.pid, "SIGTERM");
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+      if (child.exitCode === null && child.pid) process.kill(-child.pid, "SIGKILL");
+      rmSync(state, { recursive: true, force: true });
+    },
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}

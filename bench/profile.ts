@@ -1,0 +1,90 @@
+/**
+ * `node bench/profile.ts [seconds]`: a CPU profile of the Worker under `wrangler dev` while the instant-model
+ * throughput load runs, through the runtime's inspector. Writes bench/results/profile.cpuprofile (open it in Chrome
+ * DevTools) and prints the functions with the most self time.
+ */
+import { writeFileSync, mkdirSync } from "node:fs";
+import { startFakes } from "../tests/fakes/server.ts";
+import { startBot } from "./bot.ts";
+
+const inspectorPort = 9339;
+const fakes = await startFakes({ recordRequests: false });
+// Unminified, so the profile names our functions.
+const bot = await startBot(fakes.url, { inspectorPort, minify: false });
+const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json()) as { webSocketDebuggerUrl: string; title: string }[];
+const target = targets.find((entry) => !entry.title.includes("ProxyWorker")) ?? targets[0]!;
+// wrangler's inspector proxy wants an Origin header, as DevTools sends one.
+const socket = new WebSocket(target.webSocketDebuggerUrl, { headers: { origin: "https://devtools.devprod.cloudflare.dev" } } as unknown as string[]);
+await new Promise((resolve) => socket.addEventListener("open", resolve, { once: true }));
+let nextId = 1;
+const pending = new Map<number, (value: unknown) => void>();
+socket.addEventListener("message", (event) => {
+  const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown; error?: unknown };
+  // The proxy answers some commands by echoing them with their id; Profiler.stop comes back with its result.
+  if (message.id && pending.has(message.id)) pending.get(message.id)!(message.result);
+});
+const send = (method: string, params: unknown = {}) =>
+  new Promise<unknown>((resolve) => {
+    const id = nextId++;
+    pending.set(id, resolve);
+    socket.send(JSON.stringify({ id, method, params }));
+  });
+
+let update = 1;
+const post = async (chat: number, text: string) => {
+  const response = await fetch(`${bot.url}/telegram/webhook`, {
+    method: "POST",
+    headers: { "x-telegram-bot-api-secret-token": bot.secret, "content-type": "application/json" },
+    body: JSON.stringify({ update_id: update++, message: { message_id: update, date: 1, chat: { id: chat, type: "private" }, from: { id: chat, is_bot: false, first_name: "B" }, text } }),
+  });
+  await response.text();
+};
+for (let index = 0; index < 20; index++) await post(1, `warm ${index}`);
+
+await send("Profiler.enable");
+await send("Profiler.setSamplingInterval", { interval: 200 });
+await send("Profiler.start");
+const seconds = Number(process.argv[2] ?? 5);
+// "new": new chats, two messages each, 1 s model (the 1-second throughput scenario); otherwise 20 warm chats, instant.
+const load = process.argv[3] ?? "warm";
+const until = Date.now() + seconds * 1000;
+let sent = 0;
+if (load === "new") {
+  fakes.options.modelDelayMs = 1000;
+  let chat = 10_000;
+  await Promise.all(
+    Array.from({ length: 40 }, async () => {
+      while (Date.now() < until) {
+        const id = chat++;
+        await post(id, "first");
+        await post(id, "second");
+        sent += 2;
+      }
+    }),
+  );
+} else {
+  await Promise.all(
+    Array.from({ length: 20 }, async (_, worker) => {
+      for (let index = 0; Date.now() < until; index++, sent++) await post(1000 + worker, `m${index}`);
+    }),
+  );
+}
+console.log(`${sent} updates in ${seconds} s`);
+const { profile } = (await send("Profiler.stop")) as { profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]; samples: number[]; timeDeltas: number[] } };
+mkdirSync("bench/results", { recursive: true });
+writeFileSync("bench/results/profile.cpuprofile", JSON.stringify(profile));
+const self = new Map<number, number>();
+profile.samples.forEach((node, index) => self.set(node, (self.get(node) ?? 0) + (profile.timeDeltas[index] ?? 0)));
+const byFunction = new Map<string, number>();
+for (const node of profile.nodes) {
+  const frame = node.callFrame;
+  const key = `${frame.functionName || "(anonymous)"} ${frame.url.replace(/^.*\//, "")}:${frame.lineNumber}`;
+  byFunction.set(key, (byFunction.get(key) ?? 0) + (self.get(node.id) ?? 0));
+}
+const total = [...byFunction.values()].reduce((sum, value) => sum + value, 0);
+for (const [name, micros] of [...byFunction].sort((left, right) => right[1] - left[1]).slice(0, 30)) {
+  console.log(`${((micros / total) * 100).toFixed(1).padStart(5)}%  ${(micros / 1000).toFixed(0).padStart(6)} ms  ${name}`);
+}
+socket.close();
+await bot.stop();
+await fakes.close();

@@ -1,0 +1,384 @@
+import type { Fakes, RecordedRequest } from "../tests/fakes/server.ts";
+import type { Bot } from "./bot.ts";
+import { summarize, type Summary } from "./stats.ts";
+
+export interface Check {
+  name: string;
+  ok: boolean;
+  value: string;
+}
+
+export interface ScenarioResult {
+  name: string;
+  description: string;
+  latency?: Summary;
+  figures: Record<string, number>;
+  checks: Check[];
+  /** False when an answer was lost, duplicated or out of order. */
+  integrity?: boolean;
+}
+
+interface Options {
+  quick: boolean;
+  modelLatencyMs: number;
+  log: (line: string) => void;
+}
+
+/** Watches what the fake Telegram receives: each chat's answers and its Bot API calls. */
+class Watcher {
+  readonly answers = new Map<number, { at: number; text: string }[]>();
+  readonly calls = new Map<number, number>();
+  private waiters: { test: () => boolean; resolve: () => void }[] = [];
+
+  constructor(fakes: Fakes) {
+    fakes.onRequest = (request: RecordedRequest) => {
+      if (request.service !== "telegram") return;
+      const body = request.body as { chat_id?: number; text?: string } | undefined;
+      const chatId = Number(body?.chat_id);
+      if (!Number.isFinite(chatId)) return;
+      this.calls.set(chatId, (this.calls.get(chatId) ?? 0) + 1);
+      const isAnswer = request.method === "sendMessage" && (body?.text?.startsWith("echo:") || body?.text?.startsWith("done "));
+      if (isAnswer) {
+        const list = this.answers.get(chatId) ?? [];
+        list.push({ at: request.at, text: body!.text! });
+        this.answers.set(chatId, list);
+        this.waiters = this.waiters.filter((waiter) => {
+          if (!waiter.test()) return true;
+          waiter.resolve();
+          return false;
+        });
+      }
+    };
+  }
+
+  /** Waits until `test` holds (checked on every answer), or fails after `timeoutMs`. */
+  until(test: () => boolean, timeoutMs: number, what: string): Promise<void> {
+    if (test()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), timeoutMs);
+      this.waiters.push({ test, resolve: () => (clearTimeout(timer), resolve()) });
+    });
+  }
+
+  /** The markers each answer of a chat carries, in arrival order. */
+  markers(chatId: number): string[] {
+    return (this.answers.get(chatId) ?? []).flatMap((answer) => answer.text.match(/m-?\d+-\d+/g) ?? []);
+  }
+
+  answeredAt(chatId: number, marker: string): number | undefined {
+    return this.answers.get(chatId)?.find((answer) => new RegExp(`${marker}(?!\\d)`).test(answer.text))?.at;
+  }
+}
+
+let nextUpdateId = 1;
+let nextChatId = 100_000;
+/** Round-trip markers count from here, clear of the markers a chat's seeding or bulk sending used. */
+let roundTripSequence = 1_000_000;
+
+function update(chatId: number, text: string): string {
+  const id = nextUpdateId++;
+  return JSON.stringify({
+    update_id: id,
+    message: {
+      message_id: id,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: chatId, type: "private", first_name: "Bench" },
+      from: { id: chatId, is_bot: false, first_name: "Bench", language_code: "en" },
+      text,
+    },
+  });
+}
+
+async function post(bot: Bot, body: string): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(`${bot.url}/telegram/webhook`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": bot.secret },
+    body,
+  });
+  await response.arrayBuffer();
+  if (response.status !== 200) throw new Error(`webhook answered ${response.status}`);
+  return performance.now() - started;
+}
+
+/** Runs `work` over `items` with at most `connections` requests in flight. */
+async function pool<T>(items: T[], connections: number, work: (item: T) => Promise<void>): Promise<void> {
+  let index = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(connections, items.length) }, async () => {
+      while (index < items.length) await work(items[index++]!);
+    }),
+  );
+}
+
+const newChats = (count: number) => Array.from({ length: count }, () => nextChatId++);
+
+/** Sends `perChat` messages to each chat; one sender per chat keeps each chat's order, at most `connections` at once. */
+async function sendAll(bot: Bot, chats: number[], perChat: number, connections: number, ackTimes?: number[]): Promise<Map<number, string[]>> {
+  const sent = new Map<number, string[]>();
+  await pool(chats, connections, async (chatId) => {
+    const markers: string[] = [];
+    sent.set(chatId, markers);
+    for (let sequence = 0; sequence < perChat; sequence++) {
+      const marker = `m${chatId}-${sequence}`;
+      markers.push(marker);
+      const took = await post(bot, update(chatId, marker));
+      ackTimes?.push(took);
+    }
+  });
+  return sent;
+}
+
+/** Every message answered exactly once, in the order it was sent. */
+function intact(watcher: Watcher, sent: Map<number, string[]>): { ok: boolean; problem?: string } {
+  for (const [chatId, markers] of sent) {
+    const answered = watcher.markers(chatId);
+    if (answered.join(",") !== markers.join(",")) {
+      return { ok: false, problem: `chat ${chatId}: sent ${markers.join(",")} but answers carried ${answered.join(",")}` };
+    }
+  }
+  return { ok: true };
+}
+
+async function drained(watcher: Watcher, sent: Map<number, string[]>, timeoutMs: number): Promise<void> {
+  const total = [...sent.values()].reduce((sum, markers) => sum + markers.length, 0);
+  const answered = () => [...sent.keys()].reduce((sum, chatId) => sum + watcher.markers(chatId).length, 0);
+  await watcher.until(() => answered() >= total, timeoutMs, `${total} answers`);
+}
+
+/** Sequential request → answer round trips, the reply latency of each. */
+async function roundTrips(bot: Bot, watcher: Watcher, chats: number[], count: number): Promise<number[]> {
+  const latencies: number[] = [];
+  for (let index = 0; index < count; index++) {
+    const chatId = chats[index % chats.length]!;
+    const marker = `m${chatId}-${roundTripSequence++}`;
+    const started = Date.now();
+    await post(bot, update(chatId, marker));
+    await watcher.until(() => watcher.answeredAt(chatId, marker) !== undefined, 30_000, `answer to ${marker}`);
+    latencies.push(watcher.answeredAt(chatId, marker)! - started);
+  }
+  return latencies;
+}
+
+const check = (name: string, ok: boolean, value: string): Check => ({ name, ok, value });
+
+export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promise<ScenarioResult[]> {
+  const watcher = new Watcher(fakes);
+  const results: ScenarioResult[] = [];
+  const setModel = (ms: number) => {
+    fakes.options.modelDelayMs = ms;
+  };
+  const { quick, modelLatencyMs, log } = options;
+
+  // Warm up: the first requests compile the Worker and create the first objects.
+  setModel(0);
+  await roundTrips(bot, watcher, newChats(3), 6);
+
+  {
+    // Telegram opens up to 40 connections and delivers updates as people send them. "paced" offers updates at a
+    // fixed rate (twice the throughput target) over 40 connections; "saturated" sends back to back on all 40, which
+    // measures the local runtime's queueing (Little's law: latency ≈ 40 / requests per second) more than the bot.
+    const rate = 200;
+    log(`ack: webhook → 200 over 40 connections at ${rate} updates/s, ${modelLatencyMs} ms model`);
+    setModel(modelLatencyMs);
+    const chats = newChats(quick ? 100 : 200);
+    const perChat = quick ? 3 : 10;
+    const acks: number[] = [];
+    const started = performance.now();
+    const sent = new Map<number, string[]>(chats.map((chatId) => [chatId, []]));
+    const queue = Array.from({ length: perChat }, (_, sequence) => chats.map((chatId) => ({ chatId, sequence }))).flat();
+    await pool(queue.map((item, index) => ({ ...item, index })), 40, async ({ chatId, sequence, index }) => {
+      const due = started + (index * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const marker = `m${chatId}-${sequence}`;
+      sent.get(chatId)!.push(marker);
+      acks.push(await post(bot, update(chatId, marker)));
+    });
+    await drained(watcher, sent, 120_000);
+    const latency = summarize(acks);
+    results.push({
+      name: "ack (paced)",
+      description: `webhook request to its 200: ${acks.length} updates over ${chats.length} chats, ${rate}/s through 40 connections, ${modelLatencyMs} ms model`,
+      latency,
+      figures: {},
+      checks: [check("ack p99 ≤ 25 ms (paced, 40 connections)", latency.p99 <= 25, `${latency.p99.toFixed(1)} ms`)],
+    });
+  }
+
+  {
+    log("ack: webhook → 200, 40 connections back to back");
+    setModel(modelLatencyMs);
+    const chats = newChats(quick ? 100 : 200);
+    const acks: number[] = [];
+    const started = performance.now();
+    const sent = await sendAll(bot, chats, quick ? 4 : 10, 40, acks);
+    const seconds = (performance.now() - started) / 1000;
+    await drained(watcher, sent, 120_000);
+    const latency = summarize(acks);
+    const integrity = intact(watcher, sent);
+    if (!integrity.ok) log(`ack: ${integrity.problem}`);
+    const floor: number[] = [];
+    const floorStarted = performance.now();
+    await pool(Array.from({ length: acks.length }, (_, index) => index), 40, async () => {
+      const began = performance.now();
+      await (await fetch(`${bot.url}/health`)).arrayBuffer();
+      floor.push(performance.now() - began);
+    });
+    const floorSeconds = (performance.now() - floorStarted) / 1000;
+    results.push({
+      name: "ack (saturated)",
+      description: `${acks.length} updates sent back to back on 40 connections, ${modelLatencyMs} ms model; "health" is GET /health the same way, the runtime's floor`,
+      latency,
+      figures: { "updates/s": acks.length / seconds, "health p50": summarize(floor).p50, "health p99": summarize(floor).p99, "health/s": floor.length / floorSeconds },
+      checks: [check("ack p99 ≤ 25 ms (saturated, 40 connections)", latency.p99 <= 25, `${latency.p99.toFixed(1)} ms`)],
+      integrity: integrity.ok,
+    });
+  }
+
+  {
+    log("reply: webhook → final sendMessage, instant model");
+    setModel(0);
+    const chats = newChats(10);
+    await roundTrips(bot, watcher, chats, chats.length);
+    const callsBefore = new Map(chats.map((chatId) => [chatId, watcher.calls.get(chatId) ?? 0]));
+    const count = quick ? 40 : 200;
+    const latency = summarize(await roundTrips(bot, watcher, chats, count));
+    const calls = chats.reduce((sum, chatId) => sum + (watcher.calls.get(chatId) ?? 0) - callsBefore.get(chatId)!, 0) / count;
+    results.push({
+      name: "reply (instant model)",
+      description: `${count} sequential turns over ${chats.length} warm chats; the bot's own overhead`,
+      latency,
+      figures: { telegramCallsPerTurn: calls },
+      checks: [
+        check("reply overhead p50 ≤ 40 ms", latency.p50 <= 40, `${latency.p50.toFixed(1)} ms`),
+        check("reply overhead p99 ≤ 150 ms", latency.p99 <= 150, `${latency.p99.toFixed(1)} ms`),
+        check("Telegram calls per plain turn ≤ 3", calls <= 3, calls.toFixed(2)),
+      ],
+    });
+  }
+
+  {
+    log(`reply: webhook → final sendMessage, ${modelLatencyMs} ms model`);
+    setModel(modelLatencyMs);
+    const chats = newChats(10);
+    const perChat = quick ? 2 : 5;
+    const latencies: number[] = [];
+    await Promise.all(chats.map(async (chatId) => latencies.push(...(await roundTrips(bot, watcher, [chatId], perChat)))));
+    const latency = summarize(latencies);
+    results.push({
+      name: `reply (${modelLatencyMs} ms model)`,
+      description: `${latencies.length} turns, 10 chats in parallel, each waiting for its answer`,
+      latency,
+      figures: { overheadP50: latency.p50 - modelLatencyMs },
+      checks: [],
+    });
+  }
+
+  for (const [label, chatCount, perChat, model] of [
+    ["throughput (instant model)", 20, 10, 0],
+    [`throughput (${modelLatencyMs} ms model)`, 200, 2, modelLatencyMs],
+  ] as const) {
+    log(`${label}: ${chatCount} chats × ${perChat} messages`);
+    setModel(model);
+    const chats = newChats(chatCount);
+    const turnsBefore = chats.reduce((sum, chatId) => sum + (watcher.answers.get(chatId)?.length ?? 0), 0);
+    const started = Date.now();
+    const sent = await sendAll(bot, chats, perChat, 40);
+    await drained(watcher, sent, 120_000);
+    const seconds = (Date.now() - started) / 1000;
+    const turns = chats.reduce((sum, chatId) => sum + (watcher.answers.get(chatId)?.length ?? 0), 0) - turnsBefore;
+    const messages = chatCount * perChat;
+    const integrity = intact(watcher, sent);
+    if (!integrity.ok) log(`${label}: ${integrity.problem}`);
+    results.push({
+      name: label,
+      description: `${chatCount} chats × ${perChat} messages through ${Math.min(40, chatCount)} connections; messages arriving during a turn are answered together in the next`,
+      figures: { seconds, messages, turns, messagesPerSecond: messages / seconds, turnsPerSecond: turns / seconds },
+      checks: [
+        check("≥ 100 messages answered per second", messages / seconds >= 100, `${(messages / seconds).toFixed(0)}/s`),
+        check("none lost, duplicated or reordered", integrity.ok, integrity.ok ? "all answered once, in order" : integrity.problem!),
+      ],
+      integrity: integrity.ok,
+    });
+  }
+
+  {
+    const sizes = [10, 1000, 10_000];
+    log(`history: reply overhead with ${sizes.join(" / ")} stored messages`);
+    setModel(0);
+    const p50s: Record<string, number> = {};
+    const summaries: Record<string, Summary> = {};
+    for (const size of sizes) {
+      const [chatId] = newChats(1);
+      // Seeding through the webhook: updates sent faster than turns run are batched, each batch adding its messages
+      // plus one answer to the history.
+      const seed = Math.max(1, Math.round(size * 0.97));
+      await pool(Array.from({ length: seed }, (_, index) => index), 40, async (index) => {
+        await post(bot, update(chatId!, `m${chatId}-${index}`));
+      });
+      await watcher.until(() => watcher.markers(chatId!).length >= seed, 300_000, `seeding ${size}`);
+      const latency = summarize(await roundTrips(bot, watcher, [chatId!], quick ? 15 : 40));
+      p50s[size] = latency.p50;
+      summaries[size] = latency;
+    }
+    const ratio = p50s[10_000]! / p50s[10]!;
+    results.push({
+      name: "history",
+      description: "reply overhead (instant model) of a chat with ~10, ~1,000 and ~10,000 stored messages",
+      figures: Object.fromEntries(sizes.flatMap((size) => [[`p50 @${size}`, summaries[size]!.p50], [`p99 @${size}`, summaries[size]!.p99]])),
+      checks: [check("overhead at 10,000 ≤ 1.25 × at 10", ratio <= 1.25, `${ratio.toFixed(2)}×`)],
+    });
+  }
+
+  {
+    log("tools: a turn with three tool calls against one with none");
+    setModel(0);
+    const [chatId] = newChats(1);
+    const count = quick ? 10 : 40;
+    await roundTrips(bot, watcher, [chatId!], 2);
+    const plain = summarize(await roundTrips(bot, watcher, [chatId!], count));
+    const withTools: number[] = [];
+    for (let index = 0; index < count; index++) {
+      const marker = `m${chatId}-${5000 + index}`;
+      await script(fakes, [
+        toolCall("remember", { fact: `bench fact ${index}` }),
+        toolCall("recall", { query: "bench fact" }),
+        toolCall("list_tasks", {}),
+        { body: completion(`done ${marker}`) },
+      ]);
+      const started = Date.now();
+      await post(bot, update(chatId!, `tools ${marker}`));
+      await watcher.until(() => watcher.answeredAt(chatId!, marker) !== undefined, 30_000, `answer to ${marker}`);
+      withTools.push(watcher.answeredAt(chatId!, marker)! - started);
+    }
+    const tools = summarize(withTools);
+    results.push({
+      name: "tools",
+      description: `${count} turns with three tool calls (remember, recall, list_tasks: four model calls) against ${count} without`,
+      latency: tools,
+      figures: { "plain p50": plain.p50, "tools p50": tools.p50, "added per tool call (p50)": (tools.p50 - plain.p50) / 3 },
+      checks: [],
+    });
+  }
+  return results;
+}
+
+function completion(text: string, toolCalls?: unknown[]) {
+  return {
+    id: "bench",
+    object: "chat.completion",
+    created: 1,
+    model: "gpt-bench",
+    choices: [{ index: 0, finish_reason: toolCalls ? "tool_calls" : "stop", message: { role: "assistant", content: toolCalls ? null : text, ...(toolCalls ? { tool_calls: toolCalls } : {}) } }],
+    usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+  };
+}
+
+function toolCall(name: string, args: unknown) {
+  return { body: completion("", [{ id: `call_${name}_${Math.random().toString(36).slice(2, 8)}`, type: "function", function: { name, arguments: JSON.stringify(args) } }]) };
+}
+
+async function script(fakes: Fakes, responses: unknown[]): Promise<void> {
+  await fetch(`${fakes.url}/__control/script`, { method: "POST", body: JSON.stringify({ service: "openai", responses }) });
+}

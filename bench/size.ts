@@ -1,0 +1,20 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** The deployed bundle's size, as `wrangler deploy --dry-run` reports it (raw and gzip, KiB). */
+export async function bundleSize(): Promise<{ rawKiB: number; gzipKiB: number }> {
+  const out = mkdtempSync(join(tmpdir(), "bench-dist-"));
+  try {
+    const result = spawnSync("npx", ["wrangler", "deploy", "--dry-run", "--outdir", out, "--containers-rollout=none"], {
+      encoding: "utf8",
+      env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
+    });
+    const match = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(`${result.stdout}${result.stderr}`);
+    if (!match) throw new Error(`wrangler deploy --dry-run failed:\n${result.stderr}`);
+    return { rawKiB: Number(match[1]), gzipKiB: Number(match[2]) };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,242 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { agentEventSchema, type AgentEvent } from "../../src/adapters/events.ts";
+
+const SERVER = fileURLToPath(new URL("../server.ts", import.meta.url));
+export const TEST_API_KEY = "sk-ant-test-dummy-key-0123456789";
+
+/** A fake Worker tool endpoint (`POST /agent/tools/<chatKey>`): checks the bearer token, records calls. */
+export class FakeToolEndpoint {
+  readonly calls: Array<{ path: string; authorization: string | undefined; body: unknown }> = [];
+  token = "test-callback-token-0123456789";
+  /** The Worker's answer to a call; `hang` never answers. */
+  answer: (name: string, argumentsText: string) => { status: number; body: unknown } | "hang" = () => ({
+    status: 200,
+    body: { content: "ok", isError: false },
+  });
+  private server: http.Server | undefined;
+  url = "";
+
+  async start(): Promise<this> {
+    this.server = http.createServer((request, response) => {
+      void (async () => {
+        let raw = "";
+        for await (const chunk of request) raw += String(chunk);
+        let body: unknown;
+        try {
+          body = JSON.parse(raw);
+        } catch {
+          body = raw;
+        }
+        this.calls.push({ path: request.url ?? "/", authorization: request.headers.authorization, body });
+        const send = (status: number, payload: unknown): void => {
+          response.writeHead(status, { "content-type": "application/json" });
+          response.end(JSON.stringify(payload));
+        };
+        if (request.headers.authorization !== `Bearer ${this.token}`) return send(401, { error: "unauthorized" });
+        if (request.headers["content-type"] !== "application/json") return send(415, { error: "unsupported_media_type" });
+        const call = body as { name?: unknown; arguments?: unknown };
+        if (typeof call.name !== "string" || typeof call.arguments !== "string") return send(400, { error: "invalid_request" });
+        const answer = this.answer(call.name, call.arguments);
+        if (answer !== "hang") send(answer.status, answer.body);
+      })();
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  reset(): void {
+    this.calls.length = 0;
+  }
+
+  async close(): Promise<void> {
+    if (!this.server) return;
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+    this.server = undefined;
+  }
+}
+
+/** The runner as a child process (`node container/server.ts`), with a temporary workspace and Claude config. */
+export class RunnerProcess {
+  url = "";
+  output = "";
+  workspaceRoot = "";
+  private child: ChildProcess | undefined;
+  private exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> | undefined;
+  private temporary = "";
+
+  async start(apiUrl: string, extraEnv: Record<string, string> = {}): Promise<this> {
+    this.temporary = await mkdtemp(path.join(os.tmpdir(), "agent-runner-test-"));
+    this.workspaceRoot = path.join(this.temporary, "workspace");
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: path.join(this.temporary, "home"),
+      TMPDIR: os.tmpdir(),
+      LANG: "C.UTF-8",
+      PORT: "0",
+      HOST: "127.0.0.1",
+      WORKSPACE_ROOT: this.workspaceRoot,
+      CLAUDE_CONFIG_DIR: path.join(this.temporary, "claude-config"),
+      ANTHROPIC_BASE_URL: apiUrl,
+      ANTHROPIC_API_KEY: TEST_API_KEY,
+      // The CLI refuses bypassPermissions as root unless it is told it runs in a sandbox.
+      IS_SANDBOX: "1",
+      // Failures fail now instead of after minutes of backoff.
+      CLAUDE_CODE_MAX_RETRIES: "0",
+      ...extraEnv,
+    };
+    const child = spawn(process.execPath, [SERVER], { env, stdio: ["ignore", "pipe", "pipe"] });
+    this.child = child;
+    this.exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+    child.stderr!.on("data", (chunk: Buffer) => (this.output += chunk.toString()));
+    this.url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the runner did not start:\n${this.output}`)), 20_000);
+      child.stdout!.on("data", (chunk: Buffer) => {
+        this.output += chunk.toString();
+        const match = /listening on http:\/\/[^\s:]+:(\d+)/.exec(this.output);
+        if (match) {
+          clearTimeout(timer);
+          resolve(`http://127.0.0.1:${match[1]}`);
+        }
+      });
+      child.once("exit", () => {
+        clearTimeout(timer);
+        reject(new Error(`the runner exited:\n${this.output}`));
+      });
+    });
+    return this;
+  }
+
+  get pid(): number {
+    return this.child!.pid!;
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    this.child?.kill(signal);
+  }
+
+  /** Resolves with the exit, or undefined if it has not come within `timeoutMs`. */
+  async waitForExit(timeoutMs: number): Promise<{ code: number | null; signal: NodeJS.Signals | null } | undefined> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)));
+    try {
+      return await Promise.race([this.exited!, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The Claude Code CLI processes this runner has started and that still run. */
+  async cliPids(): Promise<number[]> {
+    const pids: number[] = [];
+    for (const entry of await readdir("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = await readFile(`/proc/${entry}/stat`, "utf8");
+        const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+        if (parent !== this.pid) continue;
+        const commandLine = await readFile(`/proc/${entry}/cmdline`, "utf8");
+        if (commandLine.includes("claude")) pids.push(Number(entry));
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+    return pids;
+  }
+
+  async stop(): Promise<void> {
+    if (this.child && this.child.exitCode === null && this.child.signalCode === null) {
+      this.child.kill("SIGTERM");
+      if (!(await this.waitForExit(10_000))) {
+        this.child.kill("SIGKILL");
+        await this.waitForExit(5_000);
+      }
+    }
+    if (this.temporary) await rm(this.temporary, { recursive: true, force: true });
+  }
+}
+
+export interface RunResponse {
+  status: number;
+  contentType: string | null;
+  /** Parsed NDJSON lines (for 200), or the JSON body (otherwise) as the only element of `body`. */
+  events: AgentEvent[];
+  lines: string[];
+  body: unknown;
+}
+
+/** POSTs a payload to the runner's `/run` and reads the whole answer. */
+export async function postRun(runnerUrl: string, payload: unknown, init: { signal?: AbortSignal; rawBody?: string } = {}): Promise<RunResponse> {
+  const response = await fetch(`${runnerUrl}/run`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: init.rawBody ?? JSON.stringify(payload),
+    ...(init.signal ? { signal: init.signal } : {}),
+  });
+  const text = await response.text();
+  if (response.status !== 200) {
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // keep the text
+    }
+    return { status: response.status, contentType: response.headers.get("content-type"), events: [], lines: [], body };
+  }
+  const lines = text.split("\n").filter((line) => line.trim() !== "");
+  const events = lines.map((line) => agentEventSchema.parse(JSON.parse(line)));
+  return { status: 200, contentType: response.headers.get("content-type"), events, lines, body: undefined };
+}
+
+/**
+ * POSTs a payload and hands each event to `onEvent` as its line arrives (so a test can act mid-stream); resolves
+ * with all of them when the stream ends.
+ */
+export async function streamRun(runnerUrl: string, payload: unknown, onEvent: (event: AgentEvent) => void): Promise<AgentEvent[]> {
+  const response = await fetch(`${runnerUrl}/run`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(payload),
+  });
+  if (response.status !== 200 || !response.body) throw new Error(`the runner answered ${response.status}`);
+  const events: AgentEvent[] = [];
+  let buffer = "";
+  const decoder = new TextDecoder();
+  for await (const chunk of response.body) {
+    buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+    let newline: number;
+    while ((newline = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, newline).trim();
+      buffer = buffer.slice(newline + 1);
+      if (line === "") continue;
+      const event = agentEventSchema.parse(JSON.parse(line));
+      events.push(event);
+      onEvent(event);
+    }
+  }
+  if (buffer.trim() !== "") throw new Error(`the stream ended inside a line: ${buffer}`);
+  return events;
+}
+
+/** A payload for `POST /run`. */
+export function payloadFor(chatKey: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    chatKey,
+    model: "claude-test-model",
+    systemPrompt: "You are Testbot, a helpful Telegram bot. MARKER-SYSTEM-PROMPT",
+    history: [{ role: "user", content: "Hello!" }],
+    tools: [],
+    ...overrides,
+  };
+}
+
+export function lastEvent(events: readonly AgentEvent[]): AgentEvent | undefined {
+  return events.at(-1);
+}
