@@ -40,16 +40,32 @@ const post = async (chat: number, text: string) => {
   await response.text();
 };
 for (let index = 0; index < 20; index++) await post(1, `warm ${index}`);
+const load = process.argv[3] ?? "warm";
+// The chats the paced load uses exist before profiling starts.
+if (load === "paced") for (let chat = 0; chat < 200; chat++) await post(20_000 + chat, "warm");
+await new Promise((resolve) => setTimeout(resolve, 1000));
 
 await send("Profiler.enable");
 await send("Profiler.setSamplingInterval", { interval: 200 });
 await send("Profiler.start");
 const seconds = Number(process.argv[2] ?? 5);
-// "new": new chats, two messages each, 1 s model (the 1-second throughput scenario); otherwise 20 warm chats, instant.
-const load = process.argv[3] ?? "warm";
+// "paced": 100/s over warm chats, 1 s model; "new": new chats, two messages each, 1 s model; else 20 warm chats, instant.
 const until = Date.now() + seconds * 1000;
 let sent = 0;
-if (load === "new") {
+if (load === "paced") {
+  // 100 updates/s over 200 warm chats, 1 s model: the paced ack scenario.
+  fakes.options.modelDelayMs = 1000;
+  const started = performance.now();
+  const total = seconds * 100;
+  await Promise.all(
+    Array.from({ length: total }, async (_, index) => {
+      const wait = started + index * 10 - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      await post(20_000 + (index % 200), "paced");
+      sent++;
+    }),
+  );
+} else if (load === "new") {
   fakes.options.modelDelayMs = 1000;
   let chat = 10_000;
   await Promise.all(

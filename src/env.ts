@@ -28,6 +28,7 @@ export interface Env {
   PROVIDER_MAX_RETRIES?: string;
   PROVIDER_TIMEOUT_SECONDS?: string;
   DEFAULT_TIMEZONE?: string;
+  USAGE_FLUSH_SECONDS?: string;
 
   AGENT_RUNNER_URL?: string;
   AGENT_TIMEOUT_SECONDS?: string;

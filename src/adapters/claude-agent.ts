@@ -19,6 +19,8 @@ const MAX_LINE_LENGTH = 1_000_000;
  * mid-stream, sends a malformed line or stays silent past the timeout becomes one retryable `error` event.
  */
 export class ClaudeAgentAdapter implements ProviderAdapter {
+  readonly runsToolsRemotely = true;
+
   constructor(private readonly options: ClaudeAgentAdapterOptions) {}
 
   async *run(input: AdapterInput): AsyncGenerator<AgentEvent> {

@@ -40,6 +40,8 @@ export interface AdapterInput extends AdapterPayload {
 }
 
 export interface ProviderAdapter {
+  /** True when tools run outside this Worker (a container), which then needs `toolCallback` to reach them. */
+  readonly runsToolsRemotely?: boolean;
   run(input: AdapterInput): AsyncGenerator<AgentEvent>;
 }
 

@@ -9,6 +9,7 @@ import { chatConfigSchema, resolveConfig, type ChatConfig } from "./chat-config.
 import { ChatConfigStore, type StoredConfig } from "./config-store.ts";
 import { secretsEqual } from "./secrets.ts";
 import { settingsOf } from "./settings.ts";
+import { sessionKeyOf } from "../telegram/update.ts";
 
 type AdminEnv = { Bindings: Env };
 
@@ -106,6 +107,7 @@ export function adminRoutes(): OpenAPIHono<AdminEnv> {
     const chatId = Number(c.req.valid("param").chatId);
     const config = c.req.valid("json");
     await store(c.env).put(chatId, config);
+    await tellChat(c.env, chatId, { state: "valid", config });
     return c.json({ config }, 200);
   });
 
@@ -121,6 +123,7 @@ export function adminRoutes(): OpenAPIHono<AdminEnv> {
     }
     const config = configSchema.parse(merged) as ChatConfig;
     await configs.put(chatId, config);
+    await tellChat(c.env, chatId, { state: "valid", config });
     return c.json({ config }, 200);
   });
 
@@ -129,6 +132,7 @@ export function adminRoutes(): OpenAPIHono<AdminEnv> {
     const configs = store(c.env);
     if ((await configs.get(chatId)).state === "none") throw new HttpError(404, "not_found", `No config is stored for chat ${chatId}.`);
     await configs.delete(chatId);
+    await tellChat(c.env, chatId, { state: "none" });
     return c.body(null, 204);
   });
 
@@ -154,6 +158,19 @@ const requireAdminToken = createMiddleware<AdminEnv>(async (c, next) => {
   }
   await next();
 });
+
+/**
+ * Hands the new config to the chat's object, so its next turn uses it even before KV shows the change there. Forum
+ * topics have objects of their own; they read KV again within a minute. The KV write already happened: a failure
+ * here only delays the change.
+ */
+async function tellChat(env: Env, chatId: number, stored: StoredConfig): Promise<void> {
+  try {
+    await env.CHAT_SESSION.get(env.CHAT_SESSION.idFromName(sessionKeyOf({ chatId }))).configChanged(chatId, stored);
+  } catch (error) {
+    console.warn(`chat ${chatId}: could not hand over its new config`, error instanceof Error ? error.message : error);
+  }
+}
 
 function store(env: Env): ChatConfigStore {
   return new ChatConfigStore(env.CONFIG, tools.names);

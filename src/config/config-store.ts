@@ -8,8 +8,14 @@ export type StoredConfig =
   /** Someone wrote KV by hand: the chat falls back to the defaults, and /status and the admin API say why. */
   | { state: "invalid"; problem: string };
 
+export interface ConfigReader {
+  get(chatId: number): Promise<StoredConfig>;
+  put(chatId: number, config: ChatConfig): Promise<void>;
+  delete(chatId: number): Promise<void>;
+}
+
 /** Per-chat config in KV, one key per chat. KV is eventually consistent: a change can take up to a minute elsewhere. */
-export class ChatConfigStore {
+export class ChatConfigStore implements ConfigReader {
   private readonly schema: ReturnType<typeof chatConfigSchema>;
 
   constructor(
@@ -60,5 +66,41 @@ export class ChatConfigStore {
     const parsed = this.schema.safeParse(json);
     if (parsed.success) return { state: "valid", config: parsed.data };
     return { state: "invalid", problem: parsed.error.issues.map((issue) => issue.path.join(".") || "config").join(", ") };
+  }
+}
+
+/**
+ * A chat object's view of its config: read from KV at most once a minute (KV itself may take that long to show a
+ * change elsewhere), and set at once when the change comes through this object (/provider) or is sent to it by the
+ * admin API. Saves a KV read per turn, which counts against KV's daily read allowance.
+ */
+export class CachedChatConfig implements ConfigReader {
+  private cached: { chatId: number; stored: StoredConfig; until: number } | undefined;
+
+  constructor(
+    private readonly store: ChatConfigStore,
+    private readonly ttlMs = 60_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async get(chatId: number): Promise<StoredConfig> {
+    if (this.cached && this.cached.chatId === chatId && this.cached.until > this.now()) return this.cached.stored;
+    const stored = await this.store.get(chatId);
+    this.remember(chatId, stored);
+    return stored;
+  }
+
+  async put(chatId: number, config: ChatConfig): Promise<void> {
+    await this.store.put(chatId, config);
+    this.remember(chatId, { state: "valid", config });
+  }
+
+  async delete(chatId: number): Promise<void> {
+    await this.store.delete(chatId);
+    this.remember(chatId, { state: "none" });
+  }
+
+  remember(chatId: number, stored: StoredConfig): void {
+    this.cached = { chatId, stored, until: this.now() + this.ttlMs };
   }
 }

@@ -27,6 +27,8 @@ export interface Settings {
   /** Where a remote agent runner calls tools back; the container's outbound interception serves the default. */
   agentCallbackUrl: string;
   agentTimeoutMs: number;
+  /** How long a chat object may keep usage records before writing them to D1 in one batch. */
+  usageFlushMs: number;
   /** Variables that are set but unusable, by name, with what is wrong. Never their values. */
   problems: string[];
 }
@@ -122,6 +124,7 @@ export function readSettings(env: Env): Settings {
     agentRunnerUrl: url("AGENT_RUNNER_URL"),
     agentCallbackUrl: url("AGENT_CALLBACK_URL") ?? AGENT_CALLBACK_HOST,
     agentTimeoutMs: integer("AGENT_TIMEOUT_SECONDS", 300, 1, 3600) * 1000,
+    usageFlushMs: integer("USAGE_FLUSH_SECONDS", 30, 0, 3600) * 1000,
     problems,
   };
 }

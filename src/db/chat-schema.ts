@@ -33,3 +33,10 @@ export const meta = sqliteTable("meta", {
   key: text("key").primaryKey(),
   value: text("value").notNull(),
 });
+
+/** Usage records of finished turns, waiting to be written to D1 in one batch (see ChatSession.flushUsage). */
+export const usageBuffer = sqliteTable("usage_buffer", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  record: text("record").notNull(),
+  createdAt: integer("created_at").notNull(),
+});

@@ -13,11 +13,15 @@ export const memories = sqliteTable(
   (table) => [index("memories_chat_id_idx").on(table.chatId, table.id)],
 );
 
-/** One row per model turn: who paid how many tokens for what. Summed by `GET /admin/usage` and `/status`. */
+/**
+ * One row per model turn: who paid how many tokens for what. Summed by `GET /admin/usage` and `/status`. Chat
+ * objects buffer rows and write them in batches; `source` (object and buffer row) makes a retried batch a no-op.
+ */
 export const usageRecords = sqliteTable(
   "usage_records",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
+    source: text("source").unique(),
     chatId: integer("chat_id").notNull(),
     kind: text("kind", { enum: ["chat", "task", "agent"] }).notNull(),
     provider: text("provider").notNull(),

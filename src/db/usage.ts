@@ -2,10 +2,22 @@ import { and, eq, gte, sql } from "drizzle-orm";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { usageRecords } from "./d1-schema.ts";
 
-export type UsageRecord = typeof usageRecords.$inferInsert;
+export type UsageRecord = Omit<typeof usageRecords.$inferInsert, "id" | "source">;
 
-export async function recordUsage(db: DrizzleD1Database, record: UsageRecord): Promise<void> {
-  await db.insert(usageRecords).values(record);
+/** D1 binds at most 100 parameters per statement: 12 columns, so 8 rows per insert. */
+const ROWS_PER_INSERT = 8;
+
+/**
+ * Writes buffered usage records in one D1 batch. Each carries its `source` (the chat object and its buffer row);
+ * a row already written by an earlier, interrupted flush is skipped, so a retry never counts a turn twice.
+ */
+export async function writeUsage(db: DrizzleD1Database, records: (UsageRecord & { source: string })[]): Promise<void> {
+  if (records.length === 0) return;
+  const statements = [];
+  for (let start = 0; start < records.length; start += ROWS_PER_INSERT) {
+    statements.push(db.insert(usageRecords).values(records.slice(start, start + ROWS_PER_INSERT)).onConflictDoNothing());
+  }
+  await db.batch(statements as [(typeof statements)[number], ...(typeof statements)[number][]]);
 }
 
 export interface UsageSum {

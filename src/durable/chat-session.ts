@@ -1,9 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
 import type { ToolOutcome } from "../adapters/types.ts";
-import { ChatConfigStore } from "../config/config-store.ts";
+import { CachedChatConfig, ChatConfigStore, type StoredConfig } from "../config/config-store.ts";
 import { newRunToken, secretsEqual } from "../config/secrets.ts";
 import { settingsOf } from "../config/settings.ts";
 import { nextDueAt } from "../db/tasks.ts";
+import { writeUsage, type UsageRecord } from "../db/usage.ts";
 import type { Env } from "../env.ts";
 import { isBotCommand } from "../telegram/bot-commands.ts";
 import { TelegramClient } from "../telegram/client.ts";
@@ -24,6 +25,7 @@ const MAX_ATTEMPTS = 3;
 const ALARM_BUDGET_MS = 10 * 60 * 1000;
 const STRANGER_NOTICE_INTERVAL_MS = 60 * 60 * 1000;
 const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+const USAGE_RETRY_MS = 60 * 1000;
 
 export type Access = "allowed" | "stranger";
 
@@ -36,11 +38,17 @@ export class ChatSession extends DurableObject<Env> {
   private activeRun: ActiveRun | undefined;
   /** The alarm's work while it runs (tests wait for it to settle). */
   private running: Promise<void> | undefined;
+  /** After a failed usage write, not before this time again. */
+  private usageRetryAt = 0;
+  /** When the alarm is set for, as this instance last set it; undefined when unknown (new instance, alarm running). */
+  private alarmAt: number | null | undefined;
   private telegramClient: TelegramClient | undefined;
+  private readonly configs: CachedChatConfig;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new ChatStore(ctx.storage);
+    this.configs = new CachedChatConfig(new ChatConfigStore(env.CONFIG, tools.names));
     void ctx.blockConcurrencyWhile(() => this.store.migrate());
   }
 
@@ -55,9 +63,13 @@ export class ChatSession extends DurableObject<Env> {
       this.store.finish([id], now);
       return "queued";
     }
-    const alarm = await this.ctx.storage.getAlarm();
-    if (alarm === null || alarm > now) await this.ctx.storage.setAlarm(now);
+    await this.wakeBy(now);
     return "queued";
+  }
+
+  /** The admin API changed this chat's config: use it from the next turn, without waiting for KV to catch up. */
+  async configChanged(chatId: number, stored: StoredConfig): Promise<void> {
+    this.configs.remember(chatId, stored);
   }
 
   /** Called when this chat's scheduled tasks change (from any chat's tool call): re-reads the next due time. */
@@ -75,11 +87,13 @@ export class ChatSession extends DurableObject<Env> {
    */
   async runRemoteTool(token: string, name: string, argumentsText: string): Promise<ToolOutcome | "unauthorized"> {
     const run = this.activeRun;
-    if (!run || !(await secretsEqual(token, run.token))) return "unauthorized";
+    const issued = run?.issuedToken();
+    if (!run || issued === undefined || !(await secretsEqual(token, issued))) return "unauthorized";
     return run.execute(name, argumentsText);
   }
 
   override async alarm(): Promise<void> {
+    this.alarmAt = undefined;
     const work = this.drain();
     this.running = work;
     try {
@@ -100,7 +114,31 @@ export class ChatSession extends DurableObject<Env> {
       await this.queueDueTasks();
     }
     this.pruneOccasionally();
+    await this.flushUsage();
     await this.scheduleNextWake();
+  }
+
+  /**
+   * Writes the buffered usage records to D1 in one batch, once the oldest has waited USAGE_FLUSH_SECONDS (0: after
+   * every alarm). A D1 write per turn cost more than the rest of a turn under load; a batch costs one round trip.
+   * A failed write keeps the records for the next try.
+   */
+  private async flushUsage(): Promise<void> {
+    const oldest = this.store.oldestBufferedUsage();
+    const now = Date.now();
+    if (oldest === undefined || now - oldest < settingsOf(this.env).usageFlushMs || now < this.usageRetryAt) return;
+    const rows = this.store.bufferedUsage();
+    const source = this.ctx.id.toString();
+    try {
+      await writeUsage(
+        database(this.env),
+        rows.map((row) => ({ ...(row.record as UsageRecord), source: `${source}:${row.id}` })),
+      );
+      this.store.dropBufferedUsage(rows.at(-1)!.id);
+    } catch (error) {
+      this.usageRetryAt = now + USAGE_RETRY_MS;
+      console.warn("writing usage to D1 failed; will retry", error instanceof Error ? error.message : error);
+    }
   }
 
   private async process(items: InboxItem[]): Promise<void> {
@@ -185,7 +223,7 @@ export class ChatSession extends DurableObject<Env> {
       db: database(this.env),
       telegram: this.telegram(),
       registry: tools,
-      configs: new ChatConfigStore(this.env.CONFIG, tools.names),
+      configs: this.configs,
       chatKey: sessionKeyOf(target),
       target,
       chat,
@@ -200,7 +238,13 @@ export class ChatSession extends DurableObject<Env> {
           timezone: settings.defaultTimezone,
         }),
       beginRun: (execute) => {
-        const run: ActiveRun = { token: newRunToken(), controller: new AbortController(), execute };
+        let token: string | undefined;
+        const run: ActiveRun = {
+          token: () => (token ??= newRunToken()),
+          issuedToken: () => token,
+          controller: new AbortController(),
+          execute,
+        };
         this.activeRun = run;
         return run;
       },
@@ -236,13 +280,30 @@ export class ChatSession extends DurableObject<Env> {
     else this.store.setMeta("nextTaskAt", next);
   }
 
-  /** The alarm goes to the earliest of: pending inbox work (now) and the next due task. */
+  /**
+   * Makes sure the alarm fires no later than `time`. Without reading the alarm first: when this instance does not know
+   * it, setting it is as good (a later alarm it replaces is set again by the next drain), and each storage event
+   * costs a commit.
+   */
+  private async wakeBy(time: number): Promise<void> {
+    if (this.alarmAt !== undefined && this.alarmAt !== null && this.alarmAt <= time) return;
+    this.alarmAt = time;
+    await this.ctx.storage.setAlarm(time);
+  }
+
+  /** The alarm goes to the earliest of: pending inbox work (now), the next due task, the next usage flush. */
   private async scheduleNextWake(): Promise<void> {
     const now = Date.now();
-    const next = this.store.getMeta("nextTaskAt");
-    if (this.store.hasPending()) await this.ctx.storage.setAlarm(now);
-    else if (typeof next === "number") await this.ctx.storage.setAlarm(Math.max(next, now));
-    else await this.ctx.storage.deleteAlarm();
+    const nextTask = this.store.getMeta("nextTaskAt");
+    const oldestUsage = this.store.oldestBufferedUsage();
+    const candidates = [
+      ...(typeof nextTask === "number" ? [nextTask] : []),
+      ...(oldestUsage !== undefined ? [Math.max(oldestUsage + settingsOf(this.env).usageFlushMs, this.usageRetryAt)] : []),
+    ];
+    const at = this.store.hasPending() ? now : candidates.length > 0 ? Math.max(Math.min(...candidates), now) : null;
+    if (at === null) await this.ctx.storage.deleteAlarm();
+    else await this.ctx.storage.setAlarm(at);
+    this.alarmAt = at;
   }
 
   private pruneOccasionally(): void {

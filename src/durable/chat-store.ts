@@ -27,7 +27,7 @@ type Database = DrizzleSqliteDODatabase<typeof schema>;
  * the statements every message runs are prepared and only their parameters change.
  */
 function prepare(db: Database) {
-  const { inbox, history, meta } = schema;
+  const { inbox, history, meta, usageBuffer } = schema;
   const placeholder = sql.placeholder;
   return {
     enqueue: db
@@ -57,6 +57,8 @@ function prepare(db: Database) {
       .prepare(),
     historyCount: db.select({ count: count() }).from(history).prepare(),
     allMeta: db.select().from(meta).prepare(),
+    bufferUsage: db.insert(usageBuffer).values({ record: placeholder("record"), createdAt: placeholder("now") }).prepare(),
+    oldestUsage: db.select({ createdAt: usageBuffer.createdAt }).from(usageBuffer).orderBy(asc(usageBuffer.id)).limit(1).prepare(),
   };
 }
 
@@ -161,6 +163,30 @@ export class ChatStore {
       this.metaCache = undefined;
       throw error;
     }
+  }
+
+  /** Keeps a finished turn's usage record until the object writes a batch of them to D1. */
+  bufferUsage(record: object, now: number): void {
+    this.prepared.bufferUsage.run({ record: JSON.stringify(record), now });
+  }
+
+  oldestBufferedUsage(): number | undefined {
+    return this.prepared.oldestUsage.all()[0]?.createdAt;
+  }
+
+  bufferedUsage(limit = 500): { id: number; record: unknown }[] {
+    return this.db
+      .select()
+      .from(schema.usageBuffer)
+      .orderBy(asc(schema.usageBuffer.id))
+      .limit(limit)
+      .all()
+      .map((row) => ({ id: row.id, record: JSON.parse(row.record) }));
+  }
+
+  /** Drops the buffered records up to `lastId`, once D1 has them. */
+  dropBufferedUsage(lastId: number): void {
+    this.db.delete(schema.usageBuffer).where(lte(schema.usageBuffer.id, lastId)).run();
   }
 
   getMeta(key: string): unknown {

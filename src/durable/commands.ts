@@ -1,7 +1,7 @@
 import { resolveConfig } from "../config/chat-config.ts";
 import { isProvider, PROVIDERS } from "../config/providers.ts";
 import { includes } from "../config/settings.ts";
-import { chatUsage } from "../db/usage.ts";
+import { chatUsage, type UsageRecord } from "../db/usage.ts";
 import { BOT_COMMANDS } from "../telegram/bot-commands.ts";
 import type { IncomingMessage } from "../telegram/update.ts";
 import { listTasksText } from "../tools/tasks.ts";
@@ -89,7 +89,17 @@ async function effectiveConfig(services: SessionServices) {
 async function statusText(services: SessionServices): Promise<string> {
   const config = await effectiveConfig(services);
   const now = services.now();
-  const usage = await chatUsage(services.db, services.chat.id, startOfDay(now, services.settings.defaultTimezone));
+  const since = startOfDay(now, services.settings.defaultTimezone);
+  const usage = await chatUsage(services.db, services.chat.id, since);
+  // Records this object has not written to D1 yet.
+  for (const { record } of services.store.bufferedUsage()) {
+    const turn = record as UsageRecord;
+    for (const sum of turn.createdAt >= since ? [usage.today, usage.total] : [usage.total]) {
+      sum.turns += 1;
+      sum.inputTokens += turn.inputTokens;
+      sum.outputTokens += turn.outputTokens;
+    }
+  }
   const lines = [
     `**Provider:** ${config.provider} (${config.source.provider === "chat" ? "set for this chat" : `from ${config.source.provider}`})`,
     `**Model:** \`${config.model}\``,

@@ -1,7 +1,7 @@
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import type { ToolOutcome } from "../adapters/types.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
-import type { ChatConfigStore } from "../config/config-store.ts";
+import type { ConfigReader } from "../config/config-store.ts";
 import type { Settings } from "../config/settings.ts";
 import type { Env } from "../env.ts";
 import type { TelegramClient } from "../telegram/client.ts";
@@ -19,7 +19,10 @@ export interface ChatDescription {
 
 /** A turn that is running: its abort switch and the secret a remote runner presents to call tools back. */
 export interface ActiveRun {
-  token: string;
+  /** Made on first use: only turns whose tools run remotely need one. */
+  token: () => string;
+  /** The token, if one was made. */
+  issuedToken: () => string | undefined;
   controller: AbortController;
   execute: (name: string, argumentsText: string) => Promise<ToolOutcome>;
 }
@@ -32,7 +35,7 @@ export interface SessionServices {
   db: DrizzleD1Database;
   telegram: TelegramClient;
   registry: ToolRegistry;
-  configs: ChatConfigStore;
+  configs: ConfigReader;
   chatKey: string;
   target: ChatTarget;
   chat: ChatDescription;

@@ -6,7 +6,7 @@ import type { AdapterInput } from "../adapters/types.ts";
 import { resolveConfig } from "../config/chat-config.ts";
 import { DEFAULT_MODELS, type Provider } from "../config/providers.ts";
 import { includes } from "../config/settings.ts";
-import { recordUsage } from "../db/usage.ts";
+import type { UsageRecord } from "../db/usage.ts";
 import type { ToolContext } from "../tools/context.ts";
 import { userFacingError } from "./error-messages.ts";
 import type { SessionServices } from "./session-services.ts";
@@ -35,9 +35,9 @@ const SESSION_KEY = "agentSessionId";
 
 /**
  * One model turn: resolve the chat's provider, run its adapter over the history window plus the new messages, drive
- * Telegram from the events (typing, a status line for tool steps, the answer) and store the result. History and the
- * inbox rows are written together at the end; a failed turn keeps the user's messages but never an error text as if
- * the assistant had said it, nor half a tool exchange.
+ * Telegram from the events (typing, a status line for tool steps, the answer) and store the result. History, the
+ * inbox rows and the turn's usage record are written together at the end; a failed turn keeps the user's messages
+ * but never an error text as if the assistant had said it, nor half a tool exchange.
  */
 export async function runTurn(services: SessionServices, request: TurnRequest): Promise<TurnOutcome> {
   const { store, settings, telegram, target } = services;
@@ -75,10 +75,9 @@ export async function runTurn(services: SessionServices, request: TurnRequest): 
     history: [...store.historyWindow(settings.historyLimit), ...request.users],
     tools: tools.map((tool) => services.registry.modelTool(tool)),
     ...(sessionId ? { sessionId } : {}),
-    toolCallback: {
-      url: `${settings.agentCallbackUrl}/agent/tools/${encodeURIComponent(services.chatKey)}`,
-      token: run.token,
-    },
+    ...(choice.adapter.runsToolsRemotely
+      ? { toolCallback: { url: `${settings.agentCallbackUrl}/agent/tools/${encodeURIComponent(services.chatKey)}`, token: run.token() } }
+      : {}),
     executeTool: run.execute,
     signal: run.controller.signal,
   };
@@ -120,11 +119,23 @@ export async function runTurn(services: SessionServices, request: TurnRequest): 
   if (statusMessage !== undefined) await safely(() => telegram.deleteMessage(target, statusMessage));
 
   const finished = services.now();
+  const record: UsageRecord = {
+    chatId: services.chat.id,
+    kind: request.kind,
+    provider,
+    model,
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    toolCalls,
+    durationMs: finished - started,
+    outcome: error ? "error" : "ok",
+    createdAt: finished,
+  };
   if (error) {
     console.warn(`chat ${services.chat.id}: turn failed (${error.classification}): ${redactSecrets(error.message)}`);
     const text = userFacingError(error);
     await safely(() => telegram.sendPlain(target, request.failureNote ? `${request.failureNote} ${text}` : text));
-    failTurn(services, request, error, finished);
+    failTurn(services, request, error, finished, record);
   } else {
     const text = result!.trim() === "" ? "…" : result!;
     const delivered = await safely(() =>
@@ -133,30 +144,17 @@ export async function runTurn(services: SessionServices, request: TurnRequest): 
     store.atomically(() => {
       store.appendHistory([...request.users, ...produced, { role: "assistant", content: text }], finished);
       store.finish(request.inboxIds, finished, delivered ? undefined : "the answer could not be delivered to Telegram");
+      store.bufferUsage(record, finished);
     });
   }
-
-  await safely(() =>
-    recordUsage(services.db, {
-      chatId: services.chat.id,
-      kind: request.kind,
-      provider,
-      model,
-      inputTokens: usage.inputTokens,
-      outputTokens: usage.outputTokens,
-      toolCalls,
-      durationMs: finished - started,
-      outcome: error ? "error" : "ok",
-      createdAt: finished,
-    }),
-  );
   return error ? { ok: false, error } : { ok: true, text: result! };
 }
 
-function failTurn(services: SessionServices, request: TurnRequest, error: AgentErrorEvent, now: number): void {
+function failTurn(services: SessionServices, request: TurnRequest, error: AgentErrorEvent, now: number, usage?: UsageRecord): void {
   services.store.atomically(() => {
     services.store.appendHistory(request.users, now);
     services.store.finish(request.inboxIds, now, `${error.classification}: ${redactSecrets(error.message).slice(0, 300)}`);
+    if (usage) services.store.bufferUsage(usage, now);
   });
 }
 

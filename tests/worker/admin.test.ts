@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { CachedChatConfig, ChatConfigStore } from "../../src/config/config-store.ts";
 import { admin, GROUP_CHAT, PRIVATE_CHAT } from "./helpers.ts";
 
 const path = (chatId: number) => `/chats/${chatId}/config`;
@@ -109,5 +110,23 @@ describe("admin API", () => {
     const one = (await (await admin(`/usage?chatId=${GROUP_CHAT}`)).json()) as { perChat: unknown[]; perModel: unknown[] };
     expect(one.perChat).toHaveLength(1);
     expect(one.perModel).toEqual([{ provider: "openai", model: "gpt-a", turns: 1, inputTokens: 7, outputTokens: 1, toolCalls: 0 }]);
+  });
+});
+
+describe("a chat object's config cache", () => {
+  it("reads KV at most once a minute, and takes changes made through it at once", async () => {
+    let now = 1_000_000;
+    const kv = new ChatConfigStore(env.CONFIG, ["recall"]);
+    const cached = new CachedChatConfig(kv, 60_000, () => now);
+    await kv.put(PRIVATE_CHAT, { provider: "openai" });
+    expect(await cached.get(PRIVATE_CHAT)).toEqual({ state: "valid", config: { provider: "openai" } });
+    await kv.put(PRIVATE_CHAT, { provider: "anthropic" });
+    expect(await cached.get(PRIVATE_CHAT)).toEqual({ state: "valid", config: { provider: "openai" } });
+    now += 60_001;
+    expect(await cached.get(PRIVATE_CHAT)).toEqual({ state: "valid", config: { provider: "anthropic" } });
+    await cached.delete(PRIVATE_CHAT);
+    expect(await cached.get(PRIVATE_CHAT)).toEqual({ state: "none" });
+    cached.remember(PRIVATE_CHAT, { state: "valid", config: { model: "handed-over" } });
+    expect(await cached.get(PRIVATE_CHAT)).toEqual({ state: "valid", config: { model: "handed-over" } });
   });
 });

@@ -1,3 +1,4 @@
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import type { RecordedRequest, ScriptedResponse, Service } from "../fakes/server.ts";
 
@@ -196,4 +197,12 @@ export async function admin(path: string, init: RequestInit & { token?: string |
   if (token !== null) headers.set("authorization", `Bearer ${token}`);
   if (rest.body !== undefined && !headers.has("content-type")) headers.set("content-type", "application/json");
   return exports.default.fetch(`http://bot.test/admin${path}`, { ...rest, headers });
+}
+
+/** Makes a chat's buffered usage records old enough to be written and runs its alarm, which writes them to D1. */
+export async function flushUsageNow(chatId: number): Promise<void> {
+  await runInDurableObject(session(chatId), (_instance, state) => {
+    state.storage.sql.exec("UPDATE usage_buffer SET created_at = created_at - 3600000");
+  });
+  await runDurableObjectAlarm(session(chatId));
 }

@@ -1,7 +1,7 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { fakes, openaiText, openaiToolCalls, PRIVATE_CHAT, say, sentText, session } from "./helpers.ts";
+import { fakes, flushUsageNow, openaiText, openaiToolCalls, PRIVATE_CHAT, say, sentText, session } from "./helpers.ts";
 
 /** Time passes for the task: its due time moves into the past, and its chat's object is told, as a tool would. */
 async function makeDue(taskId: number, dueAt = Date.now() - 1000): Promise<void> {
@@ -34,7 +34,8 @@ describe("scheduled tasks", () => {
 
     const task = await env.DB.prepare("SELECT id, next_run_at FROM tasks").first<{ id: number; next_run_at: number }>();
     expect(task!.next_run_at).toBe(Date.parse(at));
-    // Once the turn has finished, the chat's alarm is the task's time.
+    // Once the turn has finished and its usage is written, the chat's alarm is the task's time.
+    await flushUsageNow(PRIVATE_CHAT);
     await expect.poll(() => runInDurableObject(session(PRIVATE_CHAT), (_i, state) => state.storage.getAlarm())).toBe(Date.parse(at));
 
     await fakes.script("openai", openaiText("⏰ Time to stretch, Ada!"));

@@ -1,9 +1,12 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { writeUsage } from "../../src/db/usage.ts";
 import type { ChatSession } from "../../src/durable/chat-session.ts";
+import { database } from "../../src/tools/context.ts";
 import {
   fakes,
+  flushUsageNow,
   FORUM_CHAT,
   openaiText,
   openaiToolCalls,
@@ -52,9 +55,29 @@ describe("a turn", () => {
     const sent = await fakes.requests("telegram", { method: "sendMessage" });
     expect(sent.map(sentText)).toEqual([expect.stringContaining("⚙️ remember"), "Noted: <b>green</b>."]);
     expect(await fakes.requests("telegram", { method: "deleteMessage" })).toHaveLength(1);
-    // Usage recorded for the turn.
+    // Usage recorded for the turn: buffered in the object first, in D1 once it has waited USAGE_FLUSH_SECONDS.
+    await flushUsageNow(PRIVATE_CHAT);
     const usage = await env.DB.prepare("SELECT provider, model, input_tokens, output_tokens, tool_calls, outcome FROM usage_records").all();
     expect(usage.results).toEqual([{ provider: "openai", model: "gpt-test", input_tokens: 30, output_tokens: 15, tool_calls: 1, outcome: "ok" }]);
+  });
+
+  it("buffers usage records and writes them to D1 in one batch, once, after USAGE_FLUSH_SECONDS", async () => {
+    await say("one");
+    await say("two", { count: 2 });
+    const stub = session(PRIVATE_CHAT);
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM usage_records").first("n")).toBe(0);
+    // The alarm waits for the oldest record's flush time (30 s by default).
+    const oldest = await runInDurableObject(stub, (_i, state) => state.storage.sql.exec("SELECT min(created_at) AS at FROM usage_buffer").one().at as number);
+    await expect.poll(() => runInDurableObject(stub, (_i, state) => state.storage.getAlarm())).toBe(oldest + 30_000);
+    // A flush that wrote to D1 but died before dropping its buffer is repeated without counting twice.
+    await runInDurableObject(stub, async (instance: ChatSession, state) => {
+      state.storage.sql.exec("UPDATE usage_buffer SET created_at = created_at - 31000");
+      const rows = state.storage.sql.exec<{ id: number; record: string }>("SELECT id, record FROM usage_buffer").toArray();
+      await writeUsage(database(env), rows.map((row) => ({ ...JSON.parse(row.record), source: `${state.id.toString()}:${row.id}` })));
+      await (instance as unknown as { flushUsage(): Promise<void> }).flushUsage();
+    });
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM usage_records").first("n")).toBe(2);
+    expect(await runInDurableObject(stub, (_i, state) => state.storage.sql.exec("SELECT count(*) AS n FROM usage_buffer").one().n)).toBe(0);
   });
 
   it("returns bad arguments, unknown tools and failing handlers to the model as errors and goes on", async () => {
