@@ -1,3 +1,4 @@
+import { openaiCompletion } from "../tests/fakes/bodies.ts";
 import type { Fakes, RecordedRequest } from "../tests/fakes/server.ts";
 import type { Bot } from "./bot.ts";
 import { summarize, type Summary } from "./stats.ts";
@@ -371,7 +372,7 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
         toolCall("remember", { fact: `bench fact ${index}` }),
         toolCall("recall", { query: "bench fact" }),
         toolCall("list_tasks", {}),
-        { body: completion(`done ${marker}`) },
+        { body: openaiCompletion(`done ${marker}`) },
       ]);
       const started = Date.now();
       await post(bot, update(chatId!, `tools ${marker}`));
@@ -390,19 +391,8 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
   return results;
 }
 
-function completion(text: string, toolCalls?: unknown[]) {
-  return {
-    id: "bench",
-    object: "chat.completion",
-    created: 1,
-    model: "gpt-bench",
-    choices: [{ index: 0, finish_reason: toolCalls ? "tool_calls" : "stop", message: { role: "assistant", content: toolCalls ? null : text, ...(toolCalls ? { tool_calls: toolCalls } : {}) } }],
-    usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-  };
-}
-
 function toolCall(name: string, args: unknown) {
-  return { body: completion("", [{ id: `call_${name}_${Math.random().toString(36).slice(2, 8)}`, type: "function", function: { name, arguments: JSON.stringify(args) } }]) };
+  return { body: openaiCompletion(null, { toolCalls: [{ name, arguments: args }] }) };
 }
 
 async function script(fakes: Fakes, responses: unknown[]): Promise<void> {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { anthropicMessage, openaiCompletion } from "./bodies.ts";
 
 /**
  * Fake upstreams on 127.0.0.1, one server: Telegram (`/telegram/bot<token>/<method>`), OpenAI (`/openai/v1/...`),
@@ -163,7 +164,7 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
         return send(response, 200, openaiDefault(body));
       case "anthropic":
         if (options.modelDelayMs) await sleep(options.modelDelayMs);
-        return send(response, 200, anthropicText("Hello from the fake Anthropic API."));
+        return send(response, 200, anthropicMessage("Hello from the fake Anthropic API."));
       case "runner":
         return send(response, 503, { error: "no runner scripted" });
       case "web":
@@ -263,30 +264,7 @@ function openaiDefault(body: unknown): unknown {
   const messages = (body as { messages?: { role: string; content: unknown }[] })?.messages ?? [];
   const lastAssistant = messages.map((message) => message.role).lastIndexOf("assistant");
   const fresh = messages.slice(lastAssistant + 1).filter((message) => message.role === "user");
-  return openaiText(`echo: ${fresh.map((message) => (typeof message.content === "string" ? message.content : "")).join(" | ")}`);
-}
-
-export function openaiText(text: string, usage = { prompt_tokens: 10, completion_tokens: 5 }): unknown {
-  return {
-    id: "chatcmpl-fake",
-    object: "chat.completion",
-    created: Math.floor(Date.now() / 1000),
-    model: "gpt-test",
-    choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: text } }],
-    usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
-  };
-}
-
-export function anthropicText(text: string): unknown {
-  return {
-    id: "msg_fake",
-    type: "message",
-    role: "assistant",
-    model: "claude-test",
-    content: [{ type: "text", text }],
-    stop_reason: "end_turn",
-    usage: { input_tokens: 12, output_tokens: 6, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
-  };
+  return openaiCompletion(`echo: ${fresh.map((message) => (typeof message.content === "string" ? message.content : "")).join(" | ")}`);
 }
 
 function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

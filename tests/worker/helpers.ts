@@ -1,5 +1,6 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
+import { anthropicMessage, openaiCompletion, type FakeToolCall } from "../fakes/bodies.ts";
 import type { RecordedRequest, ScriptedResponse, Service } from "../fakes/server.ts";
 
 export const WEBHOOK_SECRET = "test-webhook-secret";
@@ -114,75 +115,20 @@ export function sentText(request: RecordedRequest | undefined): string {
   return String((request?.body as { text?: unknown } | undefined)?.text ?? "");
 }
 
-export function openaiToolCalls(calls: { name: string; arguments: unknown; id?: string }[], content: string | null = null): ScriptedResponse {
-  return {
-    body: {
-      id: "chatcmpl-tools",
-      object: "chat.completion",
-      created: 1,
-      model: "gpt-test",
-      choices: [
-        {
-          index: 0,
-          finish_reason: "tool_calls",
-          message: {
-            role: "assistant",
-            content,
-            tool_calls: calls.map((call, index) => ({
-              id: call.id ?? `call_${index}_${Math.random().toString(36).slice(2, 8)}`,
-              type: "function",
-              function: { name: call.name, arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments) },
-            })),
-          },
-        },
-      ],
-      usage: { prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 },
-    },
-  };
+export function openaiToolCalls(calls: FakeToolCall[], content: string | null = null): ScriptedResponse {
+  return { body: openaiCompletion(content, { toolCalls: calls, usage: { prompt_tokens: 20, completion_tokens: 10 } }) };
 }
 
 export function openaiText(text: string, usage = { prompt_tokens: 10, completion_tokens: 5 }): ScriptedResponse {
-  return {
-    body: {
-      id: "chatcmpl-text",
-      object: "chat.completion",
-      created: 1,
-      model: "gpt-test",
-      choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: text } }],
-      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
-    },
-  };
+  return { body: openaiCompletion(text, { usage }) };
 }
 
 export function anthropicToolUse(uses: { name: string; input: unknown; id?: string }[], text = ""): ScriptedResponse {
-  return {
-    body: {
-      id: "msg_tools",
-      type: "message",
-      role: "assistant",
-      model: "claude-test",
-      content: [
-        ...(text ? [{ type: "text", text }] : []),
-        ...uses.map((use, index) => ({ type: "tool_use", id: use.id ?? `toolu_${index}_${Math.random().toString(36).slice(2, 8)}`, name: use.name, input: use.input })),
-      ],
-      stop_reason: "tool_use",
-      usage: { input_tokens: 30, output_tokens: 12, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
-    },
-  };
+  return { body: anthropicMessage(text, uses) };
 }
 
 export function anthropicText(text: string): ScriptedResponse {
-  return {
-    body: {
-      id: "msg_text",
-      type: "message",
-      role: "assistant",
-      model: "claude-test",
-      content: [{ type: "text", text }],
-      stop_reason: "end_turn",
-      usage: { input_tokens: 12, output_tokens: 6, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
-    },
-  };
+  return { body: anthropicMessage(text) };
 }
 
 /** The chat's Durable Object stub, by the same key the webhook uses. */
