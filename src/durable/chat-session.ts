@@ -38,6 +38,8 @@ export class ChatSession extends DurableObject<Env> {
   private activeRun: ActiveRun | undefined;
   /** The alarm's work while it runs (tests wait for it to settle). */
   private running: Promise<void> | undefined;
+  /** A message was queued while the alarm ran and did not set the alarm itself. */
+  private arrivedDuringDrain = false;
   /** After a failed usage write, not before this time again. */
   private usageRetryAt = 0;
   /** When the alarm is set for, as this instance last set it; undefined when unknown (new instance, alarm running). */
@@ -61,6 +63,11 @@ export class ChatSession extends DurableObject<Env> {
     if (access === "allowed" && message.command?.name === "stop" && this.activeRun) {
       this.activeRun.controller.abort("stopped by /stop");
       this.store.finish([id], now);
+      return "queued";
+    }
+    if (this.running) {
+      // A running drain takes it, or re-arms the alarm when it ends (see drain): no second alarm to schedule.
+      this.arrivedDuringDrain = true;
       return "queued";
     }
     await this.wakeBy(now);
@@ -116,6 +123,12 @@ export class ChatSession extends DurableObject<Env> {
     this.pruneOccasionally();
     await this.flushUsage();
     await this.scheduleNextWake();
+    // Messages queued during the awaits above found the drain still running. No await between the check and the
+    // end of the alarm, so none can slip through.
+    while (this.arrivedDuringDrain) {
+      this.arrivedDuringDrain = false;
+      if (this.store.hasPending()) await this.wakeBy(Date.now());
+    }
   }
 
   /**
