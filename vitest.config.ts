@@ -25,6 +25,8 @@ export default defineConfig({
                 ANTHROPIC_BASE_URL: `${inject("fakesUrl")}/anthropic`,
                 AGENT_RUNNER_URL: `${inject("fakesUrl")}/runner`,
                 AGENT_TIMEOUT_SECONDS: "2",
+                // As with a runner started by hand: tools are called back on this Worker's /agent/tools route.
+                AGENT_CALLBACK_URL: "http://127.0.0.1:8787",
                 TELEGRAM_BOT_TOKEN: "123456:TEST-TOKEN",
                 TELEGRAM_WEBHOOK_SECRET: "test-webhook-secret",
                 ALLOWED_CHAT_IDS: "1001,1002,-2001,-2002,-3001",

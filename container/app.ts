@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import type { AgentEvent } from "../src/adapters/events.ts";
 import { adapterPayloadSchema, type AdapterPayload } from "../src/adapters/types.ts";
@@ -12,6 +13,8 @@ const BUSY_GRACE_MS = 1_000;
 
 export interface RunnerConfig {
   workspaceRoot: string;
+  /** When set, `POST /run` wants `Authorization: Bearer <token>` (RUNNER_TOKEN). */
+  token?: string;
   /** The CLI's environment before the runner's additions; defaults to this process's. */
   env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
@@ -62,6 +65,14 @@ export function createRunner(config: RunnerConfig): Runner {
     }
     if (url.pathname !== "/run") return sendJson(response, 404, { error: "not_found", message: "No such route." });
     if (request.method !== "POST") return sendJson(response, 405, { error: "method_not_allowed", message: "Use POST." });
+    // A runner runs shell commands for whoever may call it: with a token set, only the Worker may. A JSON content
+    // type is required too, which a web page cannot send cross-site without a preflight.
+    if (config.token !== undefined && !tokenMatches(request.headers.authorization, config.token)) {
+      return sendJson(response, 401, { error: "unauthorized", message: "Missing or wrong bearer token." });
+    }
+    if (!/^application\/json(;|$)/i.test(request.headers["content-type"] ?? "")) {
+      return sendJson(response, 415, { error: "unsupported_media_type", message: "Send the payload as application/json." });
+    }
     if (shuttingDown) return sendJson(response, 503, { error: "shutting_down", message: "The runner is shutting down." });
 
     const body = await readBody(request);
@@ -217,4 +228,10 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
 function sendJson(response: http.ServerResponse, status: number, body: { error: string; message: string }): void {
   response.writeHead(status, { "content-type": "application/json" });
   response.end(JSON.stringify(body));
+}
+
+function tokenMatches(header: string | undefined, token: string): boolean {
+  const presented = /^Bearer\s+(\S+)$/i.exec(header ?? "")?.[1] ?? "";
+  const digest = (text: string) => createHash("sha256").update(text).digest();
+  return timingSafeEqual(digest(presented), digest(token));
 }

@@ -30,7 +30,7 @@ export interface RunAgentOptions {
 /**
  * The environment of the Claude Code process: ours (it needs `ANTHROPIC_API_KEY`, `PATH`, `HOME`…) with everything
  * that is not the Messages API switched off — telemetry, error reporting, the auto-updater, feedback surveys and other
- * "nonessential" traffic — so that a container with no other egress never waits on it.
+ * "nonessential" traffic — so that the agent's turns never wait on it (and nothing leaves that need not).
  */
 export function childEnv(base: NodeJS.ProcessEnv = process.env): Record<string, string | undefined> {
   return {

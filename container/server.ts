@@ -1,6 +1,7 @@
 /**
- * The agent runner: `node container/server.ts`. Environment: `PORT` (8080; 0 picks a free one), `HOST` (0.0.0.0),
- * `WORKSPACE_ROOT` (./workspace, /workspace in the image) and what the Claude Code CLI itself reads
+ * The agent runner: `node container/server.ts`. Environment: `PORT` (8080; 0 picks a free one), `HOST` (127.0.0.1;
+ * 0.0.0.0 in the image), `RUNNER_TOKEN` (if set, the bearer token `POST /run` wants), `WORKSPACE_ROOT`
+ * (./workspace, /workspace in the image) and what the Claude Code CLI itself reads
  * (`ANTHROPIC_API_KEY`, optionally `ANTHROPIC_BASE_URL`, `CLAUDE_CONFIG_DIR`, `CLAUDE_CODE_MAX_RETRIES`…).
  * Prints `[runner] listening on http://<host>:<port>` once it accepts requests. SIGTERM / SIGINT cancel the running
  * queries (each stream ends with a `cancelled` error) and exit with 0.
@@ -9,10 +10,12 @@ import path from "node:path";
 import { createRunner } from "./app.ts";
 
 const port = parsePort(process.env.PORT);
-const host = process.env.HOST || "0.0.0.0";
+// Loopback unless told otherwise: the runner runs shell commands for its callers.
+const host = process.env.HOST || "127.0.0.1";
+const token = process.env.RUNNER_TOKEN || undefined;
 const workspaceRoot = path.resolve(process.env.WORKSPACE_ROOT || "./workspace");
 
-const runner = createRunner({ workspaceRoot });
+const runner = createRunner({ workspaceRoot, ...(token ? { token } : {}) });
 runner.server.on("error", (error) => {
   console.error(`[runner] server error: ${error.message}`);
   process.exit(1);

@@ -31,6 +31,7 @@ export interface Env {
   USAGE_FLUSH_SECONDS?: string;
 
   AGENT_RUNNER_URL?: string;
+  AGENT_RUNNER_TOKEN?: string;
   AGENT_TIMEOUT_SECONDS?: string;
   AGENT_CALLBACK_URL?: string;
 }

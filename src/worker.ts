@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { adminRoutes } from "./config/admin.ts";
 import { healthReport } from "./config/health.ts";
+import { AGENT_CALLBACK_HOST, settingsOf } from "./config/settings.ts";
 import { handleAgentToolCall } from "./durable/agent-tools-endpoint.ts";
 import type { Env } from "./env.ts";
 import { HttpError } from "./http-error.ts";
@@ -16,7 +17,12 @@ const app = new Hono<{ Bindings: Env }>();
 app.get("/health", (c) => c.json(healthReport(c.env)));
 app.post("/telegram/webhook", handleWebhook);
 app.route("/admin", adminRoutes());
-app.post("/agent/tools/:chatKey", (c) => handleAgentToolCall(c.req.raw, c.env, c.req.param("chatKey")));
+// Only for a runner started by hand (AGENT_CALLBACK_URL set): a container reaches its tools through its outbound
+// handler, so in production this route does not exist and strangers cannot knock on chat objects through it.
+app.post("/agent/tools/:chatKey", (c) => {
+  if (settingsOf(c.env).agentCallbackUrl === AGENT_CALLBACK_HOST) throw new HttpError(404, "not_found", "Not found.");
+  return handleAgentToolCall(c.req.raw, c.env, c.req.param("chatKey"));
+});
 
 app.notFound((c) => c.json({ error: "not_found", message: "Not found." }, 404));
 

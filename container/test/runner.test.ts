@@ -326,6 +326,30 @@ describe("bad requests and concurrency", () => {
     expect(answer.body).toMatchObject({ error: "invalid_request", message: expect.stringContaining("model") });
   });
 
+  it("refuses a body that is not sent as JSON (so a web page cannot post one cross-site)", async () => {
+    const response = await fetch(`${runner.url}/run`, { method: "POST", headers: { "content-type": "text/plain" }, body: JSON.stringify(payloadFor("chat:1104")) });
+    expect(response.status).toBe(415);
+    expect(api.requests).toHaveLength(0);
+  });
+
+  it("wants RUNNER_TOKEN as a bearer token when it is set", async () => {
+    const guarded = await new RunnerProcess().start(api.url, { RUNNER_TOKEN: "runner-secret" });
+    try {
+      const post = (authorization?: string) =>
+        fetch(`${guarded.url}/run`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...(authorization ? { authorization } : {}) },
+          body: JSON.stringify({}),
+        });
+      expect((await post()).status).toBe(401);
+      expect((await post("Bearer wrong")).status).toBe(401);
+      // The right token gets past the check to the payload validation.
+      expect((await post("Bearer runner-secret")).status).toBe(400);
+    } finally {
+      await guarded.stop();
+    }
+  });
+
   it("refuses a body over the size limit", async () => {
     const answer = await postRun(runner.url, payloadFor("chat:1102", { history: [{ role: "user", content: "x".repeat(3 * 1024 * 1024) }] }));
     expect(answer.status).toBe(413);

@@ -1,17 +1,22 @@
 import { getContainer } from "@cloudflare/containers";
 import type { Env } from "../env.ts";
 import { agentEventSchema, type AgentErrorEvent, type AgentEvent } from "./events.ts";
+import type { HistoryMessage } from "./messages.ts";
 import type { AdapterInput, AdapterPayload, ProviderAdapter } from "./types.ts";
 
 export interface ClaudeAgentAdapterOptions {
   env: Env;
   /** Dev and tests: a runner started by hand (`npm run runner`). Otherwise the chat's container. */
   runnerUrl: string | undefined;
+  /** The runner's RUNNER_TOKEN, sent as a bearer token to `runnerUrl`. */
+  runnerToken?: string | undefined;
   /** How long the stream may stay silent before the run counts as dead. */
   timeoutMs: number;
 }
 
 const MAX_LINE_LENGTH = 1_000_000;
+/** The runner refuses bodies over 2 MB; the oldest history goes first to stay well under. */
+const MAX_PAYLOAD_BYTES = 1_500_000;
 
 /**
  * A Claude Agent SDK session in the chat's container. The input goes to the runner's `POST /run`; the answer is
@@ -28,7 +33,7 @@ export class ClaudeAgentAdapter implements ProviderAdapter {
       chatKey: input.chatKey,
       model: input.model,
       systemPrompt: input.systemPrompt,
-      history: input.history,
+      history: fitHistory(input.history, input.systemPrompt.length + JSON.stringify(input.tools).length),
       tools: input.tools,
       ...(input.sessionId ? { sessionId: input.sessionId } : {}),
       ...(input.toolCallback ? { toolCallback: input.toolCallback } : {}),
@@ -45,7 +50,8 @@ export class ClaudeAgentAdapter implements ProviderAdapter {
     }
     if (!response.ok || !response.body) {
       const detail = (await response.text().catch(() => "")).slice(0, 200);
-      yield failure(response.status === 400 ? "invalid_request" : "transport", `the agent runner answered ${response.status} ${detail}`.trim());
+      const refused = response.status === 400 || response.status === 413;
+      yield failure(refused ? "invalid_request" : "transport", `the agent runner answered ${response.status} ${detail}`.trim());
       return;
     }
 
@@ -91,7 +97,10 @@ export class ClaudeAgentAdapter implements ProviderAdapter {
   private async post(payload: AdapterPayload, signal: AbortSignal): Promise<Response> {
     const init: RequestInit = {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: {
+        "content-type": "application/json",
+        ...(this.options.runnerUrl && this.options.runnerToken ? { authorization: `Bearer ${this.options.runnerToken}` } : {}),
+      },
       body: JSON.stringify(payload),
       signal,
     };
@@ -100,6 +109,21 @@ export class ClaudeAgentAdapter implements ProviderAdapter {
     if (!binding) throw new Error("no AGENT_CONTAINER binding");
     return getContainer(binding, payload.chatKey).fetch(new Request("http://container/run", init));
   }
+}
+
+/** Drops the oldest messages (keeping the window opening at a user message) until the payload fits the runner. */
+function fitHistory(history: HistoryMessage[], fixedBytes: number): HistoryMessage[] {
+  let start = 0;
+  let size = fixedBytes + JSON.stringify(history).length;
+  while (size > MAX_PAYLOAD_BYTES && start < history.length - 1) {
+    size -= JSON.stringify(history[start]).length + 1;
+    start++;
+    while (start < history.length - 1 && history[start]!.role !== "user") {
+      size -= JSON.stringify(history[start]).length + 1;
+      start++;
+    }
+  }
+  return start === 0 ? history : history.slice(start);
 }
 
 function parseLine(line: string): AgentEvent {

@@ -47,7 +47,14 @@ function buildAdapter(provider: Provider, settings: Settings, env: Env): Adapter
       if (!settings.agentRunnerUrl && !env.AGENT_CONTAINER) {
         return { problem: "no agent runner is configured (AGENT_CONTAINER binding or AGENT_RUNNER_URL)" };
       }
-      return { adapter: new ClaudeAgentAdapter({ env, runnerUrl: settings.agentRunnerUrl, timeoutMs: settings.agentTimeoutMs }) };
+      return {
+        adapter: new ClaudeAgentAdapter({
+          env,
+          runnerUrl: settings.agentRunnerUrl,
+          runnerToken: settings.agentRunnerToken,
+          timeoutMs: settings.agentTimeoutMs,
+        }),
+      };
   }
 }
 

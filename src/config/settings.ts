@@ -24,6 +24,8 @@ export interface Settings {
   providerTimeoutMs: number;
   defaultTimezone: string;
   agentRunnerUrl: string | undefined;
+  /** Sent as a bearer token to AGENT_RUNNER_URL (the runner's RUNNER_TOKEN). */
+  agentRunnerToken: string | undefined;
   /** Where a remote agent runner calls tools back; the container's outbound interception serves the default. */
   agentCallbackUrl: string;
   agentTimeoutMs: number;
@@ -122,6 +124,7 @@ export function readSettings(env: Env): Settings {
     providerTimeoutMs: integer("PROVIDER_TIMEOUT_SECONDS", 120, 1, 600) * 1000,
     defaultTimezone: isTimezone(defaultTimezone) ? defaultTimezone : "UTC",
     agentRunnerUrl: url("AGENT_RUNNER_URL"),
+    agentRunnerToken: text(env.AGENT_RUNNER_TOKEN),
     agentCallbackUrl: url("AGENT_CALLBACK_URL") ?? AGENT_CALLBACK_HOST,
     agentTimeoutMs: integer("AGENT_TIMEOUT_SECONDS", 300, 1, 3600) * 1000,
     usageFlushMs: integer("USAGE_FLUSH_SECONDS", 30, 0, 3600) * 1000,

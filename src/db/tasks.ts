@@ -37,6 +37,11 @@ export async function advanceTask(db: DrizzleD1Database, task: Task, nextRunAt: 
     .where(eq(tasks.id, task.id));
 }
 
+export async function taskById(db: DrizzleD1Database, taskId: number): Promise<Task | undefined> {
+  const [task] = await db.select().from(tasks).where(eq(tasks.id, taskId));
+  return task;
+}
+
 export async function startTaskRun(db: DrizzleD1Database, taskId: number, chatId: number, dueAt: number, now: number): Promise<number> {
   const [run] = await db.insert(taskRuns).values({ taskId, chatId, dueAt, startedAt: now, outcome: "running" }).returning({ id: taskRuns.id });
   return run!.id;

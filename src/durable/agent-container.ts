@@ -7,6 +7,7 @@ import { chatKeyOfPath, handleAgentToolCall } from "./agent-tools-endpoint.ts";
 /** Plain-HTTP hosts the runner is pointed at; they exist only inside the container and end in the handlers below. */
 export const ANTHROPIC_PROXY_HOST = "anthropic.internal";
 export const WORKER_CALLBACK_HOST = "worker.internal";
+const ALLOWED_ANTHROPIC_PATHS = new Set(["/v1/messages", "/v1/messages/count_tokens"]);
 
 /**
  * One container per chat running `container/` (the Claude Agent SDK runner). The Anthropic key never enters it:
@@ -35,6 +36,10 @@ AgentContainer.outboundByHost = {
     const settings = settingsOf(env);
     if (!settings.anthropicApiKey) return new Response("ANTHROPIC_API_KEY is not set", { status: 503 });
     const incoming = new URL(request.url);
+    // The key only ever pays for model calls: not for the Files, Batches or admin APIs, whatever runs in there.
+    if (request.method !== "POST" || !ALLOWED_ANTHROPIC_PATHS.has(incoming.pathname)) {
+      return new Response("Only POST /v1/messages and /v1/messages/count_tokens are forwarded.", { status: 403 });
+    }
     const upstream = new URL(settings.anthropicBaseUrl ?? "https://api.anthropic.com");
     upstream.pathname = `${upstream.pathname.replace(/\/$/, "")}${incoming.pathname}`;
     upstream.search = incoming.search;

@@ -4,6 +4,7 @@ import { HttpError } from "../http-error.ts";
 import { describeIssues } from "../tools/registry.ts";
 
 const CHAT_KEY = /^chat:-?\d{1,16}(:topic:\d{1,16})?$/;
+const MAX_BODY_BYTES = 256_000;
 const callSchema = z.strictObject({ name: z.string().min(1).max(64), arguments: z.string().max(200_000) });
 
 /**
@@ -15,9 +16,12 @@ export async function handleAgentToolCall(request: Request, env: Env, chatKey: s
   if (!CHAT_KEY.test(chatKey)) throw new HttpError(404, "not_found", "No such chat.");
   const token = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
   if (!token) throw new HttpError(401, "unauthorized", "Missing bearer token.");
+  if (Number(request.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) throw new HttpError(413, "too_large", "The call is too large.");
+  const body = await request.text();
+  if (body.length > MAX_BODY_BYTES) throw new HttpError(413, "too_large", "The call is too large.");
   let json: unknown;
   try {
-    json = await request.json();
+    json = JSON.parse(body);
   } catch (error) {
     throw new HttpError(400, "invalid_json", "The body is not JSON.", undefined, { cause: error });
   }

@@ -6,6 +6,7 @@ import { settingsOf } from "../config/settings.ts";
 import { nextDueAt } from "../db/tasks.ts";
 import { writeUsage, type UsageRecord } from "../db/usage.ts";
 import type { Env } from "../env.ts";
+import { redactSecrets } from "../adapters/errors.ts";
 import { isBotCommand } from "../telegram/bot-commands.ts";
 import { TelegramClient } from "../telegram/client.ts";
 import { sessionKeyOf, type ChatTarget, type IncomingMessage } from "../telegram/update.ts";
@@ -23,6 +24,8 @@ import { userMessageOf } from "./user-message.ts";
 const MAX_ATTEMPTS = 3;
 /** One alarm works at most this long (of the platform's 15 minutes), then hands over to a fresh alarm. */
 const ALARM_BUDGET_MS = 10 * 60 * 1000;
+/** A turn is stopped this long after its alarm began: the platform ends an alarm at 15 minutes and retries it. */
+const TURN_WALL_MS = 13 * 60 * 1000;
 const STRANGER_NOTICE_INTERVAL_MS = 60 * 60 * 1000;
 const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 const USAGE_RETRY_MS = 60 * 1000;
@@ -38,6 +41,7 @@ export class ChatSession extends DurableObject<Env> {
   private activeRun: ActiveRun | undefined;
   /** The alarm's work while it runs (tests wait for it to settle). */
   private running: Promise<void> | undefined;
+  private alarmStartedAt = 0;
   /** A message was queued while the alarm ran and did not set the alarm itself. */
   private arrivedDuringDrain = false;
   /** After a failed usage write, not before this time again. */
@@ -111,7 +115,8 @@ export class ChatSession extends DurableObject<Env> {
   }
 
   private async drain(): Promise<void> {
-    const deadline = Date.now() + ALARM_BUDGET_MS;
+    this.alarmStartedAt = Date.now();
+    const deadline = this.alarmStartedAt + ALARM_BUDGET_MS;
     await this.queueDueTasks();
     for (;;) {
       const items = this.store.takePending();
@@ -166,13 +171,13 @@ export class ChatSession extends DurableObject<Env> {
       const { ids, messages } = batch;
       batch = { ids: [], messages: [] };
       const last = messages.at(-1)!;
-      await runTurn(services, {
+      await this.contained(services, ids, () => runTurn(services, {
         kind: "chat",
         users: messages.map(userMessageOf),
         inboxIds: ids,
         ...(last.from ? { userId: last.from.id } : {}),
         ...(last.chat.type === "private" ? {} : { replyToMessageId: last.messageId }),
-      });
+      }));
     };
 
     for (const item of items) {
@@ -182,23 +187,39 @@ export class ChatSession extends DurableObject<Env> {
         await services.telegram.sendPlain(services.target, "⚠️ I could not handle a message after several attempts and gave up on it.").catch(() => undefined);
         continue;
       }
-      if (item.kind === "stranger") {
-        await this.answerStranger(services, item);
-      } else if (item.kind === "task") {
-        await flush();
-        await runTask(services, item.id, item.payload as TaskPayload);
-      } else {
+      if (item.kind === "message") {
         const message = item.payload as IncomingMessage;
-        if (message.command && isBotCommand(message.command.name)) {
-          await flush();
-          if (!(await handleCommand(services, message, item.id))) this.store.finish([item.id], Date.now());
-        } else {
+        if (!message.command || !isBotCommand(message.command.name)) {
           batch.ids.push(item.id);
           batch.messages.push(message);
+          continue;
         }
       }
+      await flush();
+      await this.contained(services, [item.id], () => this.processOne(services, item));
     }
     await flush();
+  }
+
+  private async processOne(services: SessionServices, item: InboxItem): Promise<void> {
+    if (item.kind === "stranger") return this.answerStranger(services, item);
+    if (item.kind === "task") return runTask(services, item.id, item.payload as TaskPayload);
+    if (!(await handleCommand(services, item.payload as IncomingMessage, item.id))) this.store.finish([item.id], Date.now());
+  }
+
+  /**
+   * Runs one item's work so that its failure (Telegram refusing a reply, D1 down while a task starts) fails that item
+   * alone: it is recorded and the chat told, and the items after it go on.
+   */
+  private async contained(services: SessionServices, ids: number[], work: () => Promise<unknown>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      console.error(`chat ${services.chat.id}: handling a message failed: ${redactSecrets(detail)}`);
+      this.store.finish(ids, Date.now(), `internal: ${redactSecrets(detail).slice(0, 300)}`);
+      await services.telegram.sendPlain(services.target, "⚠️ Something went wrong handling that message.").catch(() => undefined);
+    }
   }
 
   /** A chat that is not allowed hears its id at most once an hour, and costs no model call. */
@@ -241,6 +262,7 @@ export class ChatSession extends DurableObject<Env> {
       target,
       chat,
       now: Date.now,
+      turnDeadline: (this.running ? this.alarmStartedAt : Date.now()) + TURN_WALL_MS,
       systemPrompt: (config, toolNames) =>
         buildSystemPrompt({
           botName: settings.botName,
@@ -264,9 +286,10 @@ export class ChatSession extends DurableObject<Env> {
       endRun: (run) => {
         if (this.activeRun === run) this.activeRun = undefined;
       },
-      tasksChanged: async (chatId) => {
-        if (chatId === target.chatId) await this.refreshNextTask();
-        else await this.env.CHAT_SESSION.get(this.env.CHAT_SESSION.idFromName(sessionKeyOf({ chatId }))).tasksChanged(chatId);
+      tasksChanged: async (chatId, threadId) => {
+        const other = { chatId, ...(threadId !== undefined ? { threadId } : {}) };
+        if (sessionKeyOf(other) === sessionKeyOf(target)) await this.refreshNextTask();
+        else await this.env.CHAT_SESSION.get(this.env.CHAT_SESSION.idFromName(sessionKeyOf(other))).tasksChanged(chatId, threadId);
       },
     };
     return services;

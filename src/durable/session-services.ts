@@ -24,6 +24,7 @@ export interface ActiveRun {
   /** The token, if one was made. */
   issuedToken: () => string | undefined;
   controller: AbortController;
+  /** Set once the turn knows the chat's tools; remote tool calls go through it. */
   execute: (name: string, argumentsText: string) => Promise<ToolOutcome>;
 }
 
@@ -40,10 +41,12 @@ export interface SessionServices {
   target: ChatTarget;
   chat: ChatDescription;
   now: () => number;
+  /** When the running turn must end (epoch ms), well within the alarm's 15 minutes. */
+  turnDeadline: number;
   systemPrompt: (config: EffectiveConfig, toolNames: string[]) => string;
   /** Registers the running turn (one at a time) so /stop and remote tool calls can find it. */
   beginRun: (execute: ActiveRun["execute"]) => ActiveRun;
   endRun: (run: ActiveRun) => void;
   /** Re-arms the object's alarm after a change to this chat's scheduled tasks. */
-  tasksChanged: (chatId: number) => Promise<void>;
+  tasksChanged: (chatId: number, threadId?: number) => Promise<void>;
 }

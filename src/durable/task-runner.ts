@@ -1,4 +1,5 @@
-import { advanceTask, dueTasks, finishTaskRun, startTaskRun } from "../db/tasks.ts";
+import { includes } from "../config/settings.ts";
+import { advanceTask, dueTasks, finishTaskRun, startTaskRun, taskById } from "../db/tasks.ts";
 import { nextCronRun } from "../tools/schedule-time.ts";
 import type { SessionServices } from "./session-services.ts";
 import { runTurn } from "./turn.ts";
@@ -38,12 +39,25 @@ export async function enqueueDueTasks(services: SessionServices): Promise<void> 
   }
 }
 
-/** Runs one due task as a turn whose prompt is marked as a scheduled task; each run is recorded. */
+/**
+ * Runs one due task as a turn whose prompt is marked as a scheduled task; each run is recorded. The task is read
+ * again first: one cancelled or paused since it was queued does not run, an updated prompt is used, and a chat no
+ * longer in ALLOWED_CHAT_IDS gets no model call.
+ */
 export async function runTask(services: SessionServices, inboxId: number, task: TaskPayload): Promise<void> {
+  const current = await taskById(services.db, task.taskId);
+  if (!current || current.status === "cancelled" || current.status === "paused") {
+    services.store.finish([inboxId], services.now(), `task ${task.taskId} is ${current?.status ?? "gone"}; not run`);
+    return;
+  }
+  if (!includes(services.settings.allowedChats, services.chat.id)) {
+    services.store.finish([inboxId], services.now(), "the chat is no longer allowed; not run");
+    return;
+  }
   const runId = await startTaskRun(services.db, task.taskId, services.chat.id, task.dueAt, services.now());
   const outcome = await runTurn(services, {
     kind: "task",
-    users: [scheduledTaskMessage(task.taskId, task.prompt)],
+    users: [scheduledTaskMessage(task.taskId, current.prompt)],
     inboxIds: [inboxId],
     ...(task.userId !== undefined ? { userId: task.userId } : {}),
     failureNote: `Scheduled task #${task.taskId} failed.`,

@@ -9,7 +9,7 @@ import { includes } from "../config/settings.ts";
 import type { UsageRecord } from "../db/usage.ts";
 import type { ToolContext } from "../tools/context.ts";
 import { userFacingError } from "./error-messages.ts";
-import type { SessionServices } from "./session-services.ts";
+import type { ActiveRun, SessionServices } from "./session-services.ts";
 import { StatusLine } from "./status-line.ts";
 import { startTyping } from "./typing.ts";
 
@@ -32,6 +32,7 @@ export type TurnOutcome =
   | { ok: "skipped"; reason: string };
 
 const SESSION_KEY = "agentSessionId";
+const TURN_DEADLINE = "turn deadline";
 
 /**
  * One model turn: resolve the chat's provider, run its adapter over the history window plus the new messages, drive
@@ -40,6 +41,19 @@ const SESSION_KEY = "agentSessionId";
  * but never an error text as if the assistant had said it, nor half a tool exchange.
  */
 export async function runTurn(services: SessionServices, request: TurnRequest): Promise<TurnOutcome> {
+  // Registered first, so that /stop reaches a turn that is still reading its config.
+  const run = services.beginRun(async () => ({ isError: true, content: "Error: the tools are not ready yet." }));
+  // The platform ends an alarm after 15 minutes and would run the turn again from the start: end it first.
+  const deadline = setTimeout(() => run.controller.abort(TURN_DEADLINE), Math.max(1_000, services.turnDeadline - services.now()));
+  try {
+    return await runTurnOf(services, request, run);
+  } finally {
+    clearTimeout(deadline);
+    services.endRun(run);
+  }
+}
+
+async function runTurnOf(services: SessionServices, request: TurnRequest, run: ActiveRun): Promise<TurnOutcome> {
   const { store, settings, telegram, target } = services;
   const started = services.now();
   const stored = await services.configs.get(services.chat.id);
@@ -66,7 +80,7 @@ export async function runTurn(services: SessionServices, request: TurnRequest): 
 
   const tools = services.registry.allowed(config.tools);
   const context = toolContext(services, request.userId);
-  const run = services.beginRun((name, argumentsText) => services.registry.execute(name, argumentsText, context, config.tools));
+  run.execute = (name, argumentsText) => services.registry.execute(name, argumentsText, context, config.tools);
   const sessionId = provider === "claude-agent" ? (store.getMeta(SESSION_KEY) as string | undefined) : undefined;
   const input: AdapterInput = {
     chatKey: services.chatKey,
@@ -112,7 +126,12 @@ export async function runTurn(services: SessionServices, request: TurnRequest): 
     services.endRun(run);
     await typing.stop();
   }
-  if (run.controller.signal.aborted) error = { type: "error", classification: "cancelled", retryable: false, message: "stopped" };
+  if (run.controller.signal.aborted) {
+    error =
+      run.controller.signal.reason === TURN_DEADLINE
+        ? { type: "error", classification: "timeout", retryable: false, message: "the turn ran into its time limit" }
+        : { type: "error", classification: "cancelled", retryable: false, message: "stopped" };
+  }
   error ??= result === undefined ? { type: "error", classification: "internal", retryable: true, message: `${provider}: no answer` } : undefined;
 
   const statusMessage = await status.close();

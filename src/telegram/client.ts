@@ -36,10 +36,9 @@ export class TelegramClient {
    */
   async sendMarkdown(target: ChatTarget, markdown: string, options: SendOptions = {}): Promise<number[]> {
     const ids: number[] = [];
-    for (const piece of splitMessage(markdown)) {
+    for (const { piece, html } of renderPieces(markdown, TELEGRAM_MESSAGE_LIMIT)) {
       const reply = ids.length === 0 ? replyOf(options) : {};
-      const html = markdownToTelegramHtml(piece);
-      if (html === "" || visibleLength(html) > TELEGRAM_MESSAGE_LIMIT) {
+      if (html === undefined) {
         ids.push(...(await this.sendPlain(target, piece, reply)));
         continue;
       }
@@ -94,6 +93,20 @@ export class TelegramClient {
   async deleteMessage(target: ChatTarget, messageId: number): Promise<void> {
     await this.api.deleteMessage(target.chatId, messageId);
   }
+}
+
+/**
+ * Markdown pieces with their HTML, each within the limit once rendered. Pieces are cut by their Markdown length;
+ * rendering can make one longer (a list numbered `1.` throughout is renumbered), so such a piece is cut again,
+ * smaller. A piece that renders to nothing, or still does not fit, goes as plain text (`html` undefined).
+ */
+export function renderPieces(markdown: string, limit: number): { piece: string; html?: string }[] {
+  return splitMessage(markdown, limit).flatMap((piece) => {
+    const html = markdownToTelegramHtml(piece);
+    if (html !== "" && visibleLength(html) <= TELEGRAM_MESSAGE_LIMIT) return [{ piece, html }];
+    if (html !== "" && limit > 1000 && piece.length > 1000) return renderPieces(piece, Math.floor(limit * 0.7));
+    return [{ piece }];
+  });
 }
 
 function threadOf(target: ChatTarget): { message_thread_id?: number } {

@@ -80,9 +80,15 @@ export function visibleLength(html: string): number {
     .replace(/&(lt|gt|amp|quot|#39);/g, "x").length;
 }
 
-/** Text content needs only &, < and > escaped in Telegram HTML; attribute values also need quotes escaped. */
+/**
+ * Text content needs only &, < and > escaped in Telegram HTML; attribute values also need quotes escaped. An entity
+ * the model wrote that Telegram understands (&amp; &lt; &gt; &quot; and numeric ones) is kept, not escaped twice.
+ */
 export function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  return text
+    .replace(/&(?!(?:amp|lt|gt|quot|#\d{1,7}|#x[0-9a-f]{1,6});)/gi, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;");
 }
 
 function escapeAttribute(text: string): string {

@@ -10,7 +10,8 @@ export function splitMessage(text: string, limit = TELEGRAM_MESSAGE_LIMIT): stri
   const pieces: string[] = [];
   // Room for a closing fence added at the end of a piece.
   const budget = limit - 8;
-  let rest = text.trim();
+  // Leading blank lines go, but not the first line's indentation (an indented code block keeps it).
+  let rest = text.replace(/^(?:[ \t]*\n)+/, "").trimEnd();
   let reopen = "";
   while (rest.length > 0) {
     const available = Math.max(budget - reopen.length, 16);

@@ -16,8 +16,8 @@ export interface ToolContext {
   isChatAllowed: (chatId: number) => boolean;
   /** Sends Markdown to a chat now, during the turn. */
   sendMessage: (target: { chatId: number; threadId?: number }, text: string) => Promise<void>;
-  /** Tells a chat's object that its scheduled tasks changed, so it re-arms its alarm. */
-  tasksChanged: (chatId: number) => Promise<void>;
+  /** Tells a chat's (or forum topic's) object that its scheduled tasks changed, so it re-arms its alarm. */
+  tasksChanged: (chatId: number, threadId?: number) => Promise<void>;
 }
 
 export function database(env: Env): DrizzleD1Database {

@@ -14,15 +14,16 @@ export function parseAt(text: string, timezone: string): number {
   const match = ISO.exec(text.trim());
   if (!match) throw new ToolError(`"${text}" is not an ISO-8601 date and time such as 2026-05-01T09:00:00+02:00.`);
   const [, year, month, day, hour, minute, second, offset] = match;
+  const wall = Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second ?? 0));
+  const check = new Date(wall);
+  // Date.UTC rolls 30 February over into March; a time the model got wrong is refused, not moved.
+  if (check.getUTCMonth() !== Number(month) - 1 || check.getUTCDate() !== Number(day) || Number(hour) > 23 || Number(minute) > 59 || Number(second ?? 0) > 59) {
+    throw new ToolError(`"${text}" is not a valid date and time.`);
+  }
   if (offset) {
     const epoch = Date.parse(text.trim().replace(" ", "T"));
     if (Number.isNaN(epoch)) throw new ToolError(`"${text}" is not a valid date and time.`);
     return epoch;
-  }
-  const wall = Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second ?? 0));
-  const check = new Date(wall);
-  if (check.getUTCMonth() !== Number(month) - 1 || check.getUTCDate() !== Number(day) || Number(hour) > 23) {
-    throw new ToolError(`"${text}" is not a valid date and time.`);
   }
   return wallTimeToEpoch(wall, timezone);
 }

@@ -58,7 +58,7 @@ export const scheduleTask = defineTool({
         updatedAt: now,
       })
       .returning();
-    await context.tasksChanged(target.chatId);
+    await context.tasksChanged(target.chatId, target.threadId);
     return { content: `Scheduled task #${row!.id}: ${describeTask(row!)}.` };
   },
 });
@@ -104,7 +104,7 @@ export const updateTask = defineTool({
       })
       .where(eq(tasks.id, task.id))
       .returning();
-    await context.tasksChanged(task.chatId);
+    await context.tasksChanged(task.chatId, task.threadId ?? undefined);
     return { content: `Updated task #${task.id}: ${describeTask(row!)}.` };
   },
 });
@@ -116,7 +116,7 @@ export const pauseTask = defineTool({
   async handler(args, context) {
     const task = await ownTask(args.taskId, context, ["active"]);
     await context.db.update(tasks).set({ status: "paused", nextRunAt: null, updatedAt: context.now() }).where(eq(tasks.id, task.id));
-    await context.tasksChanged(task.chatId);
+    await context.tasksChanged(task.chatId, task.threadId ?? undefined);
     return { content: `Paused task #${task.id}.` };
   },
 });
@@ -135,7 +135,7 @@ export const resumeTask = defineTool({
       .set({ status: "active", nextRunAt, updatedAt: now })
       .where(eq(tasks.id, task.id))
       .returning();
-    await context.tasksChanged(task.chatId);
+    await context.tasksChanged(task.chatId, task.threadId ?? undefined);
     return { content: `Resumed task #${task.id}: ${describeTask(row!)}.` };
   },
 });
@@ -147,7 +147,7 @@ export const cancelTask = defineTool({
   async handler(args, context) {
     const task = await ownTask(args.taskId, context, ["active", "paused"]);
     await context.db.update(tasks).set({ status: "cancelled", nextRunAt: null, updatedAt: context.now() }).where(eq(tasks.id, task.id));
-    await context.tasksChanged(task.chatId);
+    await context.tasksChanged(task.chatId, task.threadId ?? undefined);
     return { content: `Cancelled task #${task.id}.` };
   },
 });
@@ -184,8 +184,9 @@ function targetChat(chatId: number | undefined, context: ToolContext): { chatId:
   return { chatId };
 }
 
+/** This chat's tasks, and, while it is an admin chat, the ones it scheduled for other chats. */
 function owned(context: ToolContext) {
-  return or(eq(tasks.chatId, context.chatId), eq(tasks.createdByChat, context.chatId));
+  return context.isAdminChat ? or(eq(tasks.chatId, context.chatId), eq(tasks.createdByChat, context.chatId)) : eq(tasks.chatId, context.chatId);
 }
 
 /** A task of this chat (or created by it) in one of `states`; any other id is "not found", whoever owns it. */

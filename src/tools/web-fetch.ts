@@ -104,24 +104,15 @@ export async function htmlToText(html: string): Promise<string> {
   const rewriter = new HTMLRewriter()
     .on(SKIPPED, {
       element(element) {
+        // Void elements (<meta>, <link>) have no content to skip, and no end tag to wait for.
+        if (!onEndTag(element, () => skipping--)) return;
         skipping++;
-        element.onEndTag(() => {
-          skipping--;
-        });
       },
     })
     .on(BLOCKS, {
       element(element) {
         parts.push("\n");
-        if (!["br", "hr"].includes(element.tagName)) {
-          try {
-            element.onEndTag(() => {
-              parts.push("\n");
-            });
-          } catch {
-            // void elements have no end tag
-          }
-        }
+        onEndTag(element, () => parts.push("\n"));
       },
     })
     .onDocument({
@@ -131,6 +122,19 @@ export async function htmlToText(html: string): Promise<string> {
     });
   await rewriter.transform(new Response(html, { headers: { "content-type": "text/html" } })).text();
   return decodeEntities(parts.join(""));
+}
+
+/** Registers `handler` for the element's end tag; false for void elements, which have none. */
+function onEndTag(element: Element, handler: () => void): boolean {
+  if ((element as Element & { canHaveContent?: boolean }).canHaveContent === false) return false;
+  try {
+    element.onEndTag(() => {
+      handler();
+    });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function decodeEntities(text: string): string {

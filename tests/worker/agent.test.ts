@@ -1,7 +1,9 @@
-import { runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import worker from "../../src/worker.ts";
 import type { ScriptedResponse } from "../fakes/server.ts";
+import { ANTHROPIC_PROXY_HOST, AgentContainer } from "../../src/durable/agent-container.ts";
 import { admin, fakes, postUpdate, PRIVATE_CHAT, say, sentText, session, textUpdate } from "./helpers.ts";
 
 const line = (event: unknown, delayMs = 0) => ({ line: JSON.stringify(event), delayMs });
@@ -39,7 +41,7 @@ describe("claude-agent through AGENT_RUNNER_URL", () => {
     expect(payload.model).toBe("claude-sonnet-4-5");
     expect(payload.sessionId).toBeUndefined();
     expect(payload.tools.map((tool) => tool.name)).toContain("remember");
-    expect(payload.toolCallback.url).toBe(`http://worker.internal/agent/tools/chat%3A${PRIVATE_CHAT}`);
+    expect(payload.toolCallback.url).toBe(`http://127.0.0.1:8787/agent/tools/chat%3A${PRIVATE_CHAT}`);
     expect(payload.toolCallback.token).toMatch(/^[0-9a-f]{64}$/);
     expect(await historyRoles()).toEqual(["user", "assistant"]);
 
@@ -115,6 +117,16 @@ describe("claude-agent through AGENT_RUNNER_URL", () => {
 });
 
 describe("tool calls back from a runner", () => {
+  it("have no public route unless AGENT_CALLBACK_URL is set (containers call back through their outbound handler)", async () => {
+    const { AGENT_CALLBACK_URL: _unset, ...production } = env;
+    const response = await worker.fetch(
+      new Request(`http://bot.test/agent/tools/chat%3A${PRIVATE_CHAT}`, { method: "POST", headers: { authorization: "Bearer x" }, body: "{}" }),
+      production as typeof env,
+      createExecutionContext(),
+    );
+    expect(response.status).toBe(404);
+  });
+
   const call = (chatKey: string, token: string, body: unknown) =>
     exports.default.fetch(`http://bot.test/agent/tools/${encodeURIComponent(chatKey)}`, {
       method: "POST",
@@ -141,5 +153,33 @@ describe("tool calls back from a runner", () => {
     // Once the turn is over (here: the silent runner times out), the token is dead.
     await fakes.wait("telegram", { method: "sendMessage", count: 1 });
     await expect.poll(async () => (await call(`chat:${PRIVATE_CHAT}`, token, { name: "recall", arguments: "{}" })).status).toBe(401);
+  });
+});
+
+describe("the container's outbound handlers", () => {
+  const anthropic = AgentContainer.outboundByHost![ANTHROPIC_PROXY_HOST]!;
+  const context = { containerId: "c1", className: "AgentContainer" } as never;
+
+  it("forward model calls to the Anthropic API with the key added, and nothing else", async () => {
+    const forwarded = await anthropic(
+      new Request("http://anthropic.internal/v1/messages?beta=true", {
+        method: "POST",
+        headers: { "x-api-key": "added-by-the-worker", authorization: "Bearer placeholder", "content-type": "application/json" },
+        body: JSON.stringify({ model: "claude-test", max_tokens: 5, messages: [{ role: "user", content: "hi" }] }),
+      }),
+      env,
+      context,
+    );
+    expect(forwarded.status).toBe(200);
+    const [request] = await fakes.requests("anthropic");
+    expect(request!.path).toBe("/anthropic/v1/messages");
+    expect(request!.headers["x-api-key"]).toBe("test-anthropic-key");
+    expect(request!.headers.authorization).toBeUndefined();
+
+    for (const [method, path] of [["GET", "/v1/files"], ["POST", "/v1/messages/batches"], ["GET", "/v1/messages"]]) {
+      const refused = await anthropic(new Request(`http://anthropic.internal${path}`, { method: method! }), env, context);
+      expect(refused.status, `${method} ${path}`).toBe(403);
+    }
+    expect(await fakes.requests("anthropic")).toHaveLength(1);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { markdownToTelegramHtml, visibleLength } from "../../src/telegram/format.ts";
-import { splitMessage } from "../../src/telegram/split.ts";
+import { renderPieces } from "../../src/telegram/client.ts";
+import { splitMessage, TELEGRAM_MESSAGE_LIMIT } from "../../src/telegram/split.ts";
 
 describe("Markdown to Telegram HTML", () => {
   it("uses only the tags Telegram knows", () => {
@@ -28,7 +29,28 @@ describe("Markdown to Telegram HTML", () => {
   });
 });
 
+describe("rendering in pieces", () => {
+  it("cuts again a piece whose rendering grew past the limit, instead of sending it plain", () => {
+    // Every item numbered "1." is renumbered to 1..900 when rendered, which makes the text longer.
+    const list = Array.from({ length: 900 }, () => "1. item").join("\n");
+    const pieces = renderPieces(list, TELEGRAM_MESSAGE_LIMIT);
+    expect(pieces.length).toBeGreaterThan(1);
+    for (const { html } of pieces) {
+      expect(html).toBeDefined();
+      expect(visibleLength(html!)).toBeLessThanOrEqual(TELEGRAM_MESSAGE_LIMIT);
+    }
+  });
+
+  it("keeps entities Telegram knows and escapes the rest", () => {
+    expect(markdownToTelegramHtml("Tom &amp; Jerry, 1 &lt; 2, caf&#233;, a & b, &nbsp;")).toBe("Tom &amp; Jerry, 1 &lt; 2, café, a &amp; b, &amp;nbsp;");
+  });
+});
+
 describe("splitting", () => {
+  it("keeps the first line's indentation", () => {
+    expect(splitMessage("\n\n    indented code\n")).toEqual(["    indented code"]);
+  });
+
   it("leaves short texts alone", () => {
     expect(splitMessage("hello")).toEqual(["hello"]);
   });

@@ -86,6 +86,26 @@ describe("scheduled tasks", () => {
     expect(await env.DB.prepare("SELECT last_outcome FROM tasks").first("last_outcome")).toBe("error");
   });
 
+  it("does not run a task cancelled after it was queued, and uses the prompt as updated", async () => {
+    const cancelled = await insertTask({ runAt: Date.now() + 60_000, prompt: "Cancelled one", nextRunAt: Date.now() + 60_000 });
+    const updated = await insertTask({ runAt: Date.now() + 60_000, prompt: "Old prompt", nextRunAt: Date.now() + 60_000 });
+    // Both are queued in the inbox as due, then changed in D1 before they run.
+    await runInDurableObject(session(PRIVATE_CHAT), async (instance, state) => {
+      const store = (instance as unknown as { store: { enqueue(key: string, kind: string, payload: unknown, now: number): unknown; setMeta(key: string, value: unknown): void } }).store;
+      store.setMeta("target", { chatId: PRIVATE_CHAT });
+      store.enqueue(`task:${cancelled}:1`, "task", { taskId: cancelled, prompt: "Cancelled one", dueAt: 1 }, Date.now());
+      store.enqueue(`task:${updated}:1`, "task", { taskId: updated, prompt: "Old prompt", dueAt: 1 }, Date.now());
+      await env.DB.prepare("UPDATE tasks SET status = 'cancelled' WHERE id = ?").bind(cancelled).run();
+      await env.DB.prepare("UPDATE tasks SET prompt = 'New prompt' WHERE id = ?").bind(updated).run();
+      await state.storage.setAlarm(Date.now());
+    });
+    await fakes.wait("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT });
+    const prompts = (await fakes.requests("openai")).map((request) => (request.body as { messages: { content: string }[] }).messages.at(-1)!.content);
+    expect(prompts).toHaveLength(1);
+    expect(prompts[0]).toContain("New prompt");
+    expect((await runs(cancelled)).results).toEqual([]);
+  });
+
   it("/tasks lists the chat's tasks with their next run", async () => {
     await insertTask({ cron: "30 7 * * 1-5", prompt: "Weekday standup reminder", nextRunAt: Date.parse("2030-01-07T07:30:00Z") });
     const listed = sentText(await say("/tasks"));

@@ -7,9 +7,13 @@ import { fakes, GROUP_CHAT, OTHER_PRIVATE_CHAT, PRIVATE_CHAT } from "./helpers.t
 
 const NOW = Date.parse("2026-11-22T10:00:00Z");
 
-function context(chatId: number, overrides: Partial<ToolContext> = {}): ToolContext & { sent: { chatId: number; text: string }[]; changed: number[] } {
+function context(
+  chatId: number,
+  overrides: Partial<ToolContext> = {},
+): ToolContext & { sent: { chatId: number; text: string }[]; changed: number[]; changedTopics: [number, number | undefined][] } {
   const sent: { chatId: number; text: string }[] = [];
   const changed: number[] = [];
+  const changedTopics: [number, number | undefined][] = [];
   return {
     chatId,
     threadId: undefined,
@@ -23,11 +27,13 @@ function context(chatId: number, overrides: Partial<ToolContext> = {}): ToolCont
     sendMessage: async (target, text) => {
       sent.push({ chatId: target.chatId, text });
     },
-    tasksChanged: async (id) => {
+    tasksChanged: async (id, threadId) => {
       changed.push(id);
+      changedTopics.push([id, threadId]);
     },
     sent,
     changed,
+    changedTopics,
     ...overrides,
   };
 }
@@ -121,6 +127,7 @@ describe("task tools", () => {
       run("schedule_task", { prompt: "x".repeat(2001), at: "2026-12-01T10:00:00Z" }, chat),
       run("schedule_task", { prompt: "x", cron: "* * * * *" }, chat),
       run("schedule_task", { prompt: "x", at: "next tuesday" }, chat),
+      run("schedule_task", { prompt: "x", at: "2027-02-30T09:00:00+02:00" }, chat),
     ]);
     for (const refusal of refusals) expect(refusal.isError).toBe(true);
     expect(refusals[0]!.content).toContain("in the past");
@@ -128,6 +135,7 @@ describe("task tools", () => {
     expect(refusals[2]!.content).toContain("not an IANA time zone");
     expect(refusals[3]!.content).toContain("exactly one");
     expect(refusals[6]!.content).toContain("every 5 minutes");
+    expect(refusals[8]!.content).toContain("not a valid date and time");
     expect(await env.DB.prepare("SELECT count(*) AS n FROM tasks").first("n")).toBe(0);
   });
 
@@ -152,7 +160,20 @@ describe("task tools", () => {
     expect(adminChat.changed).toEqual([GROUP_CHAT]);
     expect(await env.DB.prepare("SELECT chat_id, created_by_chat FROM tasks").first()).toEqual({ chat_id: GROUP_CHAT, created_by_chat: PRIVATE_CHAT });
     expect((await run("list_tasks", {}, adminChat)).content).toContain("Good morning, group");
+    // Once no longer an admin chat, it cannot touch the tasks it scheduled elsewhere.
+    const formerAdmin = context(PRIVATE_CHAT, { isAdminChat: false });
+    await run("schedule_task", { prompt: "Another one", cron: "0 9 * * *", chatId: GROUP_CHAT }, adminChat);
+    expect((await run("cancel_task", { taskId: 2 }, formerAdmin)).content).toBe("Error: No task #2 in this chat.");
     expect((await run("cancel_task", { taskId: 1 }, adminChat)).content).toBe("Cancelled task #1.");
+  });
+
+  it("tells the object of the task's own forum topic when a task changes", async () => {
+    const topic = context(GROUP_CHAT, { threadId: 7 });
+    await run("schedule_task", { prompt: "Topic reminder", cron: "0 9 * * *" }, topic);
+    const otherTopic = context(GROUP_CHAT, { threadId: 9 });
+    await run("pause_task", { taskId: 1 }, otherTopic);
+    expect(topic.changedTopics).toEqual([[GROUP_CHAT, 7]]);
+    expect(otherTopic.changedTopics).toEqual([[GROUP_CHAT, 7]]);
   });
 });
 
@@ -166,12 +187,12 @@ describe("web_fetch", () => {
       {
         path: "/web/page",
         headers: { "content-type": "text/html; charset=utf-8" },
-        text: "<html><head><title>T</title><style>.x{}</style><script>evil()</script></head><body><h1>Hello &amp; welcome</h1><p>First para.</p><p>Second&nbsp;para.</p></body></html>",
+        text: '<!doctype html><html><head><meta charset="utf-8"><link rel="stylesheet" href="a.css"><title>T</title><style>.x{}</style><script>evil()</script></head><body><h1>Hello &amp; welcome</h1><p>First para.<br>Still first.</p><img src="x.png"><p>Second&nbsp;para.</p></body></html>',
       },
     );
     const result = await run("web_fetch", { url: url("/old") }, context(PRIVATE_CHAT));
     expect(result.isError).toBe(false);
-    expect(result.content).toContain("Hello & welcome\n\nFirst para.\n\nSecond para.");
+    expect(result.content).toContain("Hello & welcome\n\nFirst para.\nStill first.\n\nSecond para.");
     expect(result.content).not.toContain("evil");
     expect(result.content).not.toContain(".x{}");
   });

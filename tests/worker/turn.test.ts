@@ -230,6 +230,19 @@ describe("provider failures", () => {
   });
 });
 
+describe("a failing message", () => {
+  it("fails alone: a command whose reply Telegram refuses does not hold up the messages after it", async () => {
+    await fakes.script("telegram", { method: "sendMessage", status: 403, body: { ok: false, error_code: 403, description: "Forbidden: bot was blocked by the user" } });
+    await postUpdate(textUpdate("/help"));
+    await postUpdate(textUpdate("still there?"));
+    const sent = await fakes.wait("telegram", { method: "sendMessage", count: 3 });
+    expect(sent.map(sentText)).toContain("echo: still there?");
+    const inbox = await runInDurableObject(session(PRIVATE_CHAT), (_i, state) => state.storage.sql.exec<{ status: string; attempts: number }>("SELECT status, attempts FROM inbox ORDER BY id").toArray());
+    expect(inbox.map((row) => row.status)).toEqual(["failed", "done"]);
+    expect(inbox.every((row) => row.attempts === 1)).toBe(true);
+  });
+});
+
 describe("telegram out", () => {
   it("sends text Telegram cannot parse again as plain text", async () => {
     await fakes.script("telegram", { method: "sendMessage", status: 400, body: { ok: false, error_code: 400, description: "Bad Request: can't parse entities: unsupported start tag" } });
