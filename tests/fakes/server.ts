@@ -251,6 +251,8 @@ function telegramDefault(method: string, body: unknown, messageId: number): unkn
       return { message_id: payload.message_id, date: Math.floor(Date.now() / 1000), chat: { id: payload.chat_id, type: "private" }, text: payload.text };
     case "getUpdates":
       return [];
+    case "getWebhookInfo":
+      return { url: "", has_custom_certificate: false, pending_update_count: 0 };
     default:
       return true;
   }
