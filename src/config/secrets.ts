@@ -4,22 +4,30 @@ const encoder = new TextEncoder();
  * Compares a presented secret with the expected one in constant time. Both are hashed first, so neither the length
  * nor the content of the expected secret leaks through timing.
  */
-export async function secretsEqual(presented: string, expected: string): Promise<boolean> {
-  const [left, right] = await Promise.all([crypto.subtle.digest("SHA-256", encoder.encode(presented)), digestOf(expected)]);
+export async function secretsEqual(
+  presented: string,
+  expected: string,
+  { expectedIsLongLived = true }: { expectedIsLongLived?: boolean } = {},
+): Promise<boolean> {
+  const expectedDigest = expectedIsLongLived ? digestOf(expected) : digest(expected);
+  const [left, right] = await Promise.all([digest(presented), expectedDigest]);
   return crypto.subtle.timingSafeEqual(left, right);
 }
 
-/** The expected secrets' digests, per isolate (a handful: the webhook secret, the admin token). */
+function digest(text: string): Promise<ArrayBuffer> {
+  return crypto.subtle.digest("SHA-256", encoder.encode(text));
+}
+
+/** The digests of the long-lived secrets (the webhook secret, the admin token), per isolate. Per-run tokens are not kept. */
 const expectedDigests = new Map<string, Promise<ArrayBuffer>>();
 
 function digestOf(secret: string): Promise<ArrayBuffer> {
-  let digest = expectedDigests.get(secret);
-  if (!digest) {
-    digest = crypto.subtle.digest("SHA-256", encoder.encode(secret));
-    // Per-run tokens are compared once or a few times; do not keep them.
-    if (expectedDigests.size < 16) expectedDigests.set(secret, digest);
+  let known = expectedDigests.get(secret);
+  if (!known) {
+    known = digest(secret);
+    expectedDigests.set(secret, known);
   }
-  return digest;
+  return known;
 }
 
 /** A random secret for one agent run: 32 bytes, hex. */

@@ -39,8 +39,9 @@ export type Access = "allowed" | "stranger";
 export class ChatSession extends DurableObject<Env> {
   private readonly store: ChatStore;
   private activeRun: ActiveRun | undefined;
-  /** The alarm's work while it runs (tests wait for it to settle). */
+  /** The alarm's work while it runs: enqueue leaves new messages to it, and tests wait for it to settle. */
   private running: Promise<void> | undefined;
+  /** When the current (or last) alarm began; every turn runs inside one, and its deadline counts from here. */
   private alarmStartedAt = 0;
   /** A message was queued while the alarm ran and did not set the alarm itself. */
   private arrivedDuringDrain = false;
@@ -99,7 +100,7 @@ export class ChatSession extends DurableObject<Env> {
   async runRemoteTool(token: string, name: string, argumentsText: string): Promise<ToolOutcome | "unauthorized"> {
     const run = this.activeRun;
     const issued = run?.issuedToken();
-    if (!run || issued === undefined || !(await secretsEqual(token, issued))) return "unauthorized";
+    if (!run || issued === undefined || !(await secretsEqual(token, issued, { expectedIsLongLived: false }))) return "unauthorized";
     return run.execute(name, argumentsText);
   }
 
@@ -262,7 +263,7 @@ export class ChatSession extends DurableObject<Env> {
       target,
       chat,
       now: Date.now,
-      turnDeadline: (this.running ? this.alarmStartedAt : Date.now()) + TURN_WALL_MS,
+      turnDeadline: this.alarmStartedAt + TURN_WALL_MS,
       systemPrompt: (config, toolNames) =>
         buildSystemPrompt({
           botName: settings.botName,
@@ -272,13 +273,13 @@ export class ChatSession extends DurableObject<Env> {
           now: new Date(),
           timezone: settings.defaultTimezone,
         }),
-      beginRun: (execute) => {
+      beginRun: () => {
         let token: string | undefined;
         const run: ActiveRun = {
           token: () => (token ??= newRunToken()),
           issuedToken: () => token,
           controller: new AbortController(),
-          execute,
+          execute: async () => ({ isError: true, content: "Error: the tools are not ready yet." }),
         };
         this.activeRun = run;
         return run;

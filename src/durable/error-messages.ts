@@ -1,5 +1,8 @@
 import type { AgentErrorEvent } from "../adapters/events.ts";
 
+/** The message of the `timeout` error a turn gets when it runs into its time limit (see runTurn). */
+export const TURN_TIME_LIMIT = "the turn ran into its time limit";
+
 /** One short message per kind of failure; the technical detail goes to the log, not the chat, except for refusals. */
 export function userFacingError(error: AgentErrorEvent): string {
   switch (error.classification) {
@@ -10,7 +13,7 @@ export function userFacingError(error: AgentErrorEvent): string {
     case "overloaded":
       return "⚠️ The AI provider is overloaded right now. Please try again in a minute.";
     case "timeout":
-      if (error.message.includes("time limit")) return "⚠️ That took longer than one turn may run (about 13 minutes) and was stopped.";
+      if (error.message === TURN_TIME_LIMIT) return "⚠️ That took longer than one turn may run (about 13 minutes) and was stopped.";
       return "⚠️ The AI provider did not answer in time. Please try again shortly.";
     case "transport":
       return "⚠️ The AI provider could not be reached. Please try again shortly.";

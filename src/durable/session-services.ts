@@ -45,7 +45,7 @@ export interface SessionServices {
   turnDeadline: number;
   systemPrompt: (config: EffectiveConfig, toolNames: string[]) => string;
   /** Registers the running turn (one at a time) so /stop and remote tool calls can find it. */
-  beginRun: (execute: ActiveRun["execute"]) => ActiveRun;
+  beginRun: () => ActiveRun;
   endRun: (run: ActiveRun) => void;
   /** Re-arms the object's alarm after a change to this chat's scheduled tasks. */
   tasksChanged: (chatId: number, threadId?: number) => Promise<void>;

@@ -8,7 +8,7 @@ import { DEFAULT_MODELS, type Provider } from "../config/providers.ts";
 import { includes } from "../config/settings.ts";
 import type { UsageRecord } from "../db/usage.ts";
 import type { ToolContext } from "../tools/context.ts";
-import { userFacingError } from "./error-messages.ts";
+import { TURN_TIME_LIMIT, userFacingError } from "./error-messages.ts";
 import type { ActiveRun, SessionServices } from "./session-services.ts";
 import { StatusLine } from "./status-line.ts";
 import { startTyping } from "./typing.ts";
@@ -42,7 +42,7 @@ const TURN_DEADLINE = "turn deadline";
  */
 export async function runTurn(services: SessionServices, request: TurnRequest): Promise<TurnOutcome> {
   // Registered first, so that /stop reaches a turn that is still reading its config.
-  const run = services.beginRun(async () => ({ isError: true, content: "Error: the tools are not ready yet." }));
+  const run = services.beginRun();
   // The platform ends an alarm after 15 minutes and would run the turn again from the start: end it first.
   const deadline = setTimeout(() => run.controller.abort(TURN_DEADLINE), Math.max(1_000, services.turnDeadline - services.now()));
   try {
@@ -129,7 +129,7 @@ async function runTurnOf(services: SessionServices, request: TurnRequest, run: A
   if (run.controller.signal.aborted) {
     error =
       run.controller.signal.reason === TURN_DEADLINE
-        ? { type: "error", classification: "timeout", retryable: false, message: "the turn ran into its time limit" }
+        ? { type: "error", classification: "timeout", retryable: false, message: TURN_TIME_LIMIT }
         : { type: "error", classification: "cancelled", retryable: false, message: "stopped" };
   }
   error ??= result === undefined ? { type: "error", classification: "internal", retryable: true, message: `${provider}: no answer` } : undefined;
