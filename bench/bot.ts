@@ -13,7 +13,10 @@ export interface Bot {
 const SECRET = "bench-webhook-secret";
 
 /** `wrangler dev` on a free port with fresh local storage, its upstreams pointed at the fakes. */
-export async function startBot(fakesUrl: string, options: { inspectorPort?: number; minify?: boolean } = {}): Promise<Bot> {
+export async function startBot(
+  fakesUrl: string,
+  options: { inspectorPort?: number; minify?: boolean } = {},
+): Promise<Bot> {
   const state = mkdtempSync(join(tmpdir(), "bench-state-"));
   const port = await freePort();
   const vars: Record<string, string> = {
@@ -37,13 +40,26 @@ export async function startBot(fakesUrl: string, options: { inspectorPort?: numb
   const child = spawn(
     "npx",
     [
-      "wrangler", "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state, "--log-level", "warn",
+      "wrangler",
+      "dev",
+      "--port",
+      String(port),
+      "--ip",
+      "127.0.0.1",
+      "--persist-to",
+      state,
+      "--log-level",
+      "warn",
       "--show-interactive-dev-session=false",
       ...(options.inspectorPort ? ["--inspector-port", String(options.inspectorPort)] : []),
       ...(options.minify === false ? ["--minify=false"] : []),
       ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
     ],
-    { env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" }, stdio: ["ignore", "ignore", "inherit"], detached: true },
+    {
+      env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
+      stdio: ["ignore", "ignore", "inherit"],
+      detached: true,
+    },
   );
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
@@ -75,7 +91,9 @@ function freePort(): Promise<number> {
     const server = createServer();
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }

@@ -3,7 +3,7 @@
  * throughput load runs, through the runtime's inspector. Writes bench/results/profile.cpuprofile (open it in Chrome
  * DevTools) and prints the functions with the most self time.
  */
-import { writeFileSync, mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { startFakes } from "../tests/fakes/server.ts";
 import { startBot } from "./bot.ts";
 
@@ -11,10 +11,15 @@ const inspectorPort = 9339;
 const fakes = await startFakes({ recordRequests: false });
 // Unminified, so the profile names our functions.
 const bot = await startBot(fakes.url, { inspectorPort, minify: false });
-const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json()) as { webSocketDebuggerUrl: string; title: string }[];
+const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json()) as {
+  webSocketDebuggerUrl: string;
+  title: string;
+}[];
 const target = targets.find((entry) => !entry.title.includes("ProxyWorker")) ?? targets[0]!;
 // wrangler's inspector proxy wants an Origin header, as DevTools sends one.
-const socket = new WebSocket(target.webSocketDebuggerUrl, { headers: { origin: "https://devtools.devprod.cloudflare.dev" } } as unknown as string[]);
+const socket = new WebSocket(target.webSocketDebuggerUrl, {
+  headers: { origin: "https://devtools.devprod.cloudflare.dev" },
+} as unknown as string[]);
 await new Promise((resolve) => socket.addEventListener("open", resolve, { once: true }));
 let nextId = 1;
 const pending = new Map<number, (value: unknown) => void>();
@@ -35,7 +40,16 @@ const post = async (chat: number, text: string) => {
   const response = await fetch(`${bot.url}/telegram/webhook`, {
     method: "POST",
     headers: { "x-telegram-bot-api-secret-token": bot.secret, "content-type": "application/json" },
-    body: JSON.stringify({ update_id: update++, message: { message_id: update, date: 1, chat: { id: chat, type: "private" }, from: { id: chat, is_bot: false, first_name: "B" }, text } }),
+    body: JSON.stringify({
+      update_id: update++,
+      message: {
+        message_id: update,
+        date: 1,
+        chat: { id: chat, type: "private" },
+        from: { id: chat, is_bot: false, first_name: "B" },
+        text,
+      },
+    }),
   });
   await response.text();
 };
@@ -86,11 +100,19 @@ if (load === "paced") {
   );
 }
 console.log(`${sent} updates in ${seconds} s`);
-const { profile } = (await send("Profiler.stop")) as { profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]; samples: number[]; timeDeltas: number[] } };
+const { profile } = (await send("Profiler.stop")) as {
+  profile: {
+    nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+    samples: number[];
+    timeDeltas: number[];
+  };
+};
 mkdirSync("bench/results", { recursive: true });
 writeFileSync("bench/results/profile.cpuprofile", JSON.stringify(profile));
 const self = new Map<number, number>();
-profile.samples.forEach((node, index) => self.set(node, (self.get(node) ?? 0) + (profile.timeDeltas[index] ?? 0)));
+for (const [index, node] of profile.samples.entries()) {
+  self.set(node, (self.get(node) ?? 0) + (profile.timeDeltas[index] ?? 0));
+}
 const byFunction = new Map<string, number>();
 for (const node of profile.nodes) {
   const frame = node.callFrame;
@@ -99,7 +121,9 @@ for (const node of profile.nodes) {
 }
 const total = [...byFunction.values()].reduce((sum, value) => sum + value, 0);
 for (const [name, micros] of [...byFunction].sort((left, right) => right[1] - left[1]).slice(0, 30)) {
-  console.log(`${((micros / total) * 100).toFixed(1).padStart(5)}%  ${(micros / 1000).toFixed(0).padStart(6)} ms  ${name}`);
+  console.log(
+    `${((micros / total) * 100).toFixed(1).padStart(5)}%  ${(micros / 1000).toFixed(0).padStart(6)} ms  ${name}`,
+  );
 }
 socket.close();
 await bot.stop();

@@ -18,7 +18,8 @@ export function medianRun(runs: ScenarioResult[][]): ScenarioResult[] {
   if (runs.length === 1) return runs[0]!;
   return runs[0]!.map((_, index) => {
     const candidates = runs.map((run) => run[index]!);
-    const headline = (scenario: ScenarioResult) => scenario.latency?.p50 ?? scenario.figures.messagesPerSecond ?? scenario.figures["p50 @10000"] ?? 0;
+    const headline = (scenario: ScenarioResult) =>
+      scenario.latency?.p50 ?? scenario.figures.messagesPerSecond ?? scenario.figures["p50 @10000"] ?? 0;
     const sorted = [...candidates].sort((left, right) => headline(left) - headline(right));
     const median = sorted[Math.floor(sorted.length / 2)]!;
     // Integrity must hold in every run, not just the median one.
@@ -29,7 +30,9 @@ export function medianRun(runs: ScenarioResult[][]): ScenarioResult[] {
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 
 function latencyCells(summary: Summary | undefined): string {
-  return summary ? `${ms(summary.p50)} | ${ms(summary.p95)} | ${ms(summary.p99)} | ${ms(summary.max)} | ${summary.count}` : "| | | |";
+  return summary
+    ? `${ms(summary.p50)} | ${ms(summary.p95)} | ${ms(summary.p99)} | ${ms(summary.max)} | ${summary.count}`
+    : "| | | |";
 }
 
 export function formatTable(report: Report): string {
@@ -45,10 +48,13 @@ export function formatTable(report: Report): string {
       .join(", ");
     lines.push(`| ${scenario.name} | ${latencyCells(scenario.latency)} | ${figures} |`);
   }
-  lines.push(`| size | | | | | | ${report.size.rawKiB.toFixed(0)} KiB raw, ${report.size.gzipKiB.toFixed(0)} KiB gzip |`);
+  lines.push(
+    `| size | | | | | | ${report.size.rawKiB.toFixed(0)} KiB raw, ${report.size.gzipKiB.toFixed(0)} KiB gzip |`,
+  );
   lines.push("", "| target | measured | met |", "|---|---|---|");
   for (const scenario of report.scenarios) {
-    for (const check of scenario.checks) lines.push(`| ${check.name} | ${check.value} | ${check.ok ? "yes" : "**no**"} |`);
+    for (const check of scenario.checks)
+      lines.push(`| ${check.name} | ${check.value} | ${check.ok ? "yes" : "**no**"} |`);
   }
   return lines.join("\n");
 }

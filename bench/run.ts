@@ -6,10 +6,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { startFakes } from "../tests/fakes/server.ts";
-import { startBot, type Bot } from "./bot.ts";
-import { scenarios, type ScenarioResult } from "./scenarios.ts";
-import { bundleSize } from "./size.ts";
+import { type Bot, startBot } from "./bot.ts";
 import { formatTable, medianRun } from "./report.ts";
+import { type ScenarioResult, scenarios } from "./scenarios.ts";
+import { bundleSize } from "./size.ts";
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(`--${name}`);
@@ -47,7 +47,16 @@ const machine = {
   node: process.version,
   wrangler: JSON.parse(readFileSync("node_modules/wrangler/package.json", "utf8")).version as string,
 };
-const report = { date: new Date().toISOString(), quick, runs, modelLatencyMs, machine, size, scenarios: chosen, allRuns: results };
+const report = {
+  date: new Date().toISOString(),
+  quick,
+  runs,
+  modelLatencyMs,
+  machine,
+  size,
+  scenarios: chosen,
+  allRuns: results,
+};
 const table = formatTable(report);
 console.log(table);
 
@@ -57,11 +66,16 @@ writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
 console.error(`wrote ${file}`);
 if (!quick) {
   const markdown = readFileSync("BENCHMARKS.md", "utf8");
-  const updated = markdown.replace(/<!-- bench:start -->[\s\S]*<!-- bench:end -->/, `<!-- bench:start -->\n${table}\n<!-- bench:end -->`);
+  const updated = markdown.replace(
+    /<!-- bench:start -->[\s\S]*<!-- bench:end -->/,
+    `<!-- bench:start -->\n${table}\n<!-- bench:end -->`,
+  );
   writeFileSync("BENCHMARKS.md", updated);
   console.error("updated BENCHMARKS.md");
 }
-const failed = chosen.flatMap((scenario) => scenario.checks.filter((check) => !check.ok).map((check) => `${scenario.name}: ${check.name}`));
+const failed = chosen.flatMap((scenario) =>
+  scenario.checks.filter((check) => !check.ok).map((check) => `${scenario.name}: ${check.name}`),
+);
 if (failed.length > 0) console.error(`targets missed: ${failed.join("; ")}`);
 // Lost, duplicated or reordered answers are bugs, not slowness: they fail the run (and CI's smoke run).
 const broken = chosen.some((scenario) => scenario.integrity === false);

@@ -1,7 +1,7 @@
 import { openaiCompletion } from "../tests/fakes/bodies.ts";
 import type { Fakes, RecordedRequest } from "../tests/fakes/server.ts";
 import type { Bot } from "./bot.ts";
-import { summarize, type Summary } from "./stats.ts";
+import { type Summary, summarize } from "./stats.ts";
 
 export interface Check {
   name: string;
@@ -38,7 +38,8 @@ class Watcher {
       const chatId = Number(body?.chat_id);
       if (!Number.isFinite(chatId)) return;
       this.calls.set(chatId, (this.calls.get(chatId) ?? 0) + 1);
-      const isAnswer = request.method === "sendMessage" && (body?.text?.startsWith("echo:") || body?.text?.startsWith("done "));
+      const isAnswer =
+        request.method === "sendMessage" && (body?.text?.startsWith("echo:") || body?.text?.startsWith("done "));
       if (isAnswer) {
         const list = this.answers.get(chatId) ?? [];
         list.push({ at: request.at, text: body!.text! });
@@ -57,7 +58,13 @@ class Watcher {
     if (test()) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), timeoutMs);
-      this.waiters.push({ test, resolve: () => (clearTimeout(timer), resolve()) });
+      this.waiters.push({
+        test,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
     });
   }
 
@@ -115,7 +122,13 @@ async function pool<T>(items: T[], connections: number, work: (item: T) => Promi
 const newChats = (count: number) => Array.from({ length: count }, () => nextChatId++);
 
 /** Sends `perChat` messages to each chat; one sender per chat keeps each chat's order, at most `connections` at once. */
-async function sendAll(bot: Bot, chats: number[], perChat: number, connections: number, ackTimes?: number[]): Promise<Map<number, string[]>> {
+async function sendAll(
+  bot: Bot,
+  chats: number[],
+  perChat: number,
+  connections: number,
+  ackTimes?: number[],
+): Promise<Map<number, string[]>> {
   const sent = new Map<number, string[]>();
   await pool(chats, connections, async (chatId) => {
     const markers: string[] = [];
@@ -134,7 +147,12 @@ async function sendAll(bot: Bot, chats: number[], perChat: number, connections: 
  * Sends in rounds: every chat's first message, then every chat's second, and so on, as Telegram delivers many
  * people's messages over a short time. A chat's next message still waits for the webhook to take its previous one.
  */
-async function sendRounds(bot: Bot, chats: number[], perChat: number, connections: number): Promise<Map<number, string[]>> {
+async function sendRounds(
+  bot: Bot,
+  chats: number[],
+  perChat: number,
+  connections: number,
+): Promise<Map<number, string[]>> {
   const sent = new Map<number, string[]>(chats.map((chatId) => [chatId, []]));
   const previous = new Map<number, Promise<unknown>>();
   const queue = Array.from({ length: perChat }, (_, sequence) => chats.map((chatId) => ({ chatId, sequence }))).flat();
@@ -154,7 +172,10 @@ function intact(watcher: Watcher, sent: Map<number, string[]>): { ok: boolean; p
   for (const [chatId, markers] of sent) {
     const answered = watcher.markers(chatId);
     if (answered.join(",") !== markers.join(",")) {
-      return { ok: false, problem: `chat ${chatId}: sent ${markers.join(",")} but answers carried ${answered.join(",")}` };
+      return {
+        ok: false,
+        problem: `chat ${chatId}: sent ${markers.join(",")} but answers carried ${answered.join(",")}`,
+      };
     }
   }
   return { ok: true };
@@ -212,15 +233,21 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
     const acks: number[] = [];
     const started = performance.now();
     const sent = new Map<number, string[]>(chats.map((chatId) => [chatId, [...warm.get(chatId)!]]));
-    const queue = Array.from({ length: perChat }, (_, sequence) => chats.map((chatId) => ({ chatId, sequence: sequence + 1 }))).flat();
-    await pool(queue.map((item, index) => ({ ...item, index })), 40, async ({ chatId, sequence, index }) => {
-      const due = started + (index * 1000) / rate;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      const marker = `m${chatId}-${sequence}`;
-      sent.get(chatId)!.push(marker);
-      acks.push(await post(bot, update(chatId, marker)));
-    });
+    const queue = Array.from({ length: perChat }, (_, sequence) =>
+      chats.map((chatId) => ({ chatId, sequence: sequence + 1 })),
+    ).flat();
+    await pool(
+      queue.map((item, index) => ({ ...item, index })),
+      40,
+      async ({ chatId, sequence, index }) => {
+        const due = started + (index * 1000) / rate;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        const marker = `m${chatId}-${sequence}`;
+        sent.get(chatId)!.push(marker);
+        acks.push(await post(bot, update(chatId, marker)));
+      },
+    );
     await drained(watcher, sent, 120_000);
     const latency = summarize(acks);
     results.push({
@@ -246,17 +273,26 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
     if (!integrity.ok) log(`ack: ${integrity.problem}`);
     const floor: number[] = [];
     const floorStarted = performance.now();
-    await pool(Array.from({ length: acks.length }, (_, index) => index), 40, async () => {
-      const began = performance.now();
-      await (await fetch(`${bot.url}/health`)).arrayBuffer();
-      floor.push(performance.now() - began);
-    });
+    await pool(
+      Array.from({ length: acks.length }, (_, index) => index),
+      40,
+      async () => {
+        const began = performance.now();
+        await (await fetch(`${bot.url}/health`)).arrayBuffer();
+        floor.push(performance.now() - began);
+      },
+    );
     const floorSeconds = (performance.now() - floorStarted) / 1000;
     results.push({
       name: "ack (saturated)",
       description: `${acks.length} updates sent back to back on 40 connections, ${modelLatencyMs} ms model; "health" is GET /health the same way, the runtime's floor`,
       latency,
-      figures: { "updates/s": acks.length / seconds, "health p50": summarize(floor).p50, "health p99": summarize(floor).p99, "health/s": floor.length / floorSeconds },
+      figures: {
+        "updates/s": acks.length / seconds,
+        "health p50": summarize(floor).p50,
+        "health p99": summarize(floor).p99,
+        "health/s": floor.length / floorSeconds,
+      },
       checks: [check("ack p99 ≤ 25 ms (saturated, 40 connections)", latency.p99 <= 25, `${latency.p99.toFixed(1)} ms`)],
       integrity: integrity.ok,
     });
@@ -270,7 +306,8 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
     const callsBefore = new Map(chats.map((chatId) => [chatId, watcher.calls.get(chatId) ?? 0]));
     const count = quick ? 40 : 200;
     const latency = summarize(await roundTrips(bot, watcher, chats, count));
-    const calls = chats.reduce((sum, chatId) => sum + (watcher.calls.get(chatId) ?? 0) - callsBefore.get(chatId)!, 0) / count;
+    const calls =
+      chats.reduce((sum, chatId) => sum + (watcher.calls.get(chatId) ?? 0) - callsBefore.get(chatId)!, 0) / count;
     results.push({
       name: "reply (instant model)",
       description: `${count} sequential turns over ${chats.length} warm chats; the bot's own overhead`,
@@ -290,7 +327,9 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
     const chats = newChats(10);
     const perChat = quick ? 2 : 5;
     const latencies: number[] = [];
-    await Promise.all(chats.map(async (chatId) => latencies.push(...(await roundTrips(bot, watcher, [chatId], perChat)))));
+    await Promise.all(
+      chats.map(async (chatId) => latencies.push(...(await roundTrips(bot, watcher, [chatId], perChat)))),
+    );
     const latency = summarize(latencies);
     results.push({
       name: `reply (${modelLatencyMs} ms model)`,
@@ -324,7 +363,11 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
       figures: { seconds, messages, turns, messagesPerSecond: messages / seconds, turnsPerSecond: turns / seconds },
       checks: [
         check("≥ 100 messages answered per second", messages / seconds >= 100, `${(messages / seconds).toFixed(0)}/s`),
-        check("none lost, duplicated or reordered", integrity.ok, integrity.ok ? "all answered once, in order" : integrity.problem!),
+        check(
+          "none lost, duplicated or reordered",
+          integrity.ok,
+          integrity.ok ? "all answered once, in order" : integrity.problem!,
+        ),
       ],
       integrity: integrity.ok,
     });
@@ -341,9 +384,13 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
       // Seeding through the webhook: updates sent faster than turns run are batched, each batch adding its messages
       // plus one answer to the history.
       const seed = Math.max(1, Math.round(size * 0.97));
-      await pool(Array.from({ length: seed }, (_, index) => index), 40, async (index) => {
-        await post(bot, update(chatId!, `m${chatId}-${index}`));
-      });
+      await pool(
+        Array.from({ length: seed }, (_, index) => index),
+        40,
+        async (index) => {
+          await post(bot, update(chatId!, `m${chatId}-${index}`));
+        },
+      );
       await watcher.until(() => watcher.markers(chatId!).length >= seed, 300_000, `seeding ${size}`);
       const latency = summarize(await roundTrips(bot, watcher, [chatId!], quick ? 15 : 40));
       p50s[size] = latency.p50;
@@ -353,7 +400,12 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
     results.push({
       name: "history",
       description: "reply overhead (instant model) of a chat with ~10, ~1,000 and ~10,000 stored messages",
-      figures: Object.fromEntries(sizes.flatMap((size) => [[`p50 @${size}`, summaries[size]!.p50], [`p99 @${size}`, summaries[size]!.p99]])),
+      figures: Object.fromEntries(
+        sizes.flatMap((size) => [
+          [`p50 @${size}`, summaries[size]!.p50],
+          [`p99 @${size}`, summaries[size]!.p99],
+        ]),
+      ),
       checks: [check("overhead at 10,000 ≤ 1.25 × at 10", ratio <= 1.25, `${ratio.toFixed(2)}×`)],
     });
   }
@@ -384,7 +436,11 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
       name: "tools",
       description: `${count} turns with three tool calls (remember, recall, list_tasks: four model calls) against ${count} without`,
       latency: tools,
-      figures: { "plain p50": plain.p50, "tools p50": tools.p50, "added per tool call (p50)": (tools.p50 - plain.p50) / 3 },
+      figures: {
+        "plain p50": plain.p50,
+        "tools p50": tools.p50,
+        "added per tool call (p50)": (tools.p50 - plain.p50) / 3,
+      },
       checks: [],
     });
   }
@@ -396,5 +452,8 @@ function toolCall(name: string, args: unknown) {
 }
 
 async function script(fakes: Fakes, responses: unknown[]): Promise<void> {
-  await fetch(`${fakes.url}/__control/script`, { method: "POST", body: JSON.stringify({ service: "openai", responses }) });
+  await fetch(`${fakes.url}/__control/script`, {
+    method: "POST",
+    body: JSON.stringify({ service: "openai", responses }),
+  });
 }

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import type { AgentEvent } from "../src/adapters/events.ts";
-import { adapterPayloadSchema, type AdapterPayload } from "../src/adapters/types.ts";
+import { type AdapterPayload, adapterPayloadSchema } from "../src/adapters/types.ts";
 import { redact } from "./redact.ts";
 import { runAgent, type TerminalEvent } from "./run-agent.ts";
 
@@ -58,27 +58,36 @@ export function createRunner(config: RunnerConfig): Runner {
   async function handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
     const url = new URL(request.url ?? "/", "http://runner");
     if (url.pathname === "/ping") {
-      if (request.method !== "GET" && request.method !== "HEAD") return sendJson(response, 405, { error: "method_not_allowed", message: "Use GET." });
+      if (request.method !== "GET" && request.method !== "HEAD")
+        return sendJson(response, 405, { error: "method_not_allowed", message: "Use GET." });
       response.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
       response.end("ok");
       return;
     }
     if (url.pathname !== "/run") return sendJson(response, 404, { error: "not_found", message: "No such route." });
-    if (request.method !== "POST") return sendJson(response, 405, { error: "method_not_allowed", message: "Use POST." });
+    if (request.method !== "POST")
+      return sendJson(response, 405, { error: "method_not_allowed", message: "Use POST." });
     // A runner runs shell commands for whoever may call it: with a token set, only the Worker may. A JSON content
     // type is required too, which a web page cannot send cross-site without a preflight.
     if (config.token !== undefined && !tokenMatches(request.headers.authorization, config.token)) {
       return sendJson(response, 401, { error: "unauthorized", message: "Missing or wrong bearer token." });
     }
     if (!/^application\/json(;|$)/i.test(request.headers["content-type"] ?? "")) {
-      return sendJson(response, 415, { error: "unsupported_media_type", message: "Send the payload as application/json." });
+      return sendJson(response, 415, {
+        error: "unsupported_media_type",
+        message: "Send the payload as application/json.",
+      });
     }
-    if (shuttingDown) return sendJson(response, 503, { error: "shutting_down", message: "The runner is shutting down." });
+    if (shuttingDown)
+      return sendJson(response, 503, { error: "shutting_down", message: "The runner is shutting down." });
 
     const body = await readBody(request);
     if (body === "too_large") {
       response.setHeader("connection", "close");
-      return sendJson(response, 413, { error: "payload_too_large", message: `The body is over ${MAX_BODY_BYTES} bytes.` });
+      return sendJson(response, 413, {
+        error: "payload_too_large",
+        message: `The body is over ${MAX_BODY_BYTES} bytes.`,
+      });
     }
     let json: unknown;
     try {
@@ -94,18 +103,23 @@ export function createRunner(config: RunnerConfig): Runner {
         .join("; ");
       return sendJson(response, 400, { error: "invalid_request", message });
     }
-    if (shuttingDown) return sendJson(response, 503, { error: "shutting_down", message: "The runner is shutting down." });
+    if (shuttingDown)
+      return sendJson(response, 503, { error: "shutting_down", message: "The runner is shutting down." });
     const payload = parsed.data;
     // A run whose answer is out may still be closing its CLI (it finishes writing the session); the next turn of
     // the chat waits for that rather than being refused. A run still producing events is a real conflict.
     // A client that just gave up and retried races its own disconnect, hence a short grace before the 409.
     for (let existing = runs.get(payload.chatKey); existing; existing = runs.get(payload.chatKey)) {
       if (!existing.ended() && !(await settlesWithin(existing.endedPromise, BUSY_GRACE_MS))) {
-        return sendJson(response, 409, { error: "busy", message: `A run for ${payload.chatKey} is already in progress.` });
+        return sendJson(response, 409, {
+          error: "busy",
+          message: `A run for ${payload.chatKey} is already in progress.`,
+        });
       }
       await existing.done;
     }
-    if (shuttingDown) return sendJson(response, 503, { error: "shutting_down", message: "The runner is shutting down." });
+    if (shuttingDown)
+      return sendJson(response, 503, { error: "shutting_down", message: "The runner is shutting down." });
     if (!response.socket || response.socket.destroyed) return; // the client left while it waited
     startRun(payload, response);
   }
@@ -143,7 +157,9 @@ export function createRunner(config: RunnerConfig): Runner {
       controller.abort("the client disconnected");
     });
 
-    log(`[runner] run start chat=${payload.chatKey} resume=${payload.sessionId ? "yes" : "no"} tools=${payload.tools.length}`);
+    log(
+      `[runner] run start chat=${payload.chatKey} resume=${payload.sessionId ? "yes" : "no"} tools=${payload.tools.length}`,
+    );
     const run: ActiveRun = {
       chatKey: payload.chatKey,
       controller,
@@ -153,7 +169,12 @@ export function createRunner(config: RunnerConfig): Runner {
       done: Promise.resolve(),
     };
     runs.set(payload.chatKey, run);
-    run.done = runAgent(payload, { workspaceRoot: config.workspaceRoot, signal: controller.signal, emit: write, env: config.env })
+    run.done = runAgent(payload, {
+      workspaceRoot: config.workspaceRoot,
+      signal: controller.signal,
+      emit: write,
+      env: config.env,
+    })
       .then(
         (last) => {
           const outcome = last.type === "result" ? "result" : `error:${last.classification}`;
@@ -162,7 +183,9 @@ export function createRunner(config: RunnerConfig): Runner {
         (error: unknown) => {
           // runAgent does not throw; this is a last resort so that the stream still ends properly.
           write({ type: "error", classification: "internal", retryable: true, message: "the runner failed" });
-          log(`[runner] run end chat=${payload.chatKey} outcome=crash duration=${Date.now() - started}ms ${redact(String(error))}`);
+          log(
+            `[runner] run end chat=${payload.chatKey} outcome=crash duration=${Date.now() - started}ms ${redact(String(error))}`,
+          );
         },
       )
       .finally(() => {
@@ -181,7 +204,12 @@ export function createRunner(config: RunnerConfig): Runner {
     const active = [...runs.values()];
     log(`[runner] shutting down, cancelling ${active.length} run(s)`);
     for (const run of active) {
-      run.finish({ type: "error", classification: "cancelled", retryable: true, message: "the runner is shutting down" });
+      run.finish({
+        type: "error",
+        classification: "cancelled",
+        retryable: true,
+        message: "the runner is shutting down",
+      });
       run.controller.abort("the runner is shutting down");
     }
     let timer: ReturnType<typeof setTimeout> | undefined;

@@ -34,7 +34,11 @@ export async function archiveTranscript(input: ArchiveInput): Promise<string | u
 
   const now = input.now ?? new Date();
   const title = titleOf(entries);
-  const stamp = now.toISOString().replace(/\.\d+Z$/, "").replace("T", "-").replace(/:/g, "");
+  const stamp = now
+    .toISOString()
+    .replace(/\.\d+Z$/, "")
+    .replace("T", "-")
+    .replace(/:/g, "");
   const directory = path.join(input.cwd, "conversations");
   await mkdir(directory, { recursive: true });
   const file = path.join(directory, `${stamp}-${slug(title)}.md`);
@@ -81,7 +85,9 @@ function userText(content: unknown): string {
     typeof content === "string"
       ? [content]
       : Array.isArray(content)
-        ? content.flatMap((block) => (isRecord(block) && block.type === "text" && typeof block.text === "string" ? [block.text] : []))
+        ? content.flatMap((block) =>
+            isRecord(block) && block.type === "text" && typeof block.text === "string" ? [block.text] : [],
+          )
         : [];
   return parts
     .map((part) => part.replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, "").trim())
@@ -95,7 +101,8 @@ function assistantText(content: unknown): string {
   return content
     .flatMap((block) => {
       if (!isRecord(block)) return [];
-      if (block.type === "text" && typeof block.text === "string" && block.text.trim() !== "") return [block.text.trim()];
+      if (block.type === "text" && typeof block.text === "string" && block.text.trim() !== "")
+        return [block.text.trim()];
       if (block.type === "tool_use" && typeof block.name === "string") return [`_(used the tool ${block.name})_`];
       return [];
     })
@@ -104,7 +111,11 @@ function assistantText(content: unknown): string {
 
 function titleOf(entries: readonly Entry[]): string {
   const first = entries.find((entry) => entry.role === "user")?.text ?? "Conversation";
-  const line = first.split("\n").find((part) => part.trim() !== "")?.trim() ?? "Conversation";
+  const line =
+    first
+      .split("\n")
+      .find((part) => part.trim() !== "")
+      ?.trim() ?? "Conversation";
   return line.length <= MAX_TITLE ? line : `${line.slice(0, MAX_TITLE - 1)}…`;
 }
 

@@ -1,4 +1,4 @@
-import { createSdkMcpServer, tool, type McpSdkServerConfigWithInstance } from "@anthropic-ai/claude-agent-sdk";
+import { createSdkMcpServer, type McpSdkServerConfigWithInstance, tool } from "@anthropic-ai/claude-agent-sdk";
 import { z } from "zod";
 import type { ModelTool } from "../src/adapters/types.ts";
 
@@ -103,7 +103,9 @@ export function shapeOf(inputSchema: Record<string, unknown>): Shape {
 
 function fallbackShape(schema: Record<string, unknown>): Shape {
   const properties = isRecord(schema.properties) ? schema.properties : {};
-  const required = new Set(Array.isArray(schema.required) ? schema.required.filter((key) => typeof key === "string") : []);
+  const required = new Set(
+    Array.isArray(schema.required) ? schema.required.filter((key) => typeof key === "string") : [],
+  );
   const shape: Shape = {};
   for (const [key, property] of Object.entries(properties)) {
     const converted = isRecord(property) ? fallbackType(property) : z.any();

@@ -12,7 +12,9 @@ export const MAX_TRANSCRIPT_MESSAGE_CHARS = 2_000;
  */
 export function buildPrompt(history: readonly HistoryMessage[], resuming: boolean): string {
   const lastAssistant = history.findLastIndex((message) => message.role === "assistant");
-  const fresh = history.slice(lastAssistant + 1).flatMap((message) => (message.role === "user" ? [message.content] : []));
+  const fresh = history
+    .slice(lastAssistant + 1)
+    .flatMap((message) => (message.role === "user" ? [message.content] : []));
   const newText = fresh.length > 0 ? fresh.join("\n\n") : lastUserText(history);
   if (resuming) return newText;
 

@@ -1,6 +1,6 @@
 import path from "node:path";
-import { query, type HookCallback, type Options, type Query, type SDKMessage } from "@anthropic-ai/claude-agent-sdk";
-import { toolPreview, type AgentErrorEvent, type AgentEvent } from "../src/adapters/events.ts";
+import { type HookCallback, type Options, type Query, query, type SDKMessage } from "@anthropic-ai/claude-agent-sdk";
+import { type AgentErrorEvent, type AgentEvent, toolPreview } from "../src/adapters/events.ts";
 import type { AdapterPayload } from "../src/adapters/types.ts";
 import { archiveTranscript } from "./archive.ts";
 import { classifyApiError, classifyResultSubtype, classifyThrown } from "./classify.ts";
@@ -89,7 +89,10 @@ export async function runAgent(payload: AdapterPayload, options: RunAgentOptions
   try {
     cwd = await ensureChatWorkspace(options.workspaceRoot, payload.chatKey);
   } catch (error) {
-    fail({ classification: "internal", retryable: true }, `the chat's workspace could not be created: ${messageOf(error)}`);
+    fail(
+      { classification: "internal", retryable: true },
+      `the chat's workspace could not be created: ${messageOf(error)}`,
+    );
     return terminal!;
   }
 
@@ -175,8 +178,14 @@ export async function runAgent(payload: AdapterPayload, options: RunAgentOptions
           if (message.error) apiErrorKind = message.error;
           for (const block of message.message.content ?? []) {
             if (block.type !== "tool_use") continue;
-            const name = block.name.startsWith(BRIDGE_TOOL_PREFIX) ? block.name.slice(BRIDGE_TOOL_PREFIX.length) : block.name;
-            emit({ type: "tool_start", toolName: truncate(name, 300), preview: toolPreview(JSON.stringify(block.input ?? {})) });
+            const name = block.name.startsWith(BRIDGE_TOOL_PREFIX)
+              ? block.name.slice(BRIDGE_TOOL_PREFIX.length)
+              : block.name;
+            emit({
+              type: "tool_start",
+              toolName: truncate(name, 300),
+              preview: toolPreview(JSON.stringify(block.input ?? {})),
+            });
           }
           return undefined;
         case "tool_progress": {
@@ -195,7 +204,10 @@ export async function runAgent(payload: AdapterPayload, options: RunAgentOptions
           const info = message.rate_limit_info;
           if (info.status !== "rejected") return undefined;
           const resets = info.resetsAt ? `; it resets at ${new Date(info.resetsAt * 1000).toISOString()}` : "";
-          fail({ classification: "quota", retryable: false }, `the usage limit was reached (${info.rateLimitType ?? "unknown"})${resets}`);
+          fail(
+            { classification: "quota", retryable: false },
+            `the usage limit was reached (${info.rateLimitType ?? "unknown"})${resets}`,
+          );
           sdkQuery?.close();
           return undefined;
         }
@@ -225,7 +237,8 @@ export async function runAgent(payload: AdapterPayload, options: RunAgentOptions
             }
           } else {
             const errors = message.errors.join("; ");
-            if (resume && announced === undefined && /no conversation found|valid session id/i.test(errors)) return "session_missing";
+            if (resume && announced === undefined && /no conversation found|valid session id/i.test(errors))
+              return "session_missing";
             fail(classifyResultSubtype(message.subtype), `${message.subtype}${errors ? `: ${errors}` : ""}`);
           }
           return undefined;
@@ -259,7 +272,9 @@ export async function runAgent(payload: AdapterPayload, options: RunAgentOptions
   }
   try {
     if ((await attempt(payload.sessionId)) === "session_missing") {
-      stderrLine(`session ${payload.sessionId} is not on this runner any more; starting a new one with the chat's history`);
+      stderrLine(
+        `session ${payload.sessionId} is not on this runner any more; starting a new one with the chat's history`,
+      );
       await attempt(undefined);
     }
   } catch (error) {

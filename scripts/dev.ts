@@ -3,9 +3,9 @@
  * Objects), and, unless `--no-poll` is given or no bot token is set, runs the polling bridge so the bot answers
  * your real Telegram messages without a public URL. Other arguments go to wrangler (e.g. `--port 8788`).
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { BridgeStopped, runPollingBridge } from "./polling-bridge.ts";
+import { type ChildProcess, spawn } from "node:child_process";
 import { localVariables } from "./dev-vars.ts";
+import { BridgeStopped, runPollingBridge } from "./polling-bridge.ts";
 
 const args = process.argv.slice(2);
 const poll = !args.includes("--no-poll");
@@ -15,7 +15,10 @@ const port = portIndex >= 0 ? Number(wranglerArgs[portIndex + 1]) : 8787;
 if (portIndex < 0) wranglerArgs.push("--port", String(port));
 
 function run(command: string, commandArgs: string[], options: { env?: NodeJS.ProcessEnv } = {}): ChildProcess {
-  return spawn(command, commandArgs, { stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, ...options.env } });
+  return spawn(command, commandArgs, {
+    stdio: ["ignore", "inherit", "inherit"],
+    env: { ...process.env, ...options.env },
+  });
 }
 
 const migrate = run("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local"], { env: { CI: "true" } });
@@ -25,7 +28,10 @@ if (migrated !== 0) {
   process.exit(migrated);
 }
 
-const wrangler = spawn("npx", ["wrangler", "dev", ...wranglerArgs], { stdio: "inherit", env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false" } });
+const wrangler = spawn("npx", ["wrangler", "dev", ...wranglerArgs], {
+  stdio: "inherit",
+  env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+});
 const stop = new AbortController();
 const shutdown = () => {
   stop.abort();
@@ -53,7 +59,9 @@ if (poll && variables.TELEGRAM_BOT_TOKEN && variables.TELEGRAM_WEBHOOK_SECRET) {
     console.error(`[bridge] stopped: ${error instanceof BridgeStopped ? error.message : String(error)}`);
   });
 } else if (poll) {
-  console.log("[bridge] not polling: set TELEGRAM_BOT_TOKEN and TELEGRAM_WEBHOOK_SECRET in .dev.vars to talk to the bot from Telegram");
+  console.log(
+    "[bridge] not polling: set TELEGRAM_BOT_TOKEN and TELEGRAM_WEBHOOK_SECRET in .dev.vars to talk to the bot from Telegram",
+  );
 }
 
 async function waitForHealth(base: string, signal: AbortSignal): Promise<void> {

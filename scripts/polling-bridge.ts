@@ -40,7 +40,11 @@ export async function runPollingBridge(options: BridgeOptions): Promise<void> {
       const response = await fetch(`${options.apiBaseUrl}/bot${options.botToken}/getUpdates`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ timeout: pollSeconds, allowed_updates: ["message"], ...(offset !== undefined ? { offset } : {}) }),
+        body: JSON.stringify({
+          timeout: pollSeconds,
+          allowed_updates: ["message"],
+          ...(offset !== undefined ? { offset } : {}),
+        }),
         signal: options.signal,
       });
       answer = (await response.json()) as TelegramAnswer;
@@ -53,9 +57,12 @@ export async function runPollingBridge(options: BridgeOptions): Promise<void> {
     }
     if (!answer.ok) {
       if (answer.error_code === 409) {
-        throw new BridgeStopped("This bot has a webhook set, so getUpdates is refused. Run dev with --no-poll, or delete the webhook first.");
+        throw new BridgeStopped(
+          "This bot has a webhook set, so getUpdates is refused. Run dev with --no-poll, or delete the webhook first.",
+        );
       }
-      if (answer.error_code === 401 || answer.error_code === 404) throw new BridgeStopped("Telegram refused the bot token (TELEGRAM_BOT_TOKEN).");
+      if (answer.error_code === 401 || answer.error_code === 404)
+        throw new BridgeStopped("Telegram refused the bot token (TELEGRAM_BOT_TOKEN).");
       log(`getUpdates answered ${answer.error_code} ${answer.description ?? ""}; retrying in ${delay} ms`);
       await wait(delay, options.signal);
       delay = Math.min(delay * 2, 30_000);
@@ -70,7 +77,12 @@ export async function runPollingBridge(options: BridgeOptions): Promise<void> {
 }
 
 /** Forwards one update until the webhook takes it; false when the bridge was stopped meanwhile. */
-async function forward(update: { update_id: number }, options: BridgeOptions, log: (line: string) => void, firstDelay: number): Promise<boolean> {
+async function forward(
+  update: { update_id: number },
+  options: BridgeOptions,
+  log: (line: string) => void,
+  firstDelay: number,
+): Promise<boolean> {
   let delay = firstDelay;
   while (!options.signal.aborted) {
     try {
@@ -92,7 +104,9 @@ async function forward(update: { update_id: number }, options: BridgeOptions, lo
       log(`webhook answered ${response.status}; retrying update ${update.update_id} in ${delay} ms`);
     } catch (error) {
       if (options.signal.aborted) return false;
-      log(`webhook unreachable (${error instanceof Error ? error.message : error}); retrying update ${update.update_id} in ${delay} ms`);
+      log(
+        `webhook unreachable (${error instanceof Error ? error.message : error}); retrying update ${update.update_id} in ${delay} ms`,
+      );
     }
     await wait(delay, options.signal);
     delay = Math.min(delay * 2, 30_000);
@@ -103,9 +117,13 @@ async function forward(update: { update_id: number }, options: BridgeOptions, lo
 function wait(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
+    signal.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }

@@ -37,7 +37,11 @@ async function call(method: string, body: unknown): Promise<unknown> {
 const webhookUrl = `${baseUrl.replace(/\/+$/, "")}/telegram/webhook`;
 await call("setWebhook", { url: webhookUrl, secret_token: secret, allowed_updates: ["message"], max_connections: 40 });
 await call("setMyCommands", { commands: BOT_COMMANDS.map(({ command, description }) => ({ command, description })) });
-const info = (await call("getWebhookInfo", {})) as { url: string; pending_update_count: number; last_error_message?: string };
+const info = (await call("getWebhookInfo", {})) as {
+  url: string;
+  pending_update_count: number;
+  last_error_message?: string;
+};
 console.log(`Webhook set: ${info.url || webhookUrl} (${info.pending_update_count ?? 0} pending updates)`);
 if (info.last_error_message) console.log(`Telegram's last delivery error: ${info.last_error_message}`);
 console.log(`Commands registered: ${BOT_COMMANDS.map(({ command }) => `/${command}`).join(" ")}`);

@@ -1,5 +1,5 @@
-import type { ChatSession } from "./durable/chat-session.ts";
 import type { AgentContainer } from "./durable/agent-container.ts";
+import type { ChatSession } from "./durable/chat-session.ts";
 
 /** Bindings and variables, as `wrangler.toml`, `wrangler secret put` and `.dev.vars` provide them. */
 export interface Env {

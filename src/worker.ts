@@ -8,9 +8,9 @@ import type { Env } from "./env.ts";
 import { HttpError } from "./http-error.ts";
 import { handleWebhook } from "./telegram/webhook.ts";
 
-export { ChatSession } from "./durable/chat-session.ts";
-export { AgentContainer } from "./durable/agent-container.ts";
 export { ContainerProxy } from "@cloudflare/containers";
+export { AgentContainer } from "./durable/agent-container.ts";
+export { ChatSession } from "./durable/chat-session.ts";
 
 const app = new Hono<{ Bindings: Env }>();
 
@@ -28,7 +28,10 @@ app.notFound((c) => c.json({ error: "not_found", message: "Not found." }, 404));
 
 app.onError((error, c) => {
   if (error instanceof HttpError) {
-    return c.json({ error: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) }, error.status);
+    return c.json(
+      { error: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) },
+      error.status,
+    );
   }
   if (error instanceof HTTPException) {
     // Hono's own refusals, e.g. a body that is not JSON on a validated route.

@@ -165,13 +165,22 @@ export class FakeAnthropic {
         sse(response, "content_block_start", { index, content_block: { type: "text", text: "" } });
         sse(response, "content_block_delta", { index, delta: { type: "text_delta", text: block.text } });
       } else {
-        sse(response, "content_block_start", { index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } });
-        sse(response, "content_block_delta", { index, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) } });
+        sse(response, "content_block_start", {
+          index,
+          content_block: { type: "tool_use", id: block.id, name: block.name, input: {} },
+        });
+        sse(response, "content_block_delta", {
+          index,
+          delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) },
+        });
       }
       sse(response, "content_block_stop", { index });
     });
     const stop = stopReason ?? (blocks.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn");
-    sse(response, "message_delta", { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: USAGE.output } });
+    sse(response, "message_delta", {
+      delta: { stop_reason: stop, stop_sequence: null },
+      usage: { output_tokens: USAGE.output },
+    });
     sse(response, "message_stop", {});
     response.end();
   }

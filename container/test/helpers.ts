@@ -1,11 +1,11 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { agentEventSchema, type AgentEvent } from "../../src/adapters/events.ts";
+import { type AgentEvent, agentEventSchema } from "../../src/adapters/events.ts";
 
 const SERVER = fileURLToPath(new URL("../server.ts", import.meta.url));
 export const TEST_API_KEY = "sk-ant-test-dummy-key-0123456789";
@@ -39,9 +39,11 @@ export class FakeToolEndpoint {
           response.end(JSON.stringify(payload));
         };
         if (request.headers.authorization !== `Bearer ${this.token}`) return send(401, { error: "unauthorized" });
-        if (request.headers["content-type"] !== "application/json") return send(415, { error: "unsupported_media_type" });
+        if (request.headers["content-type"] !== "application/json")
+          return send(415, { error: "unsupported_media_type" });
         const call = body as { name?: unknown; arguments?: unknown };
-        if (typeof call.name !== "string" || typeof call.arguments !== "string") return send(400, { error: "invalid_request" });
+        if (typeof call.name !== "string" || typeof call.arguments !== "string")
+          return send(400, { error: "invalid_request" });
         const answer = this.answer(call.name, call.arguments);
         if (answer !== "hang") send(answer.status, answer.body);
       })();
@@ -173,7 +175,11 @@ export interface RunResponse {
 }
 
 /** POSTs a payload to the runner's `/run` and reads the whole answer. */
-export async function postRun(runnerUrl: string, payload: unknown, init: { signal?: AbortSignal; rawBody?: string } = {}): Promise<RunResponse> {
+export async function postRun(
+  runnerUrl: string,
+  payload: unknown,
+  init: { signal?: AbortSignal; rawBody?: string } = {},
+): Promise<RunResponse> {
   const response = await fetch(`${runnerUrl}/run`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -199,7 +205,11 @@ export async function postRun(runnerUrl: string, payload: unknown, init: { signa
  * POSTs a payload and hands each event to `onEvent` as its line arrives (so a test can act mid-stream); resolves
  * with all of them when the stream ends.
  */
-export async function streamRun(runnerUrl: string, payload: unknown, onEvent: (event: AgentEvent) => void): Promise<AgentEvent[]> {
+export async function streamRun(
+  runnerUrl: string,
+  payload: unknown,
+  onEvent: (event: AgentEvent) => void,
+): Promise<AgentEvent[]> {
   const response = await fetch(`${runnerUrl}/run`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -211,8 +221,7 @@ export async function streamRun(runnerUrl: string, payload: unknown, onEvent: (e
   const decoder = new TextDecoder();
   for await (const chunk of response.body) {
     buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-    let newline: number;
-    while ((newline = buffer.indexOf("\n")) >= 0) {
+    for (let newline = buffer.indexOf("\n"); newline >= 0; newline = buffer.indexOf("\n")) {
       const line = buffer.slice(0, newline).trim();
       buffer = buffer.slice(newline + 1);
       if (line === "") continue;

@@ -41,12 +41,18 @@ describe("POST /run", () => {
     const chatKey = "chat:1001";
     api.respond = (body) => {
       if (!isMainLoop(body)) return undefined;
-      if (toolResults(body).has("toolu_bash_1")) return { kind: "message", blocks: [{ type: "text", text: "Done: the file is written." }] };
+      if (toolResults(body).has("toolu_bash_1"))
+        return { kind: "message", blocks: [{ type: "text", text: "Done: the file is written." }] };
       return {
         kind: "message",
         blocks: [
           { type: "text", text: "Let me write it." },
-          { type: "tool_use", id: "toolu_bash_1", name: "Bash", input: { command: "echo hello-from-bash > proof.txt", description: "Write the proof file" } },
+          {
+            type: "tool_use",
+            id: "toolu_bash_1",
+            name: "Bash",
+            input: { command: "echo hello-from-bash > proof.txt", description: "Write the proof file" },
+          },
         ],
       };
     };
@@ -66,7 +72,9 @@ describe("POST /run", () => {
     expect(answer.contentType).toBe("application/x-ndjson");
     const { events } = answer; // every line was parsed with agentEventSchema
     expect(types(events)[0]).toBe("session_init");
-    expect(of(events, "tool_start")).toEqual([{ type: "tool_start", toolName: "Bash", preview: expect.stringContaining("echo hello-from-bash") }]);
+    expect(of(events, "tool_start")).toEqual([
+      { type: "tool_start", toolName: "Bash", preview: expect.stringContaining("echo hello-from-bash") },
+    ]);
     const usage = of(events, "usage");
     expect(usage).toHaveLength(1);
     expect(usage[0]!.outputTokens).toBeGreaterThan(0);
@@ -102,10 +110,16 @@ describe("POST /run", () => {
     api.respond = (body) => {
       if (!isMainLoop(body)) return undefined;
       const text = messagesText(body);
-      return { kind: "message", blocks: [{ type: "text", text: text.includes("second question") ? "second answer" : "first answer" }] };
+      return {
+        kind: "message",
+        blocks: [{ type: "text", text: text.includes("second question") ? "second answer" : "first answer" }],
+      };
     };
 
-    const first = await postRun(runner.url, payloadFor(chatKey, { history: [{ role: "user", content: "first question" }] }));
+    const first = await postRun(
+      runner.url,
+      payloadFor(chatKey, { history: [{ role: "user", content: "first question" }] }),
+    );
     expect(first.events.at(-1)).toEqual({ type: "result", text: "first answer" });
     const sessionId = of(first.events, "session_init")[0]!.sessionId;
 
@@ -135,7 +149,8 @@ describe("POST /run", () => {
   it("starts a new session with the history when the given session is not on this runner", async () => {
     const chatKey = "chat:1003";
     const stale = "0b5e2a5c-1d2e-4f00-9a6b-000000000001";
-    api.respond = (body) => (isMainLoop(body) ? { kind: "message", blocks: [{ type: "text", text: "fresh answer" }] } : undefined);
+    api.respond = (body) =>
+      isMainLoop(body) ? { kind: "message", blocks: [{ type: "text", text: "fresh answer" }] } : undefined;
 
     const answer = await postRun(
       runner.url,
@@ -152,7 +167,9 @@ describe("POST /run", () => {
     const sessions = of(answer.events, "session_init");
     expect(sessions).toHaveLength(1);
     expect(sessions[0]!.sessionId).not.toBe(stale);
-    expect(of(answer.events, "adapter_stderr").some((event) => event.message.includes("not on this runner"))).toBe(true);
+    expect(of(answer.events, "adapter_stderr").some((event) => event.message.includes("not on this runner"))).toBe(
+      true,
+    );
     const text = messagesText(api.mainRequests()[0]!.body);
     expect(text).toContain("Conversation so far:");
     expect(text).toContain("PINEAPPLE");
@@ -161,11 +178,17 @@ describe("POST /run", () => {
   it("bridges the bot's tools: mcp__bot__remember round-trips through the Worker endpoint", async () => {
     const chatKey = "chat:1004";
     worker.answer = (name) =>
-      name === "remember" ? { status: 200, body: { content: "Remembered (id 1).", isError: false } } : { status: 404, body: {} };
+      name === "remember"
+        ? { status: 200, body: { content: "Remembered (id 1).", isError: false } }
+        : { status: 404, body: {} };
     api.respond = (body) => {
       if (!isMainLoop(body)) return undefined;
-      if (toolResults(body).has("toolu_mcp_1")) return { kind: "message", blocks: [{ type: "text", text: "Saved it." }] };
-      return { kind: "message", blocks: [{ type: "tool_use", id: "toolu_mcp_1", name: "mcp__bot__remember", input: { fact: "x" } }] };
+      if (toolResults(body).has("toolu_mcp_1"))
+        return { kind: "message", blocks: [{ type: "text", text: "Saved it." }] };
+      return {
+        kind: "message",
+        blocks: [{ type: "tool_use", id: "toolu_mcp_1", name: "mcp__bot__remember", input: { fact: "x" } }],
+      };
     };
 
     const answer = await postRun(
@@ -178,7 +201,14 @@ describe("POST /run", () => {
             description: "Saves a fact about this chat.",
             inputSchema: {
               type: "object",
-              properties: { fact: { type: "string", minLength: 1, maxLength: 500, description: "The fact, written so it makes sense on its own." } },
+              properties: {
+                fact: {
+                  type: "string",
+                  minLength: 1,
+                  maxLength: 500,
+                  description: "The fact, written so it makes sense on its own.",
+                },
+              },
               required: ["fact"],
               additionalProperties: false,
             },
@@ -189,7 +219,9 @@ describe("POST /run", () => {
     );
 
     expect(answer.events.at(-1)).toEqual({ type: "result", text: "Saved it." });
-    expect(of(answer.events, "tool_start")).toEqual([{ type: "tool_start", toolName: "remember", preview: '{"fact":"x"}' }]);
+    expect(of(answer.events, "tool_start")).toEqual([
+      { type: "tool_start", toolName: "remember", preview: '{"fact":"x"}' },
+    ]);
     expect(worker.calls).toEqual([
       {
         path: `/agent/tools/${encodeURIComponent(chatKey)}`,
@@ -215,13 +247,23 @@ describe("POST /run", () => {
     worker.answer = () => ({ status: 500, body: { error: "internal" } });
     api.respond = (body) => {
       if (!isMainLoop(body)) return undefined;
-      if (toolResults(body).has("toolu_mcp_2")) return { kind: "message", blocks: [{ type: "text", text: "The tool failed." }] };
-      return { kind: "message", blocks: [{ type: "tool_use", id: "toolu_mcp_2", name: "mcp__bot__remember", input: { fact: "y" } }] };
+      if (toolResults(body).has("toolu_mcp_2"))
+        return { kind: "message", blocks: [{ type: "text", text: "The tool failed." }] };
+      return {
+        kind: "message",
+        blocks: [{ type: "tool_use", id: "toolu_mcp_2", name: "mcp__bot__remember", input: { fact: "y" } }],
+      };
     };
     const answer = await postRun(
       runner.url,
       payloadFor(chatKey, {
-        tools: [{ name: "remember", description: "Saves a fact.", inputSchema: { type: "object", properties: { fact: { type: "string" } }, required: ["fact"] } }],
+        tools: [
+          {
+            name: "remember",
+            description: "Saves a fact.",
+            inputSchema: { type: "object", properties: { fact: { type: "string" } }, required: ["fact"] },
+          },
+        ],
         toolCallback: { url: `${worker.url}/agent/tools/x`, token: worker.token },
       }),
     );
@@ -261,14 +303,17 @@ describe("POST /run", () => {
 
   it("classifies an API authentication failure as a non-retryable auth error", async () => {
     api.respond = (body) =>
-      isMainLoop(body) ? { kind: "error", status: 401, type: "authentication_error", message: "invalid x-api-key" } : undefined;
+      isMainLoop(body)
+        ? { kind: "error", status: 401, type: "authentication_error", message: "invalid x-api-key" }
+        : undefined;
     const answer = await postRun(runner.url, payloadFor("chat:1008"));
     expect(answer.events.at(-1)).toMatchObject({ type: "error", classification: "auth", retryable: false });
     expect(answer.lines.join("\n")).not.toContain(TEST_API_KEY);
   });
 
   it("classifies an overloaded API as retryable", async () => {
-    api.respond = (body) => (isMainLoop(body) ? { kind: "error", status: 529, type: "overloaded_error", message: "Overloaded" } : undefined);
+    api.respond = (body) =>
+      isMainLoop(body) ? { kind: "error", status: 529, type: "overloaded_error", message: "Overloaded" } : undefined;
     const answer = await postRun(runner.url, payloadFor("chat:1009"));
     expect(answer.events.at(-1)).toMatchObject({ type: "error", classification: "overloaded", retryable: true });
   });
@@ -279,7 +324,10 @@ describe("POST /run", () => {
       isMainLoop(body) && messagesText(body).includes("tell me about otters")
         ? { kind: "message", blocks: [{ type: "text", text: "Otters hold hands while they sleep." }] }
         : undefined;
-    const first = await postRun(runner.url, payloadFor(chatKey, { history: [{ role: "user", content: "tell me about otters" }] }));
+    const first = await postRun(
+      runner.url,
+      payloadFor(chatKey, { history: [{ role: "user", content: "tell me about otters" }] }),
+    );
     const sessionId = of(first.events, "session_init")[0]!.sessionId;
 
     const second = await postRun(
@@ -294,7 +342,9 @@ describe("POST /run", () => {
       }),
     );
     expect(second.events.at(-1)?.type).toBe("result");
-    expect(of(second.events, "adapter_stderr").some((event) => event.message.includes("archived the conversation"))).toBe(true);
+    expect(
+      of(second.events, "adapter_stderr").some((event) => event.message.includes("archived the conversation")),
+    ).toBe(true);
     const directory = path.join(runner.workspaceRoot, chatDirectoryName(chatKey), "conversations");
     const files = (await readdir(directory)).filter((file) => file.endsWith(".md"));
     expect(files).toHaveLength(1);
@@ -327,7 +377,11 @@ describe("bad requests and concurrency", () => {
   });
 
   it("refuses a body that is not sent as JSON (so a web page cannot post one cross-site)", async () => {
-    const response = await fetch(`${runner.url}/run`, { method: "POST", headers: { "content-type": "text/plain" }, body: JSON.stringify(payloadFor("chat:1104")) });
+    const response = await fetch(`${runner.url}/run`, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: JSON.stringify(payloadFor("chat:1104")),
+    });
     expect(response.status).toBe(415);
     expect(api.requests).toHaveLength(0);
   });
@@ -351,7 +405,10 @@ describe("bad requests and concurrency", () => {
   });
 
   it("refuses a body over the size limit", async () => {
-    const answer = await postRun(runner.url, payloadFor("chat:1102", { history: [{ role: "user", content: "x".repeat(3 * 1024 * 1024) }] }));
+    const answer = await postRun(
+      runner.url,
+      payloadFor("chat:1102", { history: [{ role: "user", content: "x".repeat(3 * 1024 * 1024) }] }),
+    );
     expect(answer.status).toBe(413);
   });
 
@@ -398,7 +455,9 @@ describe("API retries", () => {
       const answer = await postRun(own.url, payloadFor("chat:1301"));
       expect(answer.events.at(-1)).toEqual({ type: "result", text: "made it" });
       expect(of(answer.events, "error")).toHaveLength(0);
-      expect(of(answer.events, "adapter_stderr").some((event) => /^API retry 1\/1: 529 /.test(event.message))).toBe(true);
+      expect(of(answer.events, "adapter_stderr").some((event) => /^API retry 1\/1: 529 /.test(event.message))).toBe(
+        true,
+      );
     } finally {
       await own.stop();
     }

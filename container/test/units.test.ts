@@ -85,11 +85,18 @@ describe("callWorkerTool", () => {
 
   it("posts the call with the bearer token and returns the Worker's answer", async () => {
     endpoint.reset();
-    endpoint.answer = (name, argumentsText) => ({ status: 200, body: { content: `${name} ${argumentsText}`, isError: false } });
+    endpoint.answer = (name, argumentsText) => ({
+      status: 200,
+      body: { content: `${name} ${argumentsText}`, isError: false },
+    });
     const answer = await callWorkerTool(callback(), "remember", { fact: "x" }, { timeoutMs: 5_000 });
     expect(answer).toEqual({ content: [{ type: "text", text: 'remember {"fact":"x"}' }], isError: false });
     expect(endpoint.calls).toEqual([
-      { path: "/agent/tools/chat%3A1", authorization: `Bearer ${endpoint.token}`, body: { name: "remember", arguments: '{"fact":"x"}' } },
+      {
+        path: "/agent/tools/chat%3A1",
+        authorization: `Bearer ${endpoint.token}`,
+        body: { name: "remember", arguments: '{"fact":"x"}' },
+      },
     ]);
   });
 
@@ -102,14 +109,24 @@ describe("callWorkerTool", () => {
   });
 
   it("turns a refused token, a malformed answer, a dead endpoint and a timeout into error results", async () => {
-    const refused = await callWorkerTool({ ...callback(), token: "wrong-token-0123456789" }, "remember", {}, { timeoutMs: 5_000 });
+    const refused = await callWorkerTool(
+      { ...callback(), token: "wrong-token-0123456789" },
+      "remember",
+      {},
+      { timeoutMs: 5_000 },
+    );
     expect(refused).toMatchObject({ isError: true, content: [{ text: expect.stringContaining("HTTP 401") }] });
 
     endpoint.answer = () => ({ status: 200, body: { unexpected: true } });
     const malformed = await callWorkerTool(callback(), "remember", {}, { timeoutMs: 5_000 });
     expect(malformed).toMatchObject({ isError: true, content: [{ text: expect.stringContaining("malformed") }] });
 
-    const dead = await callWorkerTool({ url: "http://127.0.0.1:9/x", token: endpoint.token }, "remember", {}, { timeoutMs: 5_000 });
+    const dead = await callWorkerTool(
+      { url: "http://127.0.0.1:9/x", token: endpoint.token },
+      "remember",
+      {},
+      { timeoutMs: 5_000 },
+    );
     expect(dead).toMatchObject({ isError: true, content: [{ text: expect.stringContaining("could not be reached") }] });
 
     const slow = new FakeToolEndpoint();
@@ -133,11 +150,26 @@ describe("archive", () => {
 
   const transcript = [
     { type: "queue-operation", operation: "enqueue" },
-    { type: "user", message: { role: "user", content: [{ type: "text", text: "<system-reminder>internal</system-reminder>\n" }, { type: "text", text: "Plan my trip to Oslo" }] } },
+    {
+      type: "user",
+      message: {
+        role: "user",
+        content: [
+          { type: "text", text: "<system-reminder>internal</system-reminder>\n" },
+          { type: "text", text: "Plan my trip to Oslo" },
+        ],
+      },
+    },
     { type: "user", isMeta: true, message: { role: "user", content: "meta stuff" } },
     { type: "assistant", message: { role: "assistant", content: [{ type: "text", text: "Sure." }] } },
-    { type: "assistant", message: { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "WebSearch", input: {} }] } },
-    { type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "results" }] } },
+    {
+      type: "assistant",
+      message: { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "WebSearch", input: {} }] },
+    },
+    {
+      type: "user",
+      message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "results" }] },
+    },
     { type: "assistant", isSidechain: true, message: { role: "assistant", content: [{ type: "text", text: "side" }] } },
     { type: "assistant", message: { role: "assistant", content: [{ type: "text", text: "Here is a plan." }] } },
   ]
@@ -172,16 +204,37 @@ describe("archive", () => {
 
 describe("classification", () => {
   it("reads the SDK's error kind, then the API error type, then the status", () => {
-    expect(classifyApiError({ kind: "authentication_failed", status: 401 })).toEqual({ classification: "auth", retryable: false });
-    expect(classifyApiError({ kind: "server_error", status: 529, errorType: "overloaded_error" })).toEqual({ classification: "overloaded", retryable: true });
+    expect(classifyApiError({ kind: "authentication_failed", status: 401 })).toEqual({
+      classification: "auth",
+      retryable: false,
+    });
+    expect(classifyApiError({ kind: "server_error", status: 529, errorType: "overloaded_error" })).toEqual({
+      classification: "overloaded",
+      retryable: true,
+    });
     expect(classifyApiError({ kind: "rate_limit", status: 429 })).toEqual({ classification: "quota", retryable: true });
-    expect(classifyApiError({ kind: "billing_error", status: 400 })).toEqual({ classification: "quota", retryable: false });
-    expect(classifyApiError({ kind: "unknown", status: 400, errorType: "invalid_request_error" })).toEqual({ classification: "invalid_request", retryable: false });
-    expect(classifyApiError({ kind: "server_error", status: null, apiError: "connection_failed" })).toEqual({ classification: "transport", retryable: true });
-    expect(classifyApiError({ kind: "server_error", status: 500 })).toEqual({ classification: "internal", retryable: true });
+    expect(classifyApiError({ kind: "billing_error", status: 400 })).toEqual({
+      classification: "quota",
+      retryable: false,
+    });
+    expect(classifyApiError({ kind: "unknown", status: 400, errorType: "invalid_request_error" })).toEqual({
+      classification: "invalid_request",
+      retryable: false,
+    });
+    expect(classifyApiError({ kind: "server_error", status: null, apiError: "connection_failed" })).toEqual({
+      classification: "transport",
+      retryable: true,
+    });
+    expect(classifyApiError({ kind: "server_error", status: 500 })).toEqual({
+      classification: "internal",
+      retryable: true,
+    });
     expect(classifyResultSubtype("error_max_budget_usd")).toEqual({ classification: "quota", retryable: false });
     expect(classifyResultSubtype("error_during_execution")).toEqual({ classification: "internal", retryable: true });
-    expect(classifyThrown(new Error("Claude Code process terminated by signal SIGKILL"))).toEqual({ classification: "internal", retryable: true });
+    expect(classifyThrown(new Error("Claude Code process terminated by signal SIGKILL"))).toEqual({
+      classification: "internal",
+      retryable: true,
+    });
     expect(classifyThrown(new Error("write EPIPE"))).toEqual({ classification: "transport", retryable: true });
   });
 });

@@ -8,9 +8,9 @@ import type {
   ToolUseBlock,
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import { errorEventFrom } from "./errors.ts";
-import { toolPreview, type AgentEvent } from "./events.ts";
-import { parseToolArguments, type AssistantMessage, type HistoryMessage, type ToolResultMessage } from "./messages.ts";
-import { MAX_TOOL_ITERATIONS, type AdapterInput, type ModelTool, type ProviderAdapter } from "./types.ts";
+import { type AgentEvent, toolPreview } from "./events.ts";
+import { type AssistantMessage, type HistoryMessage, parseToolArguments, type ToolResultMessage } from "./messages.ts";
+import { type AdapterInput, MAX_TOOL_ITERATIONS, type ModelTool, type ProviderAdapter } from "./types.ts";
 
 export interface AnthropicAdapterOptions {
   apiKey: string;
@@ -50,7 +50,13 @@ export class AnthropicAdapter implements ProviderAdapter {
       let reply: Message;
       try {
         reply = await this.client.messages.create(
-          { model: input.model, max_tokens: this.maxOutputTokens, system, messages, ...(tools.length > 0 ? { tools } : {}) },
+          {
+            model: input.model,
+            max_tokens: this.maxOutputTokens,
+            system,
+            messages,
+            ...(tools.length > 0 ? { tools } : {}),
+          },
           { signal: input.signal },
         );
       } catch (error) {
@@ -59,7 +65,10 @@ export class AnthropicAdapter implements ProviderAdapter {
       }
       yield {
         type: "usage",
-        inputTokens: (reply.usage?.input_tokens ?? 0) + (reply.usage?.cache_creation_input_tokens ?? 0) + (reply.usage?.cache_read_input_tokens ?? 0),
+        inputTokens:
+          (reply.usage?.input_tokens ?? 0) +
+          (reply.usage?.cache_creation_input_tokens ?? 0) +
+          (reply.usage?.cache_read_input_tokens ?? 0),
         outputTokens: reply.usage?.output_tokens ?? 0,
         cacheReadTokens: reply.usage?.cache_read_input_tokens ?? 0,
         cacheWriteTokens: reply.usage?.cache_creation_input_tokens ?? 0,
@@ -133,16 +142,27 @@ export function toAnthropicMessages(history: readonly HistoryMessage[]): Message
         add("user", message.content.trim() === "" ? [] : [{ type: "text", text: message.content }]);
         break;
       case "assistant": {
-        const blocks: ContentBlockParam[] = message.content.trim() === "" ? [] : [{ type: "text", text: message.content }];
+        const blocks: ContentBlockParam[] =
+          message.content.trim() === "" ? [] : [{ type: "text", text: message.content }];
         for (const call of message.toolCalls ?? []) {
-          blocks.push({ type: "tool_use", id: anthropicId(call.id), name: call.name, input: parseToolArguments(call.arguments) });
+          blocks.push({
+            type: "tool_use",
+            id: anthropicId(call.id),
+            name: call.name,
+            input: parseToolArguments(call.arguments),
+          });
         }
         add("assistant", blocks);
         break;
       }
       case "tool":
         add("user", [
-          { type: "tool_result", tool_use_id: anthropicId(message.toolCallId), content: message.content, ...(message.isError ? { is_error: true } : {}) },
+          {
+            type: "tool_result",
+            tool_use_id: anthropicId(message.toolCallId),
+            content: message.content,
+            ...(message.isError ? { is_error: true } : {}),
+          },
         ]);
         break;
     }

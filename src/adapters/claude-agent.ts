@@ -1,6 +1,6 @@
 import { getContainer } from "@cloudflare/containers";
 import type { Env } from "../env.ts";
-import { agentEventSchema, type AgentErrorEvent, type AgentEvent } from "./events.ts";
+import { type AgentErrorEvent, type AgentEvent, agentEventSchema } from "./events.ts";
 import type { HistoryMessage } from "./messages.ts";
 import type { AdapterInput, AdapterPayload, ProviderAdapter } from "./types.ts";
 
@@ -45,13 +45,19 @@ export class ClaudeAgentAdapter implements ProviderAdapter {
     try {
       response = await this.post(payload, abort.signal);
     } catch (error) {
-      yield failure("transport", `the agent runner could not be reached: ${error instanceof Error ? error.message : "unknown error"}`);
+      yield failure(
+        "transport",
+        `the agent runner could not be reached: ${error instanceof Error ? error.message : "unknown error"}`,
+      );
       return;
     }
     if (!response.ok || !response.body) {
       const detail = (await response.text().catch(() => "")).slice(0, 200);
       const refused = response.status === 400 || response.status === 413;
-      yield failure(refused ? "invalid_request" : "transport", `the agent runner answered ${response.status} ${detail}`.trim());
+      yield failure(
+        refused ? "invalid_request" : "transport",
+        `the agent runner answered ${response.status} ${detail}`.trim(),
+      );
       return;
     }
 
@@ -66,8 +72,7 @@ export class ClaudeAgentAdapter implements ProviderAdapter {
         }
         if (chunk.done) break;
         buffer += chunk.value;
-        let newline: number;
-        while ((newline = buffer.indexOf("\n")) >= 0) {
+        for (let newline = buffer.indexOf("\n"); newline >= 0; newline = buffer.indexOf("\n")) {
           const line = buffer.slice(0, newline).trim();
           buffer = buffer.slice(newline + 1);
           if (line === "") continue;
@@ -87,7 +92,10 @@ export class ClaudeAgentAdapter implements ProviderAdapter {
       }
       yield failure("transport", "the agent runner's stream ended without a result");
     } catch (error) {
-      yield failure("transport", `the agent runner's stream broke: ${error instanceof Error ? error.message : "unknown error"}`);
+      yield failure(
+        "transport",
+        `the agent runner's stream broke: ${error instanceof Error ? error.message : "unknown error"}`,
+      );
     } finally {
       abort.abort();
       reader.cancel().catch(() => undefined);
@@ -99,7 +107,9 @@ export class ClaudeAgentAdapter implements ProviderAdapter {
       method: "POST",
       headers: {
         "content-type": "application/json",
-        ...(this.options.runnerUrl && this.options.runnerToken ? { authorization: `Bearer ${this.options.runnerToken}` } : {}),
+        ...(this.options.runnerUrl && this.options.runnerToken
+          ? { authorization: `Bearer ${this.options.runnerToken}` }
+          : {}),
       },
       body: JSON.stringify(payload),
       signal,
@@ -156,5 +166,10 @@ async function readWithin(
 }
 
 function failure(classification: AgentErrorEvent["classification"], message: string): AgentErrorEvent {
-  return { type: "error", classification, retryable: classification !== "invalid_request", message: `claude-agent: ${message}` };
+  return {
+    type: "error",
+    classification,
+    retryable: classification !== "invalid_request",
+    message: `claude-agent: ${message}`,
+  };
 }

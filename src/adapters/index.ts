@@ -1,5 +1,5 @@
-import type { Settings } from "../config/settings.ts";
 import type { Provider } from "../config/providers.ts";
+import type { Settings } from "../config/settings.ts";
 import type { Env } from "../env.ts";
 import { AnthropicAdapter } from "./anthropic.ts";
 import { ClaudeAgentAdapter } from "./claude-agent.ts";
@@ -32,7 +32,11 @@ function buildAdapter(provider: Provider, settings: Settings, env: Env): Adapter
     case "openai":
       if (!settings.openaiApiKey) return { problem: "OPENAI_API_KEY is not set" };
       return {
-        adapter: new OpenAIAdapter({ apiKey: settings.openaiApiKey, ...optional("baseUrl", settings.openaiBaseUrl), ...retries }),
+        adapter: new OpenAIAdapter({
+          apiKey: settings.openaiApiKey,
+          ...optional("baseUrl", settings.openaiBaseUrl),
+          ...retries,
+        }),
       };
     case "anthropic":
       if (!settings.anthropicApiKey) return { problem: "ANTHROPIC_API_KEY is not set" };

@@ -5,9 +5,9 @@ import type {
   ChatCompletionTool,
 } from "openai/resources/chat/completions";
 import { errorEventFrom } from "./errors.ts";
-import { toolPreview, type AgentEvent } from "./events.ts";
+import { type AgentEvent, toolPreview } from "./events.ts";
 import type { AssistantMessage, HistoryMessage, ToolResultMessage } from "./messages.ts";
-import { MAX_TOOL_ITERATIONS, type AdapterInput, type ModelTool, type ProviderAdapter } from "./types.ts";
+import { type AdapterInput, MAX_TOOL_ITERATIONS, type ModelTool, type ProviderAdapter } from "./types.ts";
 
 export interface OpenAIAdapterOptions {
   apiKey: string;
@@ -61,7 +61,12 @@ export class OpenAIAdapter implements ProviderAdapter {
       }
       const reply = completion.choices?.[0]?.message;
       if (!reply) {
-        yield { type: "error", classification: "invalid_request", retryable: false, message: "OpenAI: no choice in the answer" };
+        yield {
+          type: "error",
+          classification: "invalid_request",
+          retryable: false,
+          message: "OpenAI: no choice in the answer",
+        };
         return;
       }
       const toolCalls = (reply.tool_calls ?? []).filter(
@@ -75,7 +80,11 @@ export class OpenAIAdapter implements ProviderAdapter {
       const assistant: AssistantMessage = {
         role: "assistant",
         content: reply.content ?? "",
-        toolCalls: toolCalls.map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments })),
+        toolCalls: toolCalls.map((call) => ({
+          id: call.id,
+          name: call.function.name,
+          arguments: call.function.arguments,
+        })),
       };
       yield { type: "message", message: assistant };
       messages.push(toOpenAIMessage(assistant));

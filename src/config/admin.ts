@@ -1,22 +1,26 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { createMiddleware } from "hono/factory";
 import { drizzle } from "drizzle-orm/d1";
+import { createMiddleware } from "hono/factory";
+import { usageReport } from "../db/usage.ts";
 import type { Env } from "../env.ts";
 import { HttpError } from "../http-error.ts";
-import { usageReport } from "../db/usage.ts";
+import { sessionKeyOf } from "../telegram/update.ts";
 import { tools } from "../tools/index.ts";
-import { chatConfigSchema, resolveConfig, type ChatConfig } from "./chat-config.ts";
+import { type ChatConfig, chatConfigSchema, resolveConfig } from "./chat-config.ts";
 import { ChatConfigStore, type StoredConfig } from "./config-store.ts";
 import { secretsEqual } from "./secrets.ts";
 import { settingsOf } from "./settings.ts";
-import { sessionKeyOf } from "../telegram/update.ts";
 
 type AdminEnv = { Bindings: Env };
 
 const configSchema = chatConfigSchema(tools.names).openapi("ChatConfig");
 /** PATCH is a JSON merge patch: a field set to null is removed. */
 const patchSchema = z
-  .strictObject(Object.fromEntries(Object.entries(configSchema.shape).map(([key, field]) => [key, field.unwrap().nullable().optional()])))
+  .strictObject(
+    Object.fromEntries(
+      Object.entries(configSchema.shape).map(([key, field]) => [key, field.unwrap().nullable().optional()]),
+    ),
+  )
   .openapi("ChatConfigPatch");
 const chatIdParam = z.object({
   chatId: z
@@ -24,8 +28,13 @@ const chatIdParam = z.object({
     .regex(/^-?\d{1,16}$/, "must be a Telegram chat id")
     .openapi({ param: { name: "chatId", in: "path" }, example: "-1001234567890" }),
 });
-const errorSchema = z.object({ error: z.string(), message: z.string(), details: z.unknown().optional() }).openapi("Error");
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { "application/json": { schema } }, description });
+const errorSchema = z
+  .object({ error: z.string(), message: z.string(), details: z.unknown().optional() })
+  .openapi("Error");
+const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  content: { "application/json": { schema } },
+  description,
+});
 const refusals = {
   400: json(errorSchema, "A bad body or parameter; `details` names each bad field"),
   401: json(errorSchema, "Missing or wrong bearer token"),
@@ -33,26 +42,41 @@ const refusals = {
 
 const security = [{ bearer: [] }];
 const routes = {
-  list: createRoute({ method: "get", path: "/chats", security, responses: { 200: json(z.object({ chats: z.array(z.unknown()) }), "Configured chats"), ...refusals } }),
+  list: createRoute({
+    method: "get",
+    path: "/chats",
+    security,
+    responses: { 200: json(z.object({ chats: z.array(z.unknown()) }), "Configured chats"), ...refusals },
+  }),
   get: createRoute({
     method: "get",
     path: "/chats/{chatId}/config",
     security,
     request: { params: chatIdParam, query: z.object({ effective: z.enum(["0", "1"]).optional() }) },
-    responses: { 200: json(z.unknown(), "The stored config, or with ?effective=1 also the resolved one"), 404: json(errorSchema, "No config stored"), ...refusals },
+    responses: {
+      200: json(z.unknown(), "The stored config, or with ?effective=1 also the resolved one"),
+      404: json(errorSchema, "No config stored"),
+      ...refusals,
+    },
   }),
   put: createRoute({
     method: "put",
     path: "/chats/{chatId}/config",
     security,
-    request: { params: chatIdParam, body: { content: { "application/json": { schema: configSchema } }, required: true } },
+    request: {
+      params: chatIdParam,
+      body: { content: { "application/json": { schema: configSchema } }, required: true },
+    },
     responses: { 200: json(z.object({ config: configSchema }), "Replaced"), ...refusals },
   }),
   patch: createRoute({
     method: "patch",
     path: "/chats/{chatId}/config",
     security,
-    request: { params: chatIdParam, body: { content: { "application/json": { schema: patchSchema } }, required: true } },
+    request: {
+      params: chatIdParam,
+      body: { content: { "application/json": { schema: patchSchema } }, required: true },
+    },
     responses: { 200: json(z.object({ config: configSchema }), "Merged"), ...refusals },
   }),
   delete: createRoute({
@@ -66,7 +90,14 @@ const routes = {
     method: "get",
     path: "/usage",
     security,
-    request: { query: z.object({ chatId: z.string().regex(/^-?\d{1,16}$/).optional() }) },
+    request: {
+      query: z.object({
+        chatId: z
+          .string()
+          .regex(/^-?\d{1,16}$/)
+          .optional(),
+      }),
+    },
     responses: { 200: json(z.unknown(), "Token use per chat and per model"), ...refusals },
   }),
 };
@@ -79,8 +110,16 @@ export function adminRoutes(): OpenAPIHono<AdminEnv> {
   const admin = new OpenAPIHono<AdminEnv>({
     defaultHook: (result) => {
       if (!result.success) {
-        const details = result.error.issues.map((issue) => ({ field: issue.path.join(".") || "(body)", problem: issue.message }));
-        throw new HttpError(400, "invalid_request", `Invalid ${details.map((detail) => detail.field).join(", ")}`, details);
+        const details = result.error.issues.map((issue) => ({
+          field: issue.path.join(".") || "(body)",
+          problem: issue.message,
+        }));
+        throw new HttpError(
+          400,
+          "invalid_request",
+          `Invalid ${details.map((detail) => detail.field).join(", ")}`,
+          details,
+        );
       }
     },
   });
@@ -130,7 +169,8 @@ export function adminRoutes(): OpenAPIHono<AdminEnv> {
   admin.openapi(routes.delete, async (c) => {
     const chatId = Number(c.req.valid("param").chatId);
     const configs = store(c.env);
-    if ((await configs.get(chatId)).state === "none") throw new HttpError(404, "not_found", `No config is stored for chat ${chatId}.`);
+    if ((await configs.get(chatId)).state === "none")
+      throw new HttpError(404, "not_found", `No config is stored for chat ${chatId}.`);
     await configs.delete(chatId);
     await tellChat(c.env, chatId, { state: "none" });
     return c.body(null, 204);

@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { DEFAULT_MODELS, type Provider, providerSchema } from "./providers.ts";
 import type { Settings } from "./settings.ts";
-import { DEFAULT_MODELS, providerSchema, type Provider } from "./providers.ts";
 
 export const MAX_SYSTEM_PROMPT_LENGTH = 8000;
 
@@ -23,7 +23,9 @@ function buildSchema(toolNames: readonly string[]) {
     model: z.string().trim().min(1).max(200).optional(),
     systemPrompt: z.string().max(MAX_SYSTEM_PROMPT_LENGTH).optional(),
     tools: z
-      .array(z.string().refine((name) => toolNames.includes(name), { message: `must be one of: ${toolNames.join(", ")}` }))
+      .array(
+        z.string().refine((name) => toolNames.includes(name), { message: `must be one of: ${toolNames.join(", ")}` }),
+      )
       .max(100)
       .optional(),
     enabled: z.boolean().optional(),

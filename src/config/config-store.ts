@@ -1,4 +1,4 @@
-import { chatConfigSchema, type ChatConfig } from "./chat-config.ts";
+import { type ChatConfig, chatConfigSchema } from "./chat-config.ts";
 
 const PREFIX = "chat-config:";
 
@@ -65,7 +65,10 @@ export class ChatConfigStore implements ConfigReader {
     }
     const parsed = this.schema.safeParse(json);
     if (parsed.success) return { state: "valid", config: parsed.data };
-    return { state: "invalid", problem: parsed.error.issues.map((issue) => issue.path.join(".") || "config").join(", ") };
+    return {
+      state: "invalid",
+      problem: parsed.error.issues.map((issue) => issue.path.join(".") || "config").join(", "),
+    };
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Env } from "../env.ts";
-import { settingsOf, type Settings } from "./settings.ts";
+import { type Settings, settingsOf } from "./settings.ts";
 
 /**
  * `GET /health`: whether the bot can work, and if not, which variables are missing or unusable. Names only, never
@@ -20,6 +20,7 @@ function missingVariables(settings: Settings): string[] {
   if (provider === "openai" && !settings.openaiApiKey) missing.push("OPENAI_API_KEY");
   if (provider === "anthropic" && !settings.anthropicApiKey) missing.push("ANTHROPIC_API_KEY");
   // A runner started by hand (AGENT_RUNNER_URL) holds its own key; the container gets it from the Worker.
-  if (provider === "claude-agent" && !settings.agentRunnerUrl && !settings.anthropicApiKey) missing.push("ANTHROPIC_API_KEY");
+  if (provider === "claude-agent" && !settings.agentRunnerUrl && !settings.anthropicApiKey)
+    missing.push("ANTHROPIC_API_KEY");
   return missing;
 }

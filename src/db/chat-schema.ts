@@ -11,7 +11,9 @@ export const inbox = sqliteTable(
     key: text("key").notNull().unique(),
     kind: text("kind", { enum: ["message", "stranger", "task"] }).notNull(),
     payload: text("payload").notNull(),
-    status: text("status", { enum: ["pending", "processing", "done", "failed"] }).notNull().default("pending"),
+    status: text("status", { enum: ["pending", "processing", "done", "failed"] })
+      .notNull()
+      .default("pending"),
     attempts: integer("attempts").notNull().default(0),
     receivedAt: integer("received_at").notNull(),
     finishedAt: integer("finished_at"),

@@ -9,7 +9,11 @@ function topicIs(threadId: number | undefined) {
 }
 
 /** The earliest next run among a chat topic's active tasks, or undefined. */
-export async function nextDueAt(db: DrizzleD1Database, chatId: number, threadId: number | undefined): Promise<number | undefined> {
+export async function nextDueAt(
+  db: DrizzleD1Database,
+  chatId: number,
+  threadId: number | undefined,
+): Promise<number | undefined> {
   const [row] = await db
     .select({ next: min(tasks.nextRunAt) })
     .from(tasks)
@@ -17,7 +21,12 @@ export async function nextDueAt(db: DrizzleD1Database, chatId: number, threadId:
   return row?.next ?? undefined;
 }
 
-export async function dueTasks(db: DrizzleD1Database, chatId: number, threadId: number | undefined, now: number): Promise<Task[]> {
+export async function dueTasks(
+  db: DrizzleD1Database,
+  chatId: number,
+  threadId: number | undefined,
+  now: number,
+): Promise<Task[]> {
   return db
     .select()
     .from(tasks)
@@ -30,7 +39,12 @@ export async function dueTasks(db: DrizzleD1Database, chatId: number, threadId: 
  * Moves a due task on before it runs: a recurring task to its next time after now (so a task missed several times
  * while the object was down runs once, not once per missed time), a one-shot task to no next time at all.
  */
-export async function advanceTask(db: DrizzleD1Database, task: Task, nextRunAt: number | null, now: number): Promise<void> {
+export async function advanceTask(
+  db: DrizzleD1Database,
+  task: Task,
+  nextRunAt: number | null,
+  now: number,
+): Promise<void> {
   await db
     .update(tasks)
     .set({ nextRunAt, lastRunAt: now, updatedAt: now, ...(nextRunAt === null ? { status: "done" as const } : {}) })
@@ -42,8 +56,17 @@ export async function taskById(db: DrizzleD1Database, taskId: number): Promise<T
   return task;
 }
 
-export async function startTaskRun(db: DrizzleD1Database, taskId: number, chatId: number, dueAt: number, now: number): Promise<number> {
-  const [run] = await db.insert(taskRuns).values({ taskId, chatId, dueAt, startedAt: now, outcome: "running" }).returning({ id: taskRuns.id });
+export async function startTaskRun(
+  db: DrizzleD1Database,
+  taskId: number,
+  chatId: number,
+  dueAt: number,
+  now: number,
+): Promise<number> {
+  const [run] = await db
+    .insert(taskRuns)
+    .values({ taskId, chatId, dueAt, startedAt: now, outcome: "running" })
+    .returning({ id: taskRuns.id });
   return run!.id;
 }
 
@@ -56,12 +79,18 @@ export async function finishTaskRun(
   now: number,
 ): Promise<void> {
   await db.batch([
-    db.update(taskRuns).set({ finishedAt: now, outcome, error: error ?? null }).where(eq(taskRuns.id, runId)),
+    db
+      .update(taskRuns)
+      .set({ finishedAt: now, outcome, error: error ?? null })
+      .where(eq(taskRuns.id, runId)),
     db.update(tasks).set({ lastOutcome: outcome, updatedAt: now }).where(eq(tasks.id, taskId)),
   ]);
 }
 
 export async function taskRunCount(db: DrizzleD1Database, taskId: number): Promise<number> {
-  const [row] = await db.select({ count: sql<number>`count(*)`.mapWith(Number) }).from(taskRuns).where(eq(taskRuns.taskId, taskId));
+  const [row] = await db
+    .select({ count: sql<number>`count(*)`.mapWith(Number) })
+    .from(taskRuns)
+    .where(eq(taskRuns.taskId, taskId));
   return row?.count ?? 0;
 }

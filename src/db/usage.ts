@@ -15,7 +15,12 @@ export async function writeUsage(db: DrizzleD1Database, records: (UsageRecord & 
   if (records.length === 0) return;
   const statements = [];
   for (let start = 0; start < records.length; start += ROWS_PER_INSERT) {
-    statements.push(db.insert(usageRecords).values(records.slice(start, start + ROWS_PER_INSERT)).onConflictDoNothing());
+    statements.push(
+      db
+        .insert(usageRecords)
+        .values(records.slice(start, start + ROWS_PER_INSERT))
+        .onConflictDoNothing(),
+    );
   }
   await db.batch(statements as [(typeof statements)[number], ...(typeof statements)[number][]]);
 }
@@ -35,9 +40,16 @@ const sums = {
 };
 
 /** One chat's totals since `since` (ms), and overall. */
-export async function chatUsage(db: DrizzleD1Database, chatId: number, since: number): Promise<{ today: UsageSum; total: UsageSum }> {
+export async function chatUsage(
+  db: DrizzleD1Database,
+  chatId: number,
+  since: number,
+): Promise<{ today: UsageSum; total: UsageSum }> {
   const [today, total] = await Promise.all([
-    db.select(sums).from(usageRecords).where(and(eq(usageRecords.chatId, chatId), gte(usageRecords.createdAt, since))),
+    db
+      .select(sums)
+      .from(usageRecords)
+      .where(and(eq(usageRecords.chatId, chatId), gte(usageRecords.createdAt, since))),
     db.select(sums).from(usageRecords).where(eq(usageRecords.chatId, chatId)),
   ]);
   return { today: today[0]!, total: total[0]! };

@@ -54,7 +54,8 @@ AgentContainer.outboundByHost = {
       if (request.method !== "POST" || !chatKey) throw new HttpError(404, "not_found", "Not found.");
       return await handleAgentToolCall(request, env, chatKey);
     } catch (error) {
-      if (error instanceof HttpError) return Response.json({ error: error.code, message: error.message }, { status: error.status });
+      if (error instanceof HttpError)
+        return Response.json({ error: error.code, message: error.message }, { status: error.status });
       throw error;
     }
   },

@@ -16,7 +16,8 @@ export async function handleAgentToolCall(request: Request, env: Env, chatKey: s
   if (!CHAT_KEY.test(chatKey)) throw new HttpError(404, "not_found", "No such chat.");
   const token = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
   if (!token) throw new HttpError(401, "unauthorized", "Missing bearer token.");
-  if (Number(request.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) throw new HttpError(413, "too_large", "The call is too large.");
+  if (Number(request.headers.get("content-length") ?? 0) > MAX_BODY_BYTES)
+    throw new HttpError(413, "too_large", "The call is too large.");
   const body = await request.text();
   if (body.length > MAX_BODY_BYTES) throw new HttpError(413, "too_large", "The call is too large.");
   let json: unknown;
@@ -29,7 +30,8 @@ export async function handleAgentToolCall(request: Request, env: Env, chatKey: s
   if (!call.success) throw new HttpError(400, "invalid_request", describeIssues(call.error));
   const session = env.CHAT_SESSION.get(env.CHAT_SESSION.idFromName(chatKey));
   const outcome = await session.runRemoteTool(token, call.data.name, call.data.arguments);
-  if (outcome === "unauthorized") throw new HttpError(401, "unauthorized", "No running turn with that token in this chat.");
+  if (outcome === "unauthorized")
+    throw new HttpError(401, "unauthorized", "No running turn with that token in this chat.");
   return Response.json(outcome);
 }
 

@@ -1,22 +1,22 @@
 import { DurableObject } from "cloudflare:workers";
+import { redactSecrets } from "../adapters/errors.ts";
 import type { ToolOutcome } from "../adapters/types.ts";
 import { CachedChatConfig, ChatConfigStore, type StoredConfig } from "../config/config-store.ts";
 import { newRunToken, secretsEqual } from "../config/secrets.ts";
 import { settingsOf } from "../config/settings.ts";
 import { nextDueAt } from "../db/tasks.ts";
-import { writeUsage, type UsageRecord } from "../db/usage.ts";
+import { type UsageRecord, writeUsage } from "../db/usage.ts";
 import type { Env } from "../env.ts";
-import { redactSecrets } from "../adapters/errors.ts";
 import { isBotCommand } from "../telegram/bot-commands.ts";
 import { TelegramClient } from "../telegram/client.ts";
-import { sessionKeyOf, type ChatTarget, type IncomingMessage } from "../telegram/update.ts";
+import { type ChatTarget, type IncomingMessage, sessionKeyOf } from "../telegram/update.ts";
 import { database } from "../tools/context.ts";
 import { tools } from "../tools/index.ts";
 import { ChatStore, type InboxItem } from "./chat-store.ts";
 import { handleCommand } from "./commands.ts";
-import { enqueueDueTasks, runTask, type TaskPayload } from "./task-runner.ts";
 import type { ActiveRun, ChatDescription, SessionServices } from "./session-services.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
+import { enqueueDueTasks, runTask, type TaskPayload } from "./task-runner.ts";
 import { runTurn } from "./turn.ts";
 import { userMessageOf } from "./user-message.ts";
 
@@ -62,7 +62,12 @@ export class ChatSession extends DurableObject<Env> {
   /** Durably queues one update. Answers once the row is written; a redelivered update is a no-op. */
   async enqueue(message: IncomingMessage, access: Access): Promise<"queued" | "duplicate"> {
     const now = Date.now();
-    const id = this.store.enqueue(`update:${message.updateId}`, access === "allowed" ? "message" : "stranger", message, now);
+    const id = this.store.enqueue(
+      `update:${message.updateId}`,
+      access === "allowed" ? "message" : "stranger",
+      message,
+      now,
+    );
     if (id === undefined) return "duplicate";
     // /stop must reach a running turn now, not after it; the turn then says it stopped.
     if (access === "allowed" && message.command?.name === "stop" && this.activeRun) {
@@ -100,7 +105,8 @@ export class ChatSession extends DurableObject<Env> {
   async runRemoteTool(token: string, name: string, argumentsText: string): Promise<ToolOutcome | "unauthorized"> {
     const run = this.activeRun;
     const issued = run?.issuedToken();
-    if (!run || issued === undefined || !(await secretsEqual(token, issued, { expectedIsLongLived: false }))) return "unauthorized";
+    if (!run || issued === undefined || !(await secretsEqual(token, issued, { expectedIsLongLived: false })))
+      return "unauthorized";
     return run.execute(name, argumentsText);
   }
 
@@ -172,20 +178,24 @@ export class ChatSession extends DurableObject<Env> {
       const { ids, messages } = batch;
       batch = { ids: [], messages: [] };
       const last = messages.at(-1)!;
-      await this.contained(services, ids, () => runTurn(services, {
-        kind: "chat",
-        users: messages.map(userMessageOf),
-        inboxIds: ids,
-        ...(last.from ? { userId: last.from.id } : {}),
-        ...(last.chat.type === "private" ? {} : { replyToMessageId: last.messageId }),
-      }));
+      await this.contained(services, ids, () =>
+        runTurn(services, {
+          kind: "chat",
+          users: messages.map(userMessageOf),
+          inboxIds: ids,
+          ...(last.from ? { userId: last.from.id } : {}),
+          ...(last.chat.type === "private" ? {} : { replyToMessageId: last.messageId }),
+        }),
+      );
     };
 
     for (const item of items) {
       if (item.attempts > MAX_ATTEMPTS) {
         await flush();
         this.store.finish([item.id], now, `gave up after ${MAX_ATTEMPTS} attempts`);
-        await services.telegram.sendPlain(services.target, "⚠️ I could not handle a message after several attempts and gave up on it.").catch(() => undefined);
+        await services.telegram
+          .sendPlain(services.target, "⚠️ I could not handle a message after several attempts and gave up on it.")
+          .catch(() => undefined);
         continue;
       }
       if (item.kind === "message") {
@@ -205,7 +215,8 @@ export class ChatSession extends DurableObject<Env> {
   private async processOne(services: SessionServices, item: InboxItem): Promise<void> {
     if (item.kind === "stranger") return this.answerStranger(services, item);
     if (item.kind === "task") return runTask(services, item.id, item.payload as TaskPayload);
-    if (!(await handleCommand(services, item.payload as IncomingMessage, item.id))) this.store.finish([item.id], Date.now());
+    if (!(await handleCommand(services, item.payload as IncomingMessage, item.id)))
+      this.store.finish([item.id], Date.now());
   }
 
   /**
@@ -219,7 +230,9 @@ export class ChatSession extends DurableObject<Env> {
       const detail = error instanceof Error ? error.message : String(error);
       console.error(`chat ${services.chat.id}: handling a message failed: ${redactSecrets(detail)}`);
       this.store.finish(ids, Date.now(), `internal: ${redactSecrets(detail).slice(0, 300)}`);
-      await services.telegram.sendPlain(services.target, "⚠️ Something went wrong handling that message.").catch(() => undefined);
+      await services.telegram
+        .sendPlain(services.target, "⚠️ Something went wrong handling that message.")
+        .catch(() => undefined);
     }
   }
 
@@ -230,15 +243,28 @@ export class ChatSession extends DurableObject<Env> {
     if (typeof last !== "number" || now - last >= STRANGER_NOTICE_INTERVAL_MS) {
       this.store.setMeta("strangerNoticeAt", now);
       await services.telegram
-        .sendMarkdown(services.target, `This bot is private. This chat's id is \`${services.chat.id}\`; its owner can allow it.`)
-        .catch((error: unknown) => console.warn("stranger notice failed", error instanceof Error ? error.message : error));
+        .sendMarkdown(
+          services.target,
+          `This bot is private. This chat's id is \`${services.chat.id}\`; its owner can allow it.`,
+        )
+        .catch((error: unknown) =>
+          console.warn("stranger notice failed", error instanceof Error ? error.message : error),
+        );
     }
     this.store.finish([item.id], now);
   }
 
   private remember(message: IncomingMessage): void {
-    const target: ChatTarget = { chatId: message.chat.id, ...(message.threadId !== undefined ? { threadId: message.threadId } : {}) };
-    const chat: ChatDescription = { id: message.chat.id, type: message.chat.type, isForum: message.chat.isForum, ...(message.chat.title ? { title: message.chat.title } : {}) };
+    const target: ChatTarget = {
+      chatId: message.chat.id,
+      ...(message.threadId !== undefined ? { threadId: message.threadId } : {}),
+    };
+    const chat: ChatDescription = {
+      id: message.chat.id,
+      type: message.chat.type,
+      isForum: message.chat.isForum,
+      ...(message.chat.title ? { title: message.chat.title } : {}),
+    };
     this.store.setMeta("target", target);
     this.store.setMeta("chat", chat);
   }
@@ -268,7 +294,11 @@ export class ChatSession extends DurableObject<Env> {
         buildSystemPrompt({
           botName: settings.botName,
           ...(config.systemPrompt ? { chatPrompt: config.systemPrompt } : {}),
-          chat: { type: chat.type, ...(chat.title ? { title: chat.title } : {}), isForumTopic: target.threadId !== undefined },
+          chat: {
+            type: chat.type,
+            ...(chat.title ? { title: chat.title } : {}),
+            isForumTopic: target.threadId !== undefined,
+          },
           toolNames,
           now: new Date(),
           timezone: settings.defaultTimezone,
@@ -290,7 +320,11 @@ export class ChatSession extends DurableObject<Env> {
       tasksChanged: async (chatId, threadId) => {
         const other = { chatId, ...(threadId !== undefined ? { threadId } : {}) };
         if (sessionKeyOf(other) === sessionKeyOf(target)) await this.refreshNextTask();
-        else await this.env.CHAT_SESSION.get(this.env.CHAT_SESSION.idFromName(sessionKeyOf(other))).tasksChanged(chatId, threadId);
+        else
+          await this.env.CHAT_SESSION.get(this.env.CHAT_SESSION.idFromName(sessionKeyOf(other))).tasksChanged(
+            chatId,
+            threadId,
+          );
       },
     };
     return services;
@@ -298,7 +332,10 @@ export class ChatSession extends DurableObject<Env> {
 
   private telegram(): TelegramClient {
     const settings = settingsOf(this.env);
-    this.telegramClient ??= new TelegramClient({ botToken: settings.botToken ?? "", apiBaseUrl: settings.telegramApiBaseUrl });
+    this.telegramClient ??= new TelegramClient({
+      botToken: settings.botToken ?? "",
+      apiBaseUrl: settings.telegramApiBaseUrl,
+    });
     return this.telegramClient;
   }
 
@@ -335,7 +372,9 @@ export class ChatSession extends DurableObject<Env> {
     const oldestUsage = this.store.oldestBufferedUsage();
     const candidates = [
       ...(typeof nextTask === "number" ? [nextTask] : []),
-      ...(oldestUsage !== undefined ? [Math.max(oldestUsage + settingsOf(this.env).usageFlushMs, this.usageRetryAt)] : []),
+      ...(oldestUsage !== undefined
+        ? [Math.max(oldestUsage + settingsOf(this.env).usageFlushMs, this.usageRetryAt)]
+        : []),
     ];
     const at = this.store.hasPending() ? now : candidates.length > 0 ? Math.max(Math.min(...candidates), now) : null;
     if (at === null) await this.ctx.storage.deleteAlarm();

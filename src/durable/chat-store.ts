@@ -1,9 +1,9 @@
 import { and, asc, count, desc, eq, inArray, lt, lte, sql } from "drizzle-orm";
-import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
+import { type DrizzleSqliteDODatabase, drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
-import { historyMessageSchema, type HistoryMessage } from "../adapters/messages.ts";
-import * as schema from "../db/chat-schema.ts";
+import { type HistoryMessage, historyMessageSchema } from "../adapters/messages.ts";
 import migrations from "../db/chat-migrations/migrations.js";
+import * as schema from "../db/chat-schema.ts";
 
 export type InboxKind = (typeof schema.inbox.$inferSelect)["kind"];
 
@@ -32,12 +32,28 @@ function prepare(db: Database) {
   return {
     enqueue: db
       .insert(inbox)
-      .values({ key: placeholder("key"), kind: placeholder("kind"), payload: placeholder("payload"), receivedAt: placeholder("now") })
+      .values({
+        key: placeholder("key"),
+        kind: placeholder("kind"),
+        payload: placeholder("payload"),
+        receivedAt: placeholder("now"),
+      })
       .onConflictDoNothing()
       .returning({ id: inbox.id })
       .prepare(),
-    firstWaiting: db.select({ id: inbox.id }).from(inbox).where(inArray(inbox.status, [...WAITING])).limit(1).prepare(),
-    waiting: db.select().from(inbox).where(inArray(inbox.status, [...WAITING])).orderBy(asc(inbox.id)).limit(placeholder("limit")).prepare(),
+    firstWaiting: db
+      .select({ id: inbox.id })
+      .from(inbox)
+      .where(inArray(inbox.status, [...WAITING]))
+      .limit(1)
+      .prepare(),
+    waiting: db
+      .select()
+      .from(inbox)
+      .where(inArray(inbox.status, [...WAITING]))
+      .orderBy(asc(inbox.id))
+      .limit(placeholder("limit"))
+      .prepare(),
     // The rows taken are the first waiting ones by id, so "waiting, up to the last id taken" names exactly them.
     markTaken: db
       .update(inbox)
@@ -46,7 +62,11 @@ function prepare(db: Database) {
       .prepare(),
     finishOne: db
       .update(inbox)
-      .set({ status: sql`${placeholder("status")}`, finishedAt: sql`${placeholder("now")}`, error: sql`${placeholder("error")}` })
+      .set({
+        status: sql`${placeholder("status")}`,
+        finishedAt: sql`${placeholder("now")}`,
+        error: sql`${placeholder("error")}`,
+      })
       .where(eq(inbox.id, placeholder("id")))
       .prepare(),
     lastHistory: db
@@ -57,8 +77,16 @@ function prepare(db: Database) {
       .prepare(),
     historyCount: db.select({ count: count() }).from(history).prepare(),
     allMeta: db.select().from(meta).prepare(),
-    bufferUsage: db.insert(usageBuffer).values({ record: placeholder("record"), createdAt: placeholder("now") }).prepare(),
-    oldestUsage: db.select({ createdAt: usageBuffer.createdAt }).from(usageBuffer).orderBy(asc(usageBuffer.id)).limit(1).prepare(),
+    bufferUsage: db
+      .insert(usageBuffer)
+      .values({ record: placeholder("record"), createdAt: placeholder("now") })
+      .prepare(),
+    oldestUsage: db
+      .select({ createdAt: usageBuffer.createdAt })
+      .from(usageBuffer)
+      .orderBy(asc(usageBuffer.id))
+      .limit(1)
+      .prepare(),
   };
 }
 
@@ -102,7 +130,12 @@ export class ChatStore {
       const rows = this.prepared.waiting.all({ limit });
       if (rows.length === 0) return [];
       this.prepared.markTaken.run({ lastId: rows.at(-1)!.id });
-      return rows.map((row) => ({ id: row.id, kind: row.kind, payload: JSON.parse(row.payload), attempts: row.attempts + 1 }));
+      return rows.map((row) => ({
+        id: row.id,
+        kind: row.kind,
+        payload: JSON.parse(row.payload),
+        attempts: row.attempts + 1,
+      }));
     });
   }
 
@@ -114,7 +147,9 @@ export class ChatStore {
   pruneFinished(now: number): void {
     this.db
       .delete(schema.inbox)
-      .where(and(inArray(schema.inbox.status, ["done", "failed"]), lt(schema.inbox.receivedAt, now - FINISHED_RETENTION_MS)))
+      .where(
+        and(inArray(schema.inbox.status, ["done", "failed"]), lt(schema.inbox.receivedAt, now - FINISHED_RETENTION_MS)),
+      )
       .run();
   }
 
@@ -198,7 +233,11 @@ export class ChatStore {
     const text = JSON.stringify(value);
     const cache = this.meta();
     if (cache.get(key) === text) return;
-    this.db.insert(schema.meta).values({ key, value: text }).onConflictDoUpdate({ target: schema.meta.key, set: { value: text } }).run();
+    this.db
+      .insert(schema.meta)
+      .values({ key, value: text })
+      .onConflictDoUpdate({ target: schema.meta.key, set: { value: text } })
+      .run();
     cache.set(key, text);
   }
 

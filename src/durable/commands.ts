@@ -12,7 +12,11 @@ import { userMessageOf } from "./user-message.ts";
 const SESSION_KEY = "agentSessionId";
 
 /** Commands answered without a model call (all but /agent). Returns false for a command this bot does not know. */
-export async function handleCommand(services: SessionServices, message: IncomingMessage, inboxId: number): Promise<boolean> {
+export async function handleCommand(
+  services: SessionServices,
+  message: IncomingMessage,
+  inboxId: number,
+): Promise<boolean> {
   const command = message.command;
   if (!command) return false;
   const reply = (text: string) => services.telegram.sendMarkdown(services.target, text);
@@ -108,7 +112,8 @@ async function statusText(services: SessionServices): Promise<string> {
     `**Tokens in total:** ${format(usage.total.inputTokens)} in, ${format(usage.total.outputTokens)} out (${usage.total.turns} turns)`,
   ];
   if (!config.enabled) lines.push("The bot is **disabled** in this chat.");
-  if (config.stored.state === "invalid") lines.push(`⚠️ This chat's stored config is invalid (${config.stored.problem}); defaults apply.`);
+  if (config.stored.state === "invalid")
+    lines.push(`⚠️ This chat's stored config is invalid (${config.stored.problem}); defaults apply.`);
   return lines.join("\n");
 }
 

@@ -13,7 +13,8 @@ export function userFacingError(error: AgentErrorEvent): string {
     case "overloaded":
       return "⚠️ The AI provider is overloaded right now. Please try again in a minute.";
     case "timeout":
-      if (error.message === TURN_TIME_LIMIT) return "⚠️ That took longer than one turn may run (about 13 minutes) and was stopped.";
+      if (error.message === TURN_TIME_LIMIT)
+        return "⚠️ That took longer than one turn may run (about 13 minutes) and was stopped.";
       return "⚠️ The AI provider did not answer in time. Please try again shortly.";
     case "transport":
       return "⚠️ The AI provider could not be reached. Please try again shortly.";

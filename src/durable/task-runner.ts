@@ -62,6 +62,7 @@ export async function runTask(services: SessionServices, inboxId: number, task: 
     ...(task.userId !== undefined ? { userId: task.userId } : {}),
     failureNote: `Scheduled task #${task.taskId} failed.`,
   });
-  const error = outcome.ok === false ? `${outcome.error.classification}: ${outcome.error.message}`.slice(0, 500) : undefined;
+  const error =
+    outcome.ok === false ? `${outcome.error.classification}: ${outcome.error.message}`.slice(0, 500) : undefined;
   await finishTaskRun(services.db, runId, task.taskId, outcome.ok === false ? "error" : "ok", error, services.now());
 }

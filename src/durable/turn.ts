@@ -1,6 +1,6 @@
-import { createAdapter } from "../adapters/index.ts";
 import { errorEventFrom, redactSecrets } from "../adapters/errors.ts";
 import type { AgentErrorEvent } from "../adapters/events.ts";
+import { createAdapter } from "../adapters/index.ts";
 import type { HistoryMessage, UserMessage } from "../adapters/messages.ts";
 import type { AdapterInput } from "../adapters/types.ts";
 import { resolveConfig } from "../config/chat-config.ts";
@@ -44,7 +44,10 @@ export async function runTurn(services: SessionServices, request: TurnRequest): 
   // Registered first, so that /stop reaches a turn that is still reading its config.
   const run = services.beginRun();
   // The platform ends an alarm after 15 minutes and would run the turn again from the start: end it first.
-  const deadline = setTimeout(() => run.controller.abort(TURN_DEADLINE), Math.max(1_000, services.turnDeadline - services.now()));
+  const deadline = setTimeout(
+    () => run.controller.abort(TURN_DEADLINE),
+    Math.max(1_000, services.turnDeadline - services.now()),
+  );
   try {
     return await runTurnOf(services, request, run);
   } finally {
@@ -72,8 +75,18 @@ async function runTurnOf(services: SessionServices, request: TurnRequest, run: A
   const model = provider === config.provider ? config.model : DEFAULT_MODELS[provider];
   const choice = createAdapter(provider, settings, services.env);
   if ("problem" in choice) {
-    const error: AgentErrorEvent = { type: "error", classification: "internal", retryable: false, message: choice.problem };
-    await safely(() => telegram.sendPlain(target, `⚠️ This chat uses ${provider}, but ${choice.problem}. The bot's owner needs to set it.`));
+    const error: AgentErrorEvent = {
+      type: "error",
+      classification: "internal",
+      retryable: false,
+      message: choice.problem,
+    };
+    await safely(() =>
+      telegram.sendPlain(
+        target,
+        `⚠️ This chat uses ${provider}, but ${choice.problem}. The bot's owner needs to set it.`,
+      ),
+    );
     failTurn(services, request, error, started);
     return { ok: false, error };
   }
@@ -85,12 +98,20 @@ async function runTurnOf(services: SessionServices, request: TurnRequest, run: A
   const input: AdapterInput = {
     chatKey: services.chatKey,
     model,
-    systemPrompt: services.systemPrompt(config, tools.map((tool) => tool.name)),
+    systemPrompt: services.systemPrompt(
+      config,
+      tools.map((tool) => tool.name),
+    ),
     history: [...store.historyWindow(settings.historyLimit), ...request.users],
     tools: tools.map((tool) => services.registry.modelTool(tool)),
     ...(sessionId ? { sessionId } : {}),
     ...(choice.adapter.runsToolsRemotely
-      ? { toolCallback: { url: `${settings.agentCallbackUrl}/agent/tools/${encodeURIComponent(services.chatKey)}`, token: run.token() } }
+      ? {
+          toolCallback: {
+            url: `${settings.agentCallbackUrl}/agent/tools/${encodeURIComponent(services.chatKey)}`,
+            token: run.token(),
+          },
+        }
       : {}),
     executeTool: run.execute,
     signal: run.controller.signal,
@@ -111,7 +132,8 @@ async function runTurnOf(services: SessionServices, request: TurnRequest, run: A
         status.show(`⚙️ ${event.toolName}${event.preview ? `: ${event.preview}` : ""}`);
       } else if (event.type === "tool_progress") {
         status.show(`⚙️ ${event.toolName}${event.elapsedSeconds ? ` (${Math.round(event.elapsedSeconds)} s)` : ""}`);
-      } else if (event.type === "adapter_stderr") console.log(`[${provider}] ${redactSecrets(event.message).slice(0, 500)}`);
+      } else if (event.type === "adapter_stderr")
+        console.log(`[${provider}] ${redactSecrets(event.message).slice(0, 500)}`);
       else if (event.type === "message") produced.push(event.message);
       else if (event.type === "usage") {
         usage.inputTokens += event.inputTokens;
@@ -132,7 +154,10 @@ async function runTurnOf(services: SessionServices, request: TurnRequest, run: A
         ? { type: "error", classification: "timeout", retryable: false, message: TURN_TIME_LIMIT }
         : { type: "error", classification: "cancelled", retryable: false, message: "stopped" };
   }
-  error ??= result === undefined ? { type: "error", classification: "internal", retryable: true, message: `${provider}: no answer` } : undefined;
+  error ??=
+    result === undefined
+      ? { type: "error", classification: "internal", retryable: true, message: `${provider}: no answer` }
+      : undefined;
 
   const statusMessage = await status.close();
   if (statusMessage !== undefined) await safely(() => telegram.deleteMessage(target, statusMessage));
@@ -158,7 +183,11 @@ async function runTurnOf(services: SessionServices, request: TurnRequest, run: A
   } else {
     const text = result!.trim() === "" ? "…" : result!;
     const delivered = await safely(() =>
-      telegram.sendMarkdown(target, text, request.replyToMessageId ? { replyToMessageId: request.replyToMessageId } : {}),
+      telegram.sendMarkdown(
+        target,
+        text,
+        request.replyToMessageId ? { replyToMessageId: request.replyToMessageId } : {},
+      ),
     );
     store.atomically(() => {
       store.appendHistory([...request.users, ...produced, { role: "assistant", content: text }], finished);
@@ -169,10 +198,20 @@ async function runTurnOf(services: SessionServices, request: TurnRequest, run: A
   return error ? { ok: false, error } : { ok: true, text: result! };
 }
 
-function failTurn(services: SessionServices, request: TurnRequest, error: AgentErrorEvent, now: number, usage?: UsageRecord): void {
+function failTurn(
+  services: SessionServices,
+  request: TurnRequest,
+  error: AgentErrorEvent,
+  now: number,
+  usage?: UsageRecord,
+): void {
   services.store.atomically(() => {
     services.store.appendHistory(request.users, now);
-    services.store.finish(request.inboxIds, now, `${error.classification}: ${redactSecrets(error.message).slice(0, 300)}`);
+    services.store.finish(
+      request.inboxIds,
+      now,
+      `${error.classification}: ${redactSecrets(error.message).slice(0, 300)}`,
+    );
     if (usage) services.store.bufferUsage(usage, now);
   });
 }

@@ -11,7 +11,9 @@ export function userMessageOf(message: IncomingMessage): UserMessage {
   const lines: string[] = [];
   if (message.replyTo) {
     const quoted =
-      message.replyTo.text.length > QUOTE_LIMIT ? `${message.replyTo.text.slice(0, QUOTE_LIMIT)}…` : message.replyTo.text;
+      message.replyTo.text.length > QUOTE_LIMIT
+        ? `${message.replyTo.text.slice(0, QUOTE_LIMIT)}…`
+        : message.replyTo.text;
     lines.push(`[in reply to ${message.replyTo.fromName ?? "a message"}: "${quoted}"]`);
   }
   const sender = message.chat.type === "private" ? "" : `${message.from?.name ?? "Someone"}: `;
@@ -20,5 +22,8 @@ export function userMessageOf(message: IncomingMessage): UserMessage {
 }
 
 export function scheduledTaskMessage(taskId: number, prompt: string): UserMessage {
-  return { role: "user", content: `[Scheduled task #${taskId}, running now; the user is not waiting at the keyboard]\n${prompt}` };
+  return {
+    role: "user",
+    content: `[Scheduled task #${taskId}, running now; the user is not waiting at the keyboard]\n${prompt}`,
+  };
 }

@@ -5,7 +5,10 @@ export const BOT_COMMANDS = [
   { command: "new", description: "Start a fresh conversation" },
   { command: "status", description: "Provider, model, history and token use" },
   { command: "model", description: "The provider and model this chat uses" },
-  { command: "provider", description: "Set this chat's provider: /provider <name> [model] or /provider reset (admins)" },
+  {
+    command: "provider",
+    description: "Set this chat's provider: /provider <name> [model] or /provider reset (admins)",
+  },
   { command: "tasks", description: "This chat's scheduled tasks and their next run" },
   { command: "agent", description: "Run one task with the Claude agent: /agent <task>" },
   { command: "stop", description: "Stop the running agent session" },

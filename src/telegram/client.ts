@@ -113,7 +113,9 @@ function threadOf(target: ChatTarget): { message_thread_id?: number } {
   return target.threadId === undefined ? {} : { message_thread_id: target.threadId };
 }
 
-function replyOf(options: SendOptions): { reply_parameters?: { message_id: number; allow_sending_without_reply: boolean } } {
+function replyOf(options: SendOptions): {
+  reply_parameters?: { message_id: number; allow_sending_without_reply: boolean };
+} {
   return options.replyToMessageId === undefined
     ? {}
     : { reply_parameters: { message_id: options.replyToMessageId, allow_sending_without_reply: true } };

@@ -34,7 +34,11 @@ const telegram = new Marked({
       const lines = token.items.map((item, index) => {
         const marker = token.ordered ? `${start + index}.` : "•";
         const box = item.task ? (item.checked ? "☑ " : "☐ ") : "";
-        const body = this.parser.parse(item.tokens).trim().replace(/\n{2,}/g, "\n").replace(/\n/g, "\n   ");
+        const body = this.parser
+          .parse(item.tokens)
+          .trim()
+          .replace(/\n{2,}/g, "\n")
+          .replace(/\n/g, "\n   ");
         return `${marker} ${box}${body}`;
       });
       return `${lines.join("\n")}\n\n`;
@@ -75,9 +79,7 @@ export function markdownToTelegramHtml(markdown: string): string {
 
 /** What Telegram counts against its 4096 limit: the text once tags are removed and entities decoded. */
 export function visibleLength(html: string): number {
-  return html
-    .replace(/<[^>]*>/g, "")
-    .replace(/&(lt|gt|amp|quot|#39);/g, "x").length;
+  return html.replace(/<[^>]*>/g, "").replace(/&(lt|gt|amp|quot|#39);/g, "x").length;
 }
 
 /**

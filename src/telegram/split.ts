@@ -22,7 +22,10 @@ export function splitMessage(text: string, limit = TELEGRAM_MESSAGE_LIMIT): stri
     } else {
       const cut = cutPoint(rest, available);
       piece = rest.slice(0, cut);
-      rest = rest.slice(cut).replace(/^[ \t]*\n+/, "").replace(/^ +/, "");
+      rest = rest
+        .slice(cut)
+        .replace(/^[ \t]*\n+/, "")
+        .replace(/^ +/, "");
     }
     const full = (reopen + piece).trimEnd();
     const fence = openFenceAtEnd(full);
@@ -52,7 +55,8 @@ function openFenceAtEnd(text: string): { marker: string; info: string } | undefi
     if (!match) continue;
     const marker = match[1]!;
     if (!open) open = { marker, info: match[2]!.trim() };
-    else if (marker[0] === open.marker[0] && marker.length >= open.marker.length && match[2]!.trim() === "") open = undefined;
+    else if (marker[0] === open.marker[0] && marker.length >= open.marker.length && match[2]!.trim() === "")
+      open = undefined;
   }
   return open;
 }

@@ -18,7 +18,11 @@ const MAX_BODY_BYTES = 1_000_000;
 export async function handleWebhook(c: Context<{ Bindings: Env }>): Promise<Response> {
   const settings = settingsOf(c.env);
   if (!settings.webhookSecret) {
-    throw new HttpError(503, "webhook_not_configured", "TELEGRAM_WEBHOOK_SECRET is not set; the webhook refuses every call.");
+    throw new HttpError(
+      503,
+      "webhook_not_configured",
+      "TELEGRAM_WEBHOOK_SECRET is not set; the webhook refuses every call.",
+    );
   }
   const presented = c.req.header("x-telegram-bot-api-secret-token");
   if (presented === undefined || !(await secretsEqual(presented, settings.webhookSecret))) {
@@ -36,14 +40,16 @@ export async function handleWebhook(c: Context<{ Bindings: Env }>): Promise<Resp
     throw new HttpError(400, "invalid_json", "The body is not JSON.", undefined, { cause: error });
   }
   const parsed = updateSchema.safeParse(json);
-  if (!parsed.success) throw new HttpError(400, "invalid_update", `Not a Telegram update: ${describeIssues(parsed.error)}`);
+  if (!parsed.success)
+    throw new HttpError(400, "invalid_update", `Not a Telegram update: ${describeIssues(parsed.error)}`);
 
   let message = incomingMessageOf(parsed.data);
   if (!message) return c.json({ ok: true, ignored: "update kind not handled" });
 
   if (message.chat.type !== "private") {
     const identity = await botIdentity(settings.botToken ?? "", telegramFor(c.env), c.env.CONFIG);
-    if (!isAddressedToBot(message, parsed.data.message!, identity)) return c.json({ ok: true, ignored: "not addressed to the bot" });
+    if (!isAddressedToBot(message, parsed.data.message!, identity))
+      return c.json({ ok: true, ignored: "not addressed to the bot" });
   }
   message = withoutBotSuffix(message);
   const access = isChatAllowed(settings, message.chat.id) ? "allowed" : "stranger";

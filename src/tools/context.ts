@@ -1,4 +1,4 @@
-import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
+import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import type { Env } from "../env.ts";
 
 /** Who is asking and where: every tool handler gets this, and scopes all its data by `chatId`. */

@@ -1,5 +1,5 @@
 import { forget, recall, remember } from "./memory.ts";
-import { ToolRegistry, type ToolDefinition } from "./registry.ts";
+import { type ToolDefinition, ToolRegistry } from "./registry.ts";
 import { sendMessage } from "./send-message.ts";
 import { cancelTask, listTasks, pauseTask, resumeTask, scheduleTask, updateTask } from "./tasks.ts";
 import { webFetch } from "./web-fetch.ts";

@@ -45,7 +45,12 @@ export const recall = defineTool({
     const scope = eq(memories.chatId, context.chatId);
     const columns = { id: memories.id, content: memories.content, createdAt: memories.createdAt };
     if (words.length === 0) {
-      const recent = await context.db.select(columns).from(memories).where(scope).orderBy(desc(memories.id)).limit(RECALL_LIMIT);
+      const recent = await context.db
+        .select(columns)
+        .from(memories)
+        .where(scope)
+        .orderBy(desc(memories.id))
+        .limit(RECALL_LIMIT);
       return { content: recent.length ? formatFacts(recent) : "No facts are remembered in this chat yet." };
     }
     const candidates = await context.db
@@ -84,5 +89,7 @@ export function wordsOf(query: string): string[] {
 }
 
 function formatFacts(facts: { id: number; content: string; createdAt: number }[]): string {
-  return facts.map((fact) => `#${fact.id} (${new Date(fact.createdAt).toISOString().slice(0, 10)}): ${fact.content}`).join("\n");
+  return facts
+    .map((fact) => `#${fact.id} (${new Date(fact.createdAt).toISOString().slice(0, 10)}): ${fact.content}`)
+    .join("\n");
 }

@@ -14,10 +14,23 @@ export function parseAt(text: string, timezone: string): number {
   const match = ISO.exec(text.trim());
   if (!match) throw new ToolError(`"${text}" is not an ISO-8601 date and time such as 2026-05-01T09:00:00+02:00.`);
   const [, year, month, day, hour, minute, second, offset] = match;
-  const wall = Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second ?? 0));
+  const wall = Date.UTC(
+    Number(year),
+    Number(month) - 1,
+    Number(day),
+    Number(hour),
+    Number(minute),
+    Number(second ?? 0),
+  );
   const check = new Date(wall);
   // Date.UTC rolls 30 February over into March; a time the model got wrong is refused, not moved.
-  if (check.getUTCMonth() !== Number(month) - 1 || check.getUTCDate() !== Number(day) || Number(hour) > 23 || Number(minute) > 59 || Number(second ?? 0) > 59) {
+  if (
+    check.getUTCMonth() !== Number(month) - 1 ||
+    check.getUTCDate() !== Number(day) ||
+    Number(hour) > 23 ||
+    Number(minute) > 59 ||
+    Number(second ?? 0) > 59
+  ) {
     throw new ToolError(`"${text}" is not a valid date and time.`);
   }
   if (offset) {
@@ -48,7 +61,14 @@ function offsetOf(epoch: number, timezone: string): number {
     second: "2-digit",
   }).formatToParts(new Date(epoch));
   const value = (type: string) => Number(parts.find((part) => part.type === type)?.value);
-  const asUtc = Date.UTC(value("year"), value("month") - 1, value("day"), value("hour") % 24, value("minute"), value("second"));
+  const asUtc = Date.UTC(
+    value("year"),
+    value("month") - 1,
+    value("day"),
+    value("hour") % 24,
+    value("minute"),
+    value("second"),
+  );
   return asUtc - (epoch - (epoch % 1000));
 }
 
@@ -58,14 +78,18 @@ export function nextCronRun(expression: string, timezone: string, after: number)
   try {
     cron = new Cron(expression, { timezone, paused: true });
   } catch (error) {
-    throw new ToolError(`"${expression}" is not a valid cron expression (${error instanceof Error ? error.message : "invalid"}).`);
+    throw new ToolError(
+      `"${expression}" is not a valid cron expression (${error instanceof Error ? error.message : "invalid"}).`,
+    );
   }
   try {
     const runs = cron.nextRuns(6, new Date(after));
     if (runs.length === 0) throw new ToolError(`The cron expression "${expression}" never runs again.`);
     for (let index = 1; index < runs.length; index++) {
       if (runs[index]!.getTime() - runs[index - 1]!.getTime() < MIN_CRON_INTERVAL_MS) {
-        throw new ToolError(`"${expression}" runs more often than every ${MIN_CRON_INTERVAL_MS / 60000} minutes; choose a longer interval.`);
+        throw new ToolError(
+          `"${expression}" runs more often than every ${MIN_CRON_INTERVAL_MS / 60000} minutes; choose a longer interval.`,
+        );
       }
     }
     return runs[0]!.getTime();

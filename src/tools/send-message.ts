@@ -17,7 +17,10 @@ export const sendMessage = defineTool({
       await context.sendMessage({ chatId }, text);
       return { content: `Sent to chat ${chatId}.` };
     }
-    await context.sendMessage({ chatId: context.chatId, ...(context.threadId !== undefined ? { threadId: context.threadId } : {}) }, text);
+    await context.sendMessage(
+      { chatId: context.chatId, ...(context.threadId !== undefined ? { threadId: context.threadId } : {}) },
+      text,
+    );
     return { content: "Sent." };
   },
 });

@@ -11,8 +11,16 @@ import { formatInZone, nextCronRun, parseAt } from "./schedule-time.ts";
 export const MAX_TASK_PROMPT_LENGTH = 2000;
 export const MAX_TASKS_PER_CHAT = 50;
 
-const prompt = z.string().trim().min(1).max(MAX_TASK_PROMPT_LENGTH).describe("What to do when the task runs, as an instruction.");
-const at = z.string().max(64).describe("One-shot: an ISO-8601 time, e.g. 2026-05-01T09:00:00+02:00 (without an offset: in `timezone`).");
+const prompt = z
+  .string()
+  .trim()
+  .min(1)
+  .max(MAX_TASK_PROMPT_LENGTH)
+  .describe("What to do when the task runs, as an instruction.");
+const at = z
+  .string()
+  .max(64)
+  .describe("One-shot: an ISO-8601 time, e.g. 2026-05-01T09:00:00+02:00 (without an offset: in `timezone`).");
 const cron = z.string().max(100).describe('Recurring: a cron expression, e.g. "0 9 * * 1-5" for weekdays at 9:00.');
 const timezone = z.string().max(64).describe("IANA time zone for `cron` and offset-less `at`, e.g. Europe/Berlin.");
 const taskId = z.number().int().positive().describe("The task's id, as list_tasks shows it.");
@@ -76,14 +84,25 @@ export const listTasks = defineTool({
       .from(tasks)
       .where(and(owned(context), inArray(tasks.status, ["active", "paused"])))
       .orderBy(asc(tasks.id));
-    return { content: rows.length ? rows.map((task) => `#${task.id} ${describeTask(task)} — ${task.prompt}`).join("\n") : "No scheduled tasks." };
+    return {
+      content: rows.length
+        ? rows.map((task) => `#${task.id} ${describeTask(task)} — ${task.prompt}`).join("\n")
+        : "No scheduled tasks.",
+    };
   },
 });
 
 export const updateTask = defineTool({
   name: "update_task",
-  description: "Change a task's prompt, time (`at`), cron expression or time zone. Giving `at` or `cron` replaces its schedule.",
-  schema: z.object({ taskId, prompt: prompt.optional(), at: at.optional(), cron: cron.optional(), timezone: timezone.optional() }),
+  description:
+    "Change a task's prompt, time (`at`), cron expression or time zone. Giving `at` or `cron` replaces its schedule.",
+  schema: z.object({
+    taskId,
+    prompt: prompt.optional(),
+    at: at.optional(),
+    cron: cron.optional(),
+    timezone: timezone.optional(),
+  }),
   async handler(args, context) {
     const task = await ownTask(args.taskId, context, ["active", "paused"]);
     const zone = checkTimezone(args.timezone ?? task.timezone);
@@ -92,13 +111,24 @@ export const updateTask = defineTool({
     const schedule = rescheduled
       ? args.at !== undefined || args.cron !== undefined
         ? scheduleOf(args.at, args.cron, zone, now)
-        : scheduleOf(task.cron === null ? new Date(task.runAt!).toISOString() : undefined, task.cron ?? undefined, zone, now)
+        : scheduleOf(
+            task.cron === null ? new Date(task.runAt!).toISOString() : undefined,
+            task.cron ?? undefined,
+            zone,
+            now,
+          )
       : undefined;
     const [row] = await context.db
       .update(tasks)
       .set({
         ...(args.prompt !== undefined ? { prompt: args.prompt } : {}),
-        ...(schedule ? { runAt: schedule.runAt, cron: schedule.cron, nextRunAt: task.status === "active" ? schedule.nextRunAt : null } : {}),
+        ...(schedule
+          ? {
+              runAt: schedule.runAt,
+              cron: schedule.cron,
+              nextRunAt: task.status === "active" ? schedule.nextRunAt : null,
+            }
+          : {}),
         timezone: zone,
         updatedAt: now,
       })
@@ -115,7 +145,10 @@ export const pauseTask = defineTool({
   schema: z.object({ taskId }),
   async handler(args, context) {
     const task = await ownTask(args.taskId, context, ["active"]);
-    await context.db.update(tasks).set({ status: "paused", nextRunAt: null, updatedAt: context.now() }).where(eq(tasks.id, task.id));
+    await context.db
+      .update(tasks)
+      .set({ status: "paused", nextRunAt: null, updatedAt: context.now() })
+      .where(eq(tasks.id, task.id));
     await context.tasksChanged(task.chatId, task.threadId ?? undefined);
     return { content: `Paused task #${task.id}.` };
   },
@@ -129,7 +162,8 @@ export const resumeTask = defineTool({
     const task = await ownTask(args.taskId, context, ["paused"]);
     const now = context.now();
     const nextRunAt = task.cron !== null ? nextCronRun(task.cron, task.timezone, now) : task.runAt!;
-    if (nextRunAt <= now) throw new ToolError(`Task #${task.id}'s time has passed; give it a new time with update_task.`);
+    if (nextRunAt <= now)
+      throw new ToolError(`Task #${task.id}'s time has passed; give it a new time with update_task.`);
     const [row] = await context.db
       .update(tasks)
       .set({ status: "active", nextRunAt, updatedAt: now })
@@ -146,7 +180,10 @@ export const cancelTask = defineTool({
   schema: z.object({ taskId }),
   async handler(args, context) {
     const task = await ownTask(args.taskId, context, ["active", "paused"]);
-    await context.db.update(tasks).set({ status: "cancelled", nextRunAt: null, updatedAt: context.now() }).where(eq(tasks.id, task.id));
+    await context.db
+      .update(tasks)
+      .set({ status: "cancelled", nextRunAt: null, updatedAt: context.now() })
+      .where(eq(tasks.id, task.id));
     await context.tasksChanged(task.chatId, task.threadId ?? undefined);
     return { content: `Cancelled task #${task.id}.` };
   },
@@ -160,13 +197,20 @@ export async function listTasksText(db: DrizzleD1Database, chatId: number): Prom
     .where(and(eq(tasks.chatId, chatId), inArray(tasks.status, ["active", "paused"])))
     .orderBy(asc(tasks.nextRunAt), asc(tasks.id));
   if (rows.length === 0) return "No scheduled tasks. Ask me to remind you of something, or to do something every day.";
-  return ["**Scheduled tasks**", ...rows.map((task) => `#${task.id} ${describeTask(task)}\n   ${shorten(task.prompt)}`)].join("\n");
+  return [
+    "**Scheduled tasks**",
+    ...rows.map((task) => `#${task.id} ${describeTask(task)}\n   ${shorten(task.prompt)}`),
+  ].join("\n");
 }
 
 function describeTask(task: Task): string {
   const when = task.cron !== null ? `every \`${task.cron}\` (${task.timezone})` : `once`;
   const next =
-    task.status === "paused" ? "paused" : task.nextRunAt !== null ? `next ${formatInZone(task.nextRunAt, task.timezone)} (${task.timezone})` : "done";
+    task.status === "paused"
+      ? "paused"
+      : task.nextRunAt !== null
+        ? `next ${formatInZone(task.nextRunAt, task.timezone)} (${task.timezone})`
+        : "done";
   return `${when}, ${next}`;
 }
 
@@ -186,12 +230,17 @@ function targetChat(chatId: number | undefined, context: ToolContext): { chatId:
 
 /** This chat's tasks, and, while it is an admin chat, the ones it scheduled for other chats. */
 function owned(context: ToolContext) {
-  return context.isAdminChat ? or(eq(tasks.chatId, context.chatId), eq(tasks.createdByChat, context.chatId)) : eq(tasks.chatId, context.chatId);
+  return context.isAdminChat
+    ? or(eq(tasks.chatId, context.chatId), eq(tasks.createdByChat, context.chatId))
+    : eq(tasks.chatId, context.chatId);
 }
 
 /** A task of this chat (or created by it) in one of `states`; any other id is "not found", whoever owns it. */
 async function ownTask(id: number, context: ToolContext, states: Task["status"][]): Promise<Task> {
-  const [task] = await context.db.select().from(tasks).where(and(eq(tasks.id, id), owned(context)));
+  const [task] = await context.db
+    .select()
+    .from(tasks)
+    .where(and(eq(tasks.id, id), owned(context)));
   if (!task) throw new ToolError(`No task #${id} in this chat.`);
   if (!states.includes(task.status)) throw new ToolError(`Task #${id} is ${task.status}.`);
   return task;

@@ -6,9 +6,11 @@ const TIMEOUT_MS = 15_000;
 const MAX_BYTES = 2_000_000;
 export const MAX_FETCH_TEXT = 20_000;
 
-const TEXT_TYPES = /^(text\/|application\/(json|xml|xhtml\+xml|rss\+xml|atom\+xml|ld\+json|javascript)|[^;]*\+(json|xml))/i;
+const TEXT_TYPES =
+  /^(text\/|application\/(json|xml|xhtml\+xml|rss\+xml|atom\+xml|ld\+json|javascript)|[^;]*\+(json|xml))/i;
 const SKIPPED = "script, style, noscript, template, svg, canvas, iframe, head > :not(title)";
-const BLOCKS = "p, div, br, li, tr, h1, h2, h3, h4, h5, h6, section, article, header, footer, blockquote, pre, table, ul, ol, hr";
+const BLOCKS =
+  "p, div, br, li, tr, h1, h2, h3, h4, h5, h6, section, article, header, footer, blockquote, pre, table, ul, ol, hr";
 
 export const webFetch = defineTool({
   name: "web_fetch",
@@ -25,7 +27,10 @@ export const webFetch = defineTool({
         response = await fetch(current, {
           redirect: "manual",
           signal: deadline,
-          headers: { accept: "text/html, text/plain, application/json, application/xml;q=0.9, */*;q=0.1", "user-agent": "telegram-edge-agent/0.1 (web_fetch)" },
+          headers: {
+            accept: "text/html, text/plain, application/json, application/xml;q=0.9, */*;q=0.1",
+            "user-agent": "telegram-edge-agent/0.1 (web_fetch)",
+          },
         });
       } catch (error) {
         if (deadline.aborted) throw new ToolError(`${current} did not answer within ${TIMEOUT_MS / 1000} s.`);
@@ -49,7 +54,11 @@ export const webFetch = defineTool({
     const body = await readLimited(response, MAX_BYTES, deadline);
     const isHtml = /html/i.test(type) || (type === "" && /<html[\s>]/i.test(body.slice(0, 2000)));
     const text = isHtml ? await htmlToText(body) : body;
-    const tidy = text.replace(/[ \t\f\v\u00a0]+/g, " ").replace(/ *\n */g, "\n").replace(/\n{3,}/g, "\n\n").trim();
+    const tidy = text
+      .replace(/[ \t\f\v\u00a0]+/g, " ")
+      .replace(/ *\n */g, "\n")
+      .replace(/\n{3,}/g, "\n\n")
+      .trim();
     const truncated = tidy.length > MAX_FETCH_TEXT;
     return {
       content: `${current}\n\n${truncated ? `${tidy.slice(0, MAX_FETCH_TEXT)}\n\n[truncated at ${MAX_FETCH_TEXT} characters]` : tidy || "(the page has no text)"}`,
@@ -64,7 +73,8 @@ function parseHttpUrl(text: string): string {
   } catch {
     throw new ToolError(`"${text}" is not an absolute URL.`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ToolError(`Only http and https URLs can be fetched, not ${url.protocol}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new ToolError(`Only http and https URLs can be fetched, not ${url.protocol}`);
   if (url.username || url.password) throw new ToolError("URLs with credentials are not fetched.");
   return url.toString();
 }
@@ -138,7 +148,17 @@ function onEndTag(element: Element, handler: () => void): boolean {
 }
 
 function decodeEntities(text: string): string {
-  const named: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " ", mdash: "—", ndash: "–", hellip: "…" };
+  const named: Record<string, string> = {
+    amp: "&",
+    lt: "<",
+    gt: ">",
+    quot: '"',
+    apos: "'",
+    nbsp: " ",
+    mdash: "—",
+    ndash: "–",
+    hellip: "…",
+  };
   return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (entity, name: string) => {
     if (name[0] === "#") {
       const code = name[1] === "x" || name[1] === "X" ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);

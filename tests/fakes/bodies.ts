@@ -18,7 +18,10 @@ export function openaiCompletion(
   const toolCalls = options.toolCalls?.map((call) => ({
     id: call.id ?? `call_${nextCall++}`,
     type: "function",
-    function: { name: call.name, arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments) },
+    function: {
+      name: call.name,
+      arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments),
+    },
   }));
   return {
     id: "chatcmpl-fake",
@@ -36,7 +39,10 @@ export function openaiCompletion(
   };
 }
 
-export function anthropicMessage(text: string, toolUses: { name: string; input: unknown; id?: string }[] = []): unknown {
+export function anthropicMessage(
+  text: string,
+  toolUses: { name: string; input: unknown; id?: string }[] = [],
+): unknown {
   return {
     id: "msg_fake",
     type: "message",
@@ -44,11 +50,17 @@ export function anthropicMessage(text: string, toolUses: { name: string; input: 
     model: "claude-test",
     content: [
       ...(text ? [{ type: "text", text }] : []),
-      ...toolUses.map((use) => ({ type: "tool_use", id: use.id ?? `toolu_${nextCall++}`, name: use.name, input: use.input })),
+      ...toolUses.map((use) => ({
+        type: "tool_use",
+        id: use.id ?? `toolu_${nextCall++}`,
+        name: use.name,
+        input: use.input,
+      })),
     ],
     stop_reason: toolUses.length > 0 ? "tool_use" : "end_turn",
-    usage: toolUses.length > 0
-      ? { input_tokens: 30, output_tokens: 12, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }
-      : { input_tokens: 12, output_tokens: 6, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+    usage:
+      toolUses.length > 0
+        ? { input_tokens: 30, output_tokens: 12, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }
+        : { input_tokens: 12, output_tokens: 6, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
   };
 }

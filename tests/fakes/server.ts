@@ -96,7 +96,14 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
         // keep the text
       }
       const method = service === "telegram" ? (url.pathname.split("/").at(-1) ?? "") : url.pathname;
-      const record: RecordedRequest = { service, method, path: url.pathname, headers: headersOf(request), body, at: Date.now() };
+      const record: RecordedRequest = {
+        service,
+        method,
+        path: url.pathname,
+        headers: headersOf(request),
+        body,
+        at: Date.now(),
+      };
       fakes.counters.set(`${service}:${method}`, (fakes.counters.get(`${service}:${method}`) ?? 0) + 1);
       if (options.recordRequests !== false) fakes.requests.push(record);
       fakes.onRequest?.(record);
@@ -150,7 +157,12 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
     send(response, script.status ?? 200, script.body ?? {}, script.headers);
   }
 
-  async function defaultAnswer(service: Service, method: string, body: unknown, response: ServerResponse): Promise<void> {
+  async function defaultAnswer(
+    service: Service,
+    method: string,
+    body: unknown,
+    response: ServerResponse,
+  ): Promise<void> {
     switch (service) {
       case "telegram":
         if (method === "getUpdates") {
@@ -235,7 +247,12 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
 
 function serviceOf(path: string): Service | undefined {
   const first = path.split("/")[1];
-  return first === "telegram" || first === "openai" || first === "anthropic" || first === "runner" || first === "web" || first === "webhook"
+  return first === "telegram" ||
+    first === "openai" ||
+    first === "anthropic" ||
+    first === "runner" ||
+    first === "web" ||
+    first === "webhook"
     ? first
     : undefined;
 }
@@ -246,9 +263,19 @@ function telegramDefault(method: string, body: unknown, messageId: number): unkn
     case "getMe":
       return { id: 123456, is_bot: true, first_name: "Testbot", username: "testbot" };
     case "sendMessage":
-      return { message_id: messageId, date: Math.floor(Date.now() / 1000), chat: { id: payload.chat_id, type: "private" }, text: payload.text };
+      return {
+        message_id: messageId,
+        date: Math.floor(Date.now() / 1000),
+        chat: { id: payload.chat_id, type: "private" },
+        text: payload.text,
+      };
     case "editMessageText":
-      return { message_id: payload.message_id, date: Math.floor(Date.now() / 1000), chat: { id: payload.chat_id, type: "private" }, text: payload.text };
+      return {
+        message_id: payload.message_id,
+        date: Math.floor(Date.now() / 1000),
+        chat: { id: payload.chat_id, type: "private" },
+        text: payload.text,
+      };
     case "getUpdates":
       return [];
     case "getWebhookInfo":
@@ -266,7 +293,9 @@ function openaiDefault(body: unknown): unknown {
   const messages = (body as { messages?: { role: string; content: unknown }[] })?.messages ?? [];
   const lastAssistant = messages.map((message) => message.role).lastIndexOf("assistant");
   const fresh = messages.slice(lastAssistant + 1).filter((message) => message.role === "user");
-  return openaiCompletion(`echo: ${fresh.map((message) => (typeof message.content === "string" ? message.content : "")).join(" | ")}`);
+  return openaiCompletion(
+    `echo: ${fresh.map((message) => (typeof message.content === "string" ? message.content : "")).join(" | ")}`,
+  );
 }
 
 function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

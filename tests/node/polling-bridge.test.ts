@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BridgeStopped, runPollingBridge } from "../../scripts/polling-bridge.ts";
-import { startFakes, type Fakes, type RecordedRequest, type ScriptedResponse, type Service } from "../fakes/server.ts";
+import { type Fakes, type RecordedRequest, type ScriptedResponse, type Service, startFakes } from "../fakes/server.ts";
 
 let fakes: Fakes;
 let stop: AbortController;
@@ -16,7 +16,10 @@ afterEach(async () => {
 
 const script = (service: Service, ...responses: ScriptedResponse[]) =>
   fetch(`${fakes.url}/__control/script`, { method: "POST", body: JSON.stringify({ service, responses }) });
-const update = (id: number) => ({ update_id: id, message: { message_id: id, date: 1, chat: { id: 1, type: "private" }, text: `m${id}` } });
+const update = (id: number) => ({
+  update_id: id,
+  message: { message_id: id, date: 1, chat: { id: 1, type: "private" }, text: `m${id}` },
+});
 
 /** Resolves once the fakes have seen requests matching `done`. */
 function until(done: (requests: RecordedRequest[]) => boolean): Promise<void> {
@@ -44,11 +47,20 @@ function bridge(log: string[] = []) {
 
 describe("the polling bridge", () => {
   it("forwards each update once, in order, retries a failed forward, and advances the offset", async () => {
-    await script("telegram", { method: "getUpdates", body: { ok: true, result: [update(1), update(2)] } }, { method: "getUpdates", body: { ok: true, result: [update(3)] } });
+    await script(
+      "telegram",
+      { method: "getUpdates", body: { ok: true, result: [update(1), update(2)] } },
+      { method: "getUpdates", body: { ok: true, result: [update(3)] } },
+    );
     await script("webhook", { status: 200, body: {} }, { status: 500, body: {} }, { destroy: true });
     const running = bridge();
-    const webhookIds = () => fakes.requests.filter((request) => request.service === "webhook").map((request) => (request.body as { update_id: number }).update_id);
-    await until(() => webhookIds().includes(3) && fakes.requests.filter((request) => request.method === "getUpdates").length >= 3);
+    const webhookIds = () =>
+      fakes.requests
+        .filter((request) => request.service === "webhook")
+        .map((request) => (request.body as { update_id: number }).update_id);
+    await until(
+      () => webhookIds().includes(3) && fakes.requests.filter((request) => request.method === "getUpdates").length >= 3,
+    );
     stop.abort();
     await running;
 
@@ -56,12 +68,22 @@ describe("the polling bridge", () => {
     expect(webhookIds()).toEqual([1, 2, 2, 2, 3]);
     const hooks = fakes.requests.filter((request) => request.service === "webhook");
     expect(hooks.every((request) => request.headers["content-type"] === "application/json")).toBe(true);
-    const offsets = fakes.requests.filter((request) => request.method === "getUpdates").map((request) => (request.body as { offset?: number }).offset);
+    const offsets = fakes.requests
+      .filter((request) => request.method === "getUpdates")
+      .map((request) => (request.body as { offset?: number }).offset);
     expect(offsets.slice(0, 3)).toEqual([undefined, 3, 4]);
   });
 
   it("stops with a clear message when the bot has a webhook set", async () => {
-    await script("telegram", { method: "getUpdates", status: 409, body: { ok: false, error_code: 409, description: "Conflict: can't use getUpdates method while webhook is active" } });
+    await script("telegram", {
+      method: "getUpdates",
+      status: 409,
+      body: {
+        ok: false,
+        error_code: 409,
+        description: "Conflict: can't use getUpdates method while webhook is active",
+      },
+    });
     await expect(bridge()).rejects.toThrow(BridgeStopped);
   });
 

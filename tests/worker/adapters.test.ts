@@ -10,7 +10,8 @@ import { anthropicText, anthropicToolUse, fakes, openaiText, openaiToolCalls } f
 const base = { maxRetries: 1, timeoutMs: 5_000 };
 const openai = (options: Partial<typeof base> = {}) =>
   new OpenAIAdapter({ apiKey: "test-openai-key", baseUrl: `${env.FAKES_URL}/openai/v1`, ...base, ...options });
-const anthropic = () => new AnthropicAdapter({ apiKey: "test-anthropic-key", baseUrl: `${env.FAKES_URL}/anthropic`, ...base });
+const anthropic = () =>
+  new AnthropicAdapter({ apiKey: "test-anthropic-key", baseUrl: `${env.FAKES_URL}/anthropic`, ...base });
 
 function input(history: HistoryMessage[], overrides: Partial<AdapterInput> = {}): AdapterInput {
   return {
@@ -18,7 +19,13 @@ function input(history: HistoryMessage[], overrides: Partial<AdapterInput> = {})
     model: "test-model",
     systemPrompt: "You are a test.",
     history,
-    tools: [{ name: "echo", description: "Echo the text", inputSchema: { type: "object", properties: { text: { type: "string" } } } }],
+    tools: [
+      {
+        name: "echo",
+        description: "Echo the text",
+        inputSchema: { type: "object", properties: { text: { type: "string" } } },
+      },
+    ],
     executeTool: async (name, argumentsText) => ({ content: `${name} got ${argumentsText}`, isError: false }),
     ...overrides,
   };
@@ -53,7 +60,11 @@ describe("OpenAI adapter", () => {
     await fakes.script("openai", ...Array.from({ length: 51 }, () => call));
     const events = await collect(openai(), input([{ role: "user", content: "loop forever" }]));
     expect(await fakes.requests("openai")).toHaveLength(50);
-    expect(events.at(-1)).toMatchObject({ type: "error", classification: "internal", message: expect.stringContaining("50") });
+    expect(events.at(-1)).toMatchObject({
+      type: "error",
+      classification: "internal",
+      message: expect.stringContaining("50"),
+    });
   });
 
   it("classifies a timeout after its retries as a retryable timeout", async () => {
@@ -66,23 +77,40 @@ describe("OpenAI adapter", () => {
   it("a 400 is permanent and not retried", async () => {
     await fakes.script("openai", { status: 400, body: { error: { message: "The model `nope` does not exist" } } });
     const events = await collect(openai(), input([{ role: "user", content: "hi" }]));
-    expect(events.at(-1)).toMatchObject({ type: "error", classification: "invalid_request", retryable: false, message: expect.stringContaining("does not exist") });
+    expect(events.at(-1)).toMatchObject({
+      type: "error",
+      classification: "invalid_request",
+      retryable: false,
+      message: expect.stringContaining("does not exist"),
+    });
     expect(await fakes.requests("openai")).toHaveLength(1);
   });
 });
 
 describe("Anthropic adapter", () => {
   it("runs the tool loop, marks system prompt and tools cacheable, reports usage", async () => {
-    await fakes.script("anthropic", anthropicToolUse([{ name: "echo", input: { text: "hi" } }], "Let me check."), anthropicText("All done."));
+    await fakes.script(
+      "anthropic",
+      anthropicToolUse([{ name: "echo", input: { text: "hi" } }], "Let me check."),
+      anthropicText("All done."),
+    );
     const events = await collect(anthropic(), input([{ role: "user", content: "go" }]));
     expect(events.map((event) => event.type)).toEqual(["usage", "message", "tool_start", "message", "usage", "result"]);
     expect(events.at(-1)).toEqual({ type: "result", text: "All done." });
     const [first, second] = await fakes.requests("anthropic");
     expect(first!.headers["x-api-key"] ?? first!.headers.authorization).toMatch(/^(Bearer )?test-anthropic-key$/);
-    const body = first!.body as { system: { cache_control?: unknown }[]; tools: { cache_control?: unknown }[]; max_tokens: number };
+    const body = first!.body as {
+      system: { cache_control?: unknown }[];
+      tools: { cache_control?: unknown }[];
+      max_tokens: number;
+    };
     expect(body.system[0]!.cache_control).toEqual({ type: "ephemeral" });
     expect(body.tools.at(-1)!.cache_control).toEqual({ type: "ephemeral" });
-    const messages = (second!.body as { messages: { role: string; content: { type: string; content?: string; is_error?: boolean }[] }[] }).messages;
+    const messages = (
+      second!.body as {
+        messages: { role: string; content: { type: string; content?: string; is_error?: boolean }[] }[];
+      }
+    ).messages;
     expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
     expect(messages[2]!.content[0]).toMatchObject({ type: "tool_result", content: 'echo got {"text":"hi"}' });
   });
@@ -90,7 +118,11 @@ describe("Anthropic adapter", () => {
   it("retries a 529 overload and honours retry-after", async () => {
     await fakes.script(
       "anthropic",
-      { status: 529, body: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }, headers: { "retry-after": "1" } },
+      {
+        status: 529,
+        body: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } },
+        headers: { "retry-after": "1" },
+      },
       anthropicText("finally"),
     );
     const events = await collect(anthropic(), input([{ role: "user", content: "hi" }]));
@@ -100,7 +132,10 @@ describe("Anthropic adapter", () => {
   });
 
   it("gives a permanent 401 as an auth error", async () => {
-    await fakes.script("anthropic", { status: 401, body: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } } });
+    await fakes.script("anthropic", {
+      status: 401,
+      body: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } },
+    });
     const events = await collect(anthropic(), input([{ role: "user", content: "hi" }]));
     expect(events.at(-1)).toMatchObject({ type: "error", classification: "auth", retryable: false });
   });
@@ -119,8 +154,12 @@ describe("history conversion", () => {
   it("gives Anthropic alternating turns with tool_use/tool_result pairs and safe ids", () => {
     const messages = toAnthropicMessages(history);
     expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "user", "assistant", "user"]);
-    expect(messages[1]!.content).toEqual([{ type: "tool_use", id: "call_1", name: "remember", input: { fact: "green" } }]);
-    expect(messages[2]!.content).toEqual([{ type: "tool_result", tool_use_id: "call_1", content: "Remembered (id 1)." }]);
+    expect(messages[1]!.content).toEqual([
+      { type: "tool_use", id: "call_1", name: "remember", input: { fact: "green" } },
+    ]);
+    expect(messages[2]!.content).toEqual([
+      { type: "tool_result", tool_use_id: "call_1", content: "Remembered (id 1)." },
+    ]);
     expect(messages[4]!.content).toEqual([
       { type: "text", text: "one" },
       { type: "text", text: "two" },

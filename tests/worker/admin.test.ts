@@ -28,15 +28,23 @@ describe("admin API", () => {
 
   it("PUT replaces, GET returns, PATCH merges (null removes), DELETE removes", async () => {
     expect((await admin(path(PRIVATE_CHAT))).status).toBe(404);
-    const put = await admin(path(PRIVATE_CHAT), { method: "PUT", body: JSON.stringify({ provider: "anthropic", model: "claude-x", systemPrompt: "Be brief.", tools: ["recall"] }) });
+    const put = await admin(path(PRIVATE_CHAT), {
+      method: "PUT",
+      body: JSON.stringify({ provider: "anthropic", model: "claude-x", systemPrompt: "Be brief.", tools: ["recall"] }),
+    });
     expect(put.status).toBe(200);
     expect(await (await admin(path(PRIVATE_CHAT))).json()).toEqual({
       chatId: PRIVATE_CHAT,
       config: { provider: "anthropic", model: "claude-x", systemPrompt: "Be brief.", tools: ["recall"] },
     });
 
-    const patched = await admin(path(PRIVATE_CHAT), { method: "PATCH", body: JSON.stringify({ model: null, enabled: false }) });
-    expect(await patched.json()).toEqual({ config: { provider: "anthropic", systemPrompt: "Be brief.", tools: ["recall"], enabled: false } });
+    const patched = await admin(path(PRIVATE_CHAT), {
+      method: "PATCH",
+      body: JSON.stringify({ model: null, enabled: false }),
+    });
+    expect(await patched.json()).toEqual({
+      config: { provider: "anthropic", systemPrompt: "Be brief.", tools: ["recall"], enabled: false },
+    });
 
     const replaced = await admin(path(PRIVATE_CHAT), { method: "PUT", body: JSON.stringify({ provider: "openai" }) });
     expect(await replaced.json()).toEqual({ config: { provider: "openai" } });
@@ -52,11 +60,20 @@ describe("admin API", () => {
 
   it("resolves the effective config: chat, then DEFAULT_PROVIDER / DEFAULT_MODEL, then the provider's default", async () => {
     const none = (await (await admin(`${path(PRIVATE_CHAT)}?effective=1`)).json()) as { effective: unknown };
-    expect(none.effective).toMatchObject({ provider: "openai", model: "gpt-test", enabled: true, source: { provider: "DEFAULT_PROVIDER", model: "DEFAULT_MODEL" } });
+    expect(none.effective).toMatchObject({
+      provider: "openai",
+      model: "gpt-test",
+      enabled: true,
+      source: { provider: "DEFAULT_PROVIDER", model: "DEFAULT_MODEL" },
+    });
     await admin(path(PRIVATE_CHAT), { method: "PUT", body: JSON.stringify({ provider: "anthropic" }) });
     const switched = (await (await admin(`${path(PRIVATE_CHAT)}?effective=1`)).json()) as { effective: unknown };
     // DEFAULT_MODEL names an OpenAI model; a chat moved to Anthropic gets Anthropic's default instead.
-    expect(switched.effective).toMatchObject({ provider: "anthropic", model: "claude-sonnet-4-5", source: { provider: "chat", model: "built-in" } });
+    expect(switched.effective).toMatchObject({
+      provider: "anthropic",
+      model: "claude-sonnet-4-5",
+      source: { provider: "chat", model: "built-in" },
+    });
   });
 
   it("refuses bad bodies with 400 naming each bad field, and writes nothing", async () => {
@@ -81,7 +98,10 @@ describe("admin API", () => {
   });
 
   it("serves an OpenAPI document", async () => {
-    const document = (await (await admin("/openapi.json")).json()) as { openapi: string; paths: Record<string, unknown> };
+    const document = (await (await admin("/openapi.json")).json()) as {
+      openapi: string;
+      paths: Record<string, unknown>;
+    };
     expect(document.openapi).toBe("3.1.0");
     expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(["/chats", "/chats/{chatId}/config", "/usage"]));
   });
@@ -107,9 +127,14 @@ describe("admin API", () => {
         { provider: "openai", model: "gpt-a", turns: 3, inputTokens: 157, outputTokens: 16, toolCalls: 1 },
       ],
     });
-    const one = (await (await admin(`/usage?chatId=${GROUP_CHAT}`)).json()) as { perChat: unknown[]; perModel: unknown[] };
+    const one = (await (await admin(`/usage?chatId=${GROUP_CHAT}`)).json()) as {
+      perChat: unknown[];
+      perModel: unknown[];
+    };
     expect(one.perChat).toHaveLength(1);
-    expect(one.perModel).toEqual([{ provider: "openai", model: "gpt-a", turns: 1, inputTokens: 7, outputTokens: 1, toolCalls: 0 }]);
+    expect(one.perModel).toEqual([
+      { provider: "openai", model: "gpt-a", turns: 1, inputTokens: 7, outputTokens: 1, toolCalls: 0 },
+    ]);
   });
 });
 

@@ -1,22 +1,36 @@
 import { createExecutionContext, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { AgentContainer, ANTHROPIC_PROXY_HOST } from "../../src/durable/agent-container.ts";
 import worker from "../../src/worker.ts";
 import type { ScriptedResponse } from "../fakes/server.ts";
-import { ANTHROPIC_PROXY_HOST, AgentContainer } from "../../src/durable/agent-container.ts";
-import { admin, fakes, postUpdate, PRIVATE_CHAT, say, sentText, session, textUpdate } from "./helpers.ts";
+import { admin, fakes, PRIVATE_CHAT, postUpdate, say, sentText, session, textUpdate } from "./helpers.ts";
 
 const line = (event: unknown, delayMs = 0) => ({ line: JSON.stringify(event), delayMs });
-const runner = (lines: { line: string; delayMs?: number }[], extra: Partial<ScriptedResponse> = {}): ScriptedResponse => ({ lines, ...extra });
-const useAgent = () => admin(`/chats/${PRIVATE_CHAT}/config`, { method: "PUT", body: JSON.stringify({ provider: "claude-agent" }) });
+const runner = (
+  lines: { line: string; delayMs?: number }[],
+  extra: Partial<ScriptedResponse> = {},
+): ScriptedResponse => ({ lines, ...extra });
+const useAgent = () =>
+  admin(`/chats/${PRIVATE_CHAT}/config`, { method: "PUT", body: JSON.stringify({ provider: "claude-agent" }) });
 
 async function historyRoles(): Promise<string[]> {
   return runInDurableObject(session(PRIVATE_CHAT), (_i, state) =>
-    state.storage.sql.exec<{ role: string }>("SELECT role FROM history ORDER BY id").toArray().map((row) => row.role),
+    state.storage.sql
+      .exec<{ role: string }>("SELECT role FROM history ORDER BY id")
+      .toArray()
+      .map((row) => row.role),
   );
 }
 
-type RunPayload = { chatKey: string; model: string; sessionId?: string; tools: { name: string }[]; toolCallback: { url: string; token: string }; history: { role: string; content: string }[] };
+type RunPayload = {
+  chatKey: string;
+  model: string;
+  sessionId?: string;
+  tools: { name: string }[];
+  toolCallback: { url: string; token: string };
+  history: { role: string; content: string }[];
+};
 
 describe("claude-agent through AGENT_RUNNER_URL", () => {
   it("streams the runner's events: a status line for the current step, the answer, and the session kept for resuming", async () => {
@@ -45,7 +59,10 @@ describe("claude-agent through AGENT_RUNNER_URL", () => {
     expect(payload.toolCallback.token).toMatch(/^[0-9a-f]{64}$/);
     expect(await historyRoles()).toEqual(["user", "assistant"]);
 
-    await fakes.script("runner", runner([line({ type: "session_init", sessionId: "session-abc" }), line({ type: "result", text: "Still 3." })]));
+    await fakes.script(
+      "runner",
+      runner([line({ type: "session_init", sessionId: "session-abc" }), line({ type: "result", text: "Still 3." })]),
+    );
     await say("and now?", { count: 3 });
     const second = (await fakes.requests("runner"))[1]!.body as RunPayload;
     expect(second.sessionId).toBe("session-abc");
@@ -53,10 +70,22 @@ describe("claude-agent through AGENT_RUNNER_URL", () => {
   });
 
   for (const [name, script, expected] of [
-    ["a malformed line", runner([line({ type: "session_init", sessionId: "s" }), { line: "{this is not json" }]), /could not be reached/],
+    [
+      "a malformed line",
+      runner([line({ type: "session_init", sessionId: "s" }), { line: "{this is not json" }]),
+      /could not be reached/,
+    ],
     ["an unknown event", runner([line({ type: "telepathy", level: 9 })]), /could not be reached/],
-    ["a stream that ends without a result", runner([line({ type: "session_init", sessionId: "s" })]), /could not be reached/],
-    ["a silent runner", runner([line({ type: "session_init", sessionId: "s" })], { hang: true }), /did not answer in time/],
+    [
+      "a stream that ends without a result",
+      runner([line({ type: "session_init", sessionId: "s" })]),
+      /could not be reached/,
+    ],
+    [
+      "a silent runner",
+      runner([line({ type: "session_init", sessionId: "s" })], { hang: true }),
+      /did not answer in time/,
+    ],
     ["a runner that is down", { status: 503, text: "no container" }, /could not be reached/],
     ["a dropped connection", { destroy: true }, /could not be reached/],
   ] as const) {
@@ -66,13 +95,18 @@ describe("claude-agent through AGENT_RUNNER_URL", () => {
       const answer = await say("do the thing");
       expect(sentText(answer)).toMatch(expected);
       expect(await historyRoles()).toEqual(["user"]);
-      const inbox = await runInDurableObject(session(PRIVATE_CHAT), (_i, state) => state.storage.sql.exec("SELECT status FROM inbox").one());
+      const inbox = await runInDurableObject(session(PRIVATE_CHAT), (_i, state) =>
+        state.storage.sql.exec("SELECT status FROM inbox").one(),
+      );
       expect(inbox.status).toBe("failed");
     });
   }
 
   it("/agent runs one task on the runner for a chat on another provider", async () => {
-    await fakes.script("runner", runner([line({ type: "session_init", sessionId: "s1" }), line({ type: "result", text: "Task done." })]));
+    await fakes.script(
+      "runner",
+      runner([line({ type: "session_init", sessionId: "s1" }), line({ type: "result", text: "Task done." })]),
+    );
     const answer = await say("/agent summarise the repo");
     expect(sentText(answer)).toBe("Task done.");
     const payload = (await fakes.requests("runner"))[0]!.body as RunPayload;
@@ -83,14 +117,33 @@ describe("claude-agent through AGENT_RUNNER_URL", () => {
 
   it("/stop ends a running agent session at once", async () => {
     await useAgent();
-    await fakes.script("runner", runner([line({ type: "session_init", sessionId: "s" }), line({ type: "tool_start", toolName: "Bash", preview: "sleep 600" })], { hang: true }));
+    await fakes.script(
+      "runner",
+      runner(
+        [
+          line({ type: "session_init", sessionId: "s" }),
+          line({ type: "tool_start", toolName: "Bash", preview: "sleep 600" }),
+        ],
+        { hang: true },
+      ),
+    );
     await postUpdate(textUpdate("long job"));
     await fakes.wait("runner");
     await postUpdate(textUpdate("/stop"));
     const sent = await fakes.wait("telegram", { method: "sendMessage", count: 2 });
     expect(sentText(sent[1])).toBe("⏹ Stopped.");
-    await expect.poll(() => runInDurableObject(session(PRIVATE_CHAT), (_i, state) => state.storage.sql.exec("SELECT count(*) AS n FROM inbox WHERE status IN ('pending','processing')").one().n)).toBe(0);
-    expect((await fakes.requests("telegram", { method: "sendMessage" })).map(sentText)).not.toContain("Nothing is running.");
+    await expect
+      .poll(() =>
+        runInDurableObject(
+          session(PRIVATE_CHAT),
+          (_i, state) =>
+            state.storage.sql.exec("SELECT count(*) AS n FROM inbox WHERE status IN ('pending','processing')").one().n,
+        ),
+      )
+      .toBe(0);
+    expect((await fakes.requests("telegram", { method: "sendMessage" })).map(sentText)).not.toContain(
+      "Nothing is running.",
+    );
   });
 
   it("updates the status line in place at most every two seconds", async () => {
@@ -112,7 +165,8 @@ describe("claude-agent through AGENT_RUNNER_URL", () => {
     expect(edits.length).toBeGreaterThanOrEqual(1);
     expect(sentText(edits[0])).toContain("Grep");
     expect(edits[0]!.at - status.at).toBeGreaterThanOrEqual(1900);
-    for (let index = 1; index < edits.length; index++) expect(edits[index]!.at - edits[index - 1]!.at).toBeGreaterThanOrEqual(1900);
+    for (let index = 1; index < edits.length; index++)
+      expect(edits[index]!.at - edits[index - 1]!.at).toBeGreaterThanOrEqual(1900);
   });
 });
 
@@ -120,7 +174,11 @@ describe("tool calls back from a runner", () => {
   it("have no public route unless AGENT_CALLBACK_URL is set (containers call back through their outbound handler)", async () => {
     const { AGENT_CALLBACK_URL: _unset, ...production } = env;
     const response = await worker.fetch(
-      new Request(`http://bot.test/agent/tools/chat%3A${PRIVATE_CHAT}`, { method: "POST", headers: { authorization: "Bearer x" }, body: "{}" }),
+      new Request(`http://bot.test/agent/tools/chat%3A${PRIVATE_CHAT}`, {
+        method: "POST",
+        headers: { authorization: "Bearer x" },
+        body: "{}",
+      }),
       production as typeof env,
       createExecutionContext(),
     );
@@ -141,18 +199,28 @@ describe("tool calls back from a runner", () => {
     const [request] = await fakes.wait("runner");
     const token = (request!.body as RunPayload).toolCallback.token;
 
-    expect((await call(`chat:${PRIVATE_CHAT}`, "f".repeat(64), { name: "remember", arguments: '{"fact":"x"}' })).status).toBe(401);
+    expect(
+      (await call(`chat:${PRIVATE_CHAT}`, "f".repeat(64), { name: "remember", arguments: '{"fact":"x"}' })).status,
+    ).toBe(401);
     expect((await call("chat:1002", token, { name: "remember", arguments: '{"fact":"x"}' })).status).toBe(401);
     expect((await call("not-a-chat", token, { name: "remember", arguments: "{}" })).status).toBe(404);
     expect((await call(`chat:${PRIVATE_CHAT}`, token, { name: 5 })).status).toBe(400);
-    const ok = await call(`chat:${PRIVATE_CHAT}`, token, { name: "remember", arguments: '{"fact":"from the container"}' });
+    const ok = await call(`chat:${PRIVATE_CHAT}`, token, {
+      name: "remember",
+      arguments: '{"fact":"from the container"}',
+    });
     expect(ok.status).toBe(200);
     expect(await ok.json()).toEqual({ content: "Remembered (id 1).", isError: false });
-    expect(await env.DB.prepare("SELECT chat_id, content FROM memories").first()).toEqual({ chat_id: PRIVATE_CHAT, content: "from the container" });
+    expect(await env.DB.prepare("SELECT chat_id, content FROM memories").first()).toEqual({
+      chat_id: PRIVATE_CHAT,
+      content: "from the container",
+    });
 
     // Once the turn is over (here: the silent runner times out), the token is dead.
     await fakes.wait("telegram", { method: "sendMessage", count: 1 });
-    await expect.poll(async () => (await call(`chat:${PRIVATE_CHAT}`, token, { name: "recall", arguments: "{}" })).status).toBe(401);
+    await expect
+      .poll(async () => (await call(`chat:${PRIVATE_CHAT}`, token, { name: "recall", arguments: "{}" })).status)
+      .toBe(401);
   });
 });
 
@@ -164,7 +232,11 @@ describe("the container's outbound handlers", () => {
     const forwarded = await anthropic(
       new Request("http://anthropic.internal/v1/messages?beta=true", {
         method: "POST",
-        headers: { "x-api-key": "added-by-the-worker", authorization: "Bearer placeholder", "content-type": "application/json" },
+        headers: {
+          "x-api-key": "added-by-the-worker",
+          authorization: "Bearer placeholder",
+          "content-type": "application/json",
+        },
         body: JSON.stringify({ model: "claude-test", max_tokens: 5, messages: [{ role: "user", content: "hi" }] }),
       }),
       env,
@@ -176,8 +248,16 @@ describe("the container's outbound handlers", () => {
     expect(request!.headers["x-api-key"]).toBe("test-anthropic-key");
     expect(request!.headers.authorization).toBeUndefined();
 
-    for (const [method, path] of [["GET", "/v1/files"], ["POST", "/v1/messages/batches"], ["GET", "/v1/messages"]]) {
-      const refused = await anthropic(new Request(`http://anthropic.internal${path}`, { method: method! }), env, context);
+    for (const [method, path] of [
+      ["GET", "/v1/files"],
+      ["POST", "/v1/messages/batches"],
+      ["GET", "/v1/messages"],
+    ]) {
+      const refused = await anthropic(
+        new Request(`http://anthropic.internal${path}`, { method: method! }),
+        env,
+        context,
+      );
       expect(refused.status, `${method} ${path}`).toBe(403);
     }
     expect(await fakes.requests("anthropic")).toHaveLength(1);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { markdownToTelegramHtml, visibleLength } from "../../src/telegram/format.ts";
 import { renderPieces } from "../../src/telegram/client.ts";
+import { markdownToTelegramHtml, visibleLength } from "../../src/telegram/format.ts";
 import { splitMessage, TELEGRAM_MESSAGE_LIMIT } from "../../src/telegram/split.ts";
 
 describe("Markdown to Telegram HTML", () => {
@@ -42,7 +42,9 @@ describe("rendering in pieces", () => {
   });
 
   it("keeps entities Telegram knows and escapes the rest", () => {
-    expect(markdownToTelegramHtml("Tom &amp; Jerry, 1 &lt; 2, caf&#233;, a & b, &nbsp;")).toBe("Tom &amp; Jerry, 1 &lt; 2, café, a &amp; b, &amp;nbsp;");
+    expect(markdownToTelegramHtml("Tom &amp; Jerry, 1 &lt; 2, caf&#233;, a & b, &nbsp;")).toBe(
+      "Tom &amp; Jerry, 1 &lt; 2, café, a &amp; b, &amp;nbsp;",
+    );
   });
 });
 

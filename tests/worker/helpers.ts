@@ -1,6 +1,6 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
-import { anthropicMessage, openaiCompletion, type FakeToolCall } from "../fakes/bodies.ts";
+import { anthropicMessage, type FakeToolCall, openaiCompletion } from "../fakes/bodies.ts";
 import type { RecordedRequest, ScriptedResponse, Service } from "../fakes/server.ts";
 
 export const WEBHOOK_SECRET = "test-webhook-secret";
@@ -22,14 +22,19 @@ export const fakes = {
     return response.json();
   },
   /** Waits (long-poll, no sleeping) until the fake has received `count` matching requests. */
-  async wait(service: Service, filter: { method?: string; chatId?: number; count?: number; timeoutMs?: number } = {}): Promise<RecordedRequest[]> {
+  async wait(
+    service: Service,
+    filter: { method?: string; chatId?: number; count?: number; timeoutMs?: number } = {},
+  ): Promise<RecordedRequest[]> {
     const parameters = new URLSearchParams(query(service, filter));
     parameters.set("count", String(filter.count ?? 1));
     parameters.set("timeout", String(filter.timeoutMs ?? 10_000));
     const response = await fetch(`${env.FAKES_URL}/__control/wait?${parameters}`);
     const found = (await response.json()) as RecordedRequest[];
     if (response.status !== 200) {
-      throw new Error(`timed out waiting for ${filter.count ?? 1} ${service} ${filter.method ?? ""} request(s); got ${found.length}`);
+      throw new Error(
+        `timed out waiting for ${filter.count ?? 1} ${service} ${filter.method ?? ""} request(s); got ${found.length}`,
+      );
     }
     return found;
   },
@@ -74,7 +79,9 @@ export function textUpdate(text: string, options: MessageOptions = {}): Record<s
       ...(options.isForum ? { is_forum: true } : {}),
     },
     from: { id: fromId, is_bot: false, first_name: options.firstName ?? "Ada" },
-    ...(options.caption ? { caption: text, photo: [{ file_id: "x", file_unique_id: "y", width: 1, height: 1 }] } : { text }),
+    ...(options.caption
+      ? { caption: text, photo: [{ file_id: "x", file_unique_id: "y", width: 1, height: 1 }] }
+      : { text }),
     ...(options.entities ? { entities: options.entities } : {}),
     ...(options.threadId !== undefined ? { message_thread_id: options.threadId, is_topic_message: true } : {}),
     ...(options.replyTo
@@ -83,7 +90,11 @@ export function textUpdate(text: string, options: MessageOptions = {}): Record<s
             message_id: 1,
             date: 1,
             chat: { id: chatId, type: chatType },
-            from: { id: options.replyTo.fromId, is_bot: options.replyTo.isBot ?? false, first_name: options.replyTo.firstName ?? "Bob" },
+            from: {
+              id: options.replyTo.fromId,
+              is_bot: options.replyTo.isBot ?? false,
+              first_name: options.replyTo.firstName ?? "Bob",
+            },
             text: options.replyTo.text,
           },
         }
@@ -95,7 +106,10 @@ export function textUpdate(text: string, options: MessageOptions = {}): Record<s
 export async function postUpdate(update: unknown, secret: string | null = WEBHOOK_SECRET): Promise<Response> {
   return exports.default.fetch("http://bot.test/telegram/webhook", {
     method: "POST",
-    headers: { "content-type": "application/json", ...(secret === null ? {} : { "x-telegram-bot-api-secret-token": secret }) },
+    headers: {
+      "content-type": "application/json",
+      ...(secret === null ? {} : { "x-telegram-bot-api-secret-token": secret }),
+    },
     body: typeof update === "string" ? update : JSON.stringify(update),
   });
 }
@@ -107,7 +121,11 @@ export async function postUpdate(update: unknown, secret: string | null = WEBHOO
 export async function say(text: string, options: MessageOptions & { count?: number } = {}): Promise<RecordedRequest> {
   const response = await postUpdate(textUpdate(text, options));
   if (response.status !== 200) throw new Error(`webhook answered ${response.status}: ${await response.text()}`);
-  const sent = await fakes.wait("telegram", { method: "sendMessage", chatId: options.chatId ?? PRIVATE_CHAT, count: options.count ?? 1 });
+  const sent = await fakes.wait("telegram", {
+    method: "sendMessage",
+    chatId: options.chatId ?? PRIVATE_CHAT,
+    count: options.count ?? 1,
+  });
   return sent[(options.count ?? 1) - 1]!;
 }
 

@@ -9,8 +9,8 @@ import {
   OTHER_PRIVATE_CHAT,
   openaiText,
   openaiToolCalls,
-  postUpdate,
   PRIVATE_CHAT,
+  postUpdate,
   say,
   sentText,
   textUpdate,
@@ -21,23 +21,41 @@ const setProvider = (chatId: number, config: unknown) =>
 
 describe("one conversation across providers", () => {
   it("moves from OpenAI to Anthropic and back, tool calls included", async () => {
-    await fakes.script("openai", openaiToolCalls([{ name: "remember", arguments: { fact: "cat is Tom" }, id: "call_openai_1" }]), openaiText("Saved."));
+    await fakes.script(
+      "openai",
+      openaiToolCalls([{ name: "remember", arguments: { fact: "cat is Tom" }, id: "call_openai_1" }]),
+      openaiText("Saved."),
+    );
     await say("remember my cat is Tom", { count: 2 });
 
     await setProvider(PRIVATE_CHAT, { provider: "anthropic", model: "claude-test" });
-    await fakes.script("anthropic", anthropicToolUse([{ name: "recall", input: { query: "cat" }, id: "toolu_anthropic_1" }]), anthropicText("Your cat is Tom."));
+    await fakes.script(
+      "anthropic",
+      anthropicToolUse([{ name: "recall", input: { query: "cat" }, id: "toolu_anthropic_1" }]),
+      anthropicText("Your cat is Tom."),
+    );
     const fromAnthropic = await say("what is my cat called?", { count: 4 });
     expect(sentText(fromAnthropic)).toBe("Your cat is Tom.");
-    const first = (await fakes.requests("anthropic"))[0]!.body as { model: string; messages: { role: string; content: { type: string; id?: string; tool_use_id?: string }[] }[] };
+    const first = (await fakes.requests("anthropic"))[0]!.body as {
+      model: string;
+      messages: { role: string; content: { type: string; id?: string; tool_use_id?: string }[] }[];
+    };
     expect(first.model).toBe("claude-test");
     expect(first.messages.map((message) => message.role)).toEqual(["user", "assistant", "user", "assistant", "user"]);
-    expect(first.messages[1]!.content).toEqual([expect.objectContaining({ type: "tool_use", id: "call_openai_1", name: "remember" })]);
-    expect(first.messages[2]!.content).toEqual([expect.objectContaining({ type: "tool_result", tool_use_id: "call_openai_1" })]);
+    expect(first.messages[1]!.content).toEqual([
+      expect.objectContaining({ type: "tool_use", id: "call_openai_1", name: "remember" }),
+    ]);
+    expect(first.messages[2]!.content).toEqual([
+      expect.objectContaining({ type: "tool_result", tool_use_id: "call_openai_1" }),
+    ]);
 
     await setProvider(PRIVATE_CHAT, { provider: "openai" });
     await fakes.script("openai", openaiText("Back on OpenAI."));
     await say("thanks", { count: 5 });
-    const back = (await fakes.requests("openai")).at(-1)!.body as { model: string; messages: { role: string; tool_calls?: { id: string }[]; tool_call_id?: string }[] };
+    const back = (await fakes.requests("openai")).at(-1)!.body as {
+      model: string;
+      messages: { role: string; tool_calls?: { id: string }[]; tool_call_id?: string }[];
+    };
     expect(back.model).toBe("gpt-test");
     const calls = back.messages.flatMap((message) => message.tool_calls?.map((call) => call.id) ?? []);
     const results = back.messages.filter((message) => message.role === "tool").map((message) => message.tool_call_id);
@@ -90,12 +108,18 @@ describe("commands", () => {
 
     const set = await say("/provider anthropic claude-opus-test", { count: 2 });
     expect(sentText(set)).toContain("<b>anthropic</b> with model <code>claude-opus-test</code>");
-    expect(JSON.parse((await env.CONFIG.get(`chat-config:${PRIVATE_CHAT}`))!)).toEqual({ provider: "anthropic", model: "claude-opus-test" });
+    expect(JSON.parse((await env.CONFIG.get(`chat-config:${PRIVATE_CHAT}`))!)).toEqual({
+      provider: "anthropic",
+      model: "claude-opus-test",
+    });
 
     // The admin user can set a group's provider from inside the group.
     await say("/provider openai@testbot", { chatId: GROUP_CHAT, fromId: PRIVATE_CHAT });
     await say("/provider@testbot openai gpt-group", { chatId: GROUP_CHAT, fromId: PRIVATE_CHAT, count: 2 });
-    expect(JSON.parse((await env.CONFIG.get(`chat-config:${GROUP_CHAT}`))!)).toEqual({ provider: "openai", model: "gpt-group" });
+    expect(JSON.parse((await env.CONFIG.get(`chat-config:${GROUP_CHAT}`))!)).toEqual({
+      provider: "openai",
+      model: "gpt-group",
+    });
 
     const reset = await say("/provider reset", { count: 3 });
     expect(sentText(reset)).toContain("config is removed");
@@ -108,7 +132,8 @@ describe("system prompt", () => {
   it("carries the bot's name, the chat's prompt, what the chat is, its tools and the date", async () => {
     await setProvider(GROUP_CHAT, { systemPrompt: "Always answer in rhymes." });
     await say("@testbot hi", { chatId: GROUP_CHAT, title: "Family" });
-    const system = ((await fakes.requests("openai"))[0]!.body as { messages: { role: string; content: string }[] }).messages[0]!;
+    const system = ((await fakes.requests("openai"))[0]!.body as { messages: { role: string; content: string }[] })
+      .messages[0]!;
     expect(system.role).toBe("system");
     expect(system.content).toContain("You are Testbot");
     expect(system.content).toContain('group chat called "Family"');

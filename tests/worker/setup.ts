@@ -1,4 +1,10 @@
-import { abortAllDurableObjects, applyD1Migrations, listDurableObjectIds, reset, runInDurableObject } from "cloudflare:test";
+import {
+  abortAllDurableObjects,
+  applyD1Migrations,
+  listDurableObjectIds,
+  reset,
+  runInDurableObject,
+} from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach } from "vitest";
 

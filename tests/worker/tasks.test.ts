@@ -9,18 +9,36 @@ async function makeDue(taskId: number, dueAt = Date.now() - 1000): Promise<void>
   await session(PRIVATE_CHAT).tasksChanged(PRIVATE_CHAT);
 }
 
-async function insertTask(values: { cron?: string; runAt?: number; prompt: string; nextRunAt: number }): Promise<number> {
+async function insertTask(values: {
+  cron?: string;
+  runAt?: number;
+  prompt: string;
+  nextRunAt: number;
+}): Promise<number> {
   const now = Date.now();
   const result = await env.DB.prepare(
     "INSERT INTO tasks (chat_id, created_by_chat, prompt, run_at, cron, timezone, status, next_run_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'UTC', 'active', ?, ?, ?) RETURNING id",
   )
-    .bind(PRIVATE_CHAT, PRIVATE_CHAT, values.prompt, values.runAt ?? null, values.cron ?? null, values.nextRunAt, now, now)
+    .bind(
+      PRIVATE_CHAT,
+      PRIVATE_CHAT,
+      values.prompt,
+      values.runAt ?? null,
+      values.cron ?? null,
+      values.nextRunAt,
+      now,
+      now,
+    )
     .first<{ id: number }>();
   return result!.id;
 }
 
 const runs = (taskId: number) =>
-  env.DB.prepare("SELECT outcome, error, finished_at IS NOT NULL AS finished FROM task_runs WHERE task_id = ? ORDER BY id").bind(taskId).all();
+  env.DB.prepare(
+    "SELECT outcome, error, finished_at IS NOT NULL AS finished FROM task_runs WHERE task_id = ? ORDER BY id",
+  )
+    .bind(taskId)
+    .all();
 
 describe("scheduled tasks", () => {
   it("a reminder scheduled by the model arms the alarm and later runs as a turn whose answer goes to the chat", async () => {
@@ -36,26 +54,42 @@ describe("scheduled tasks", () => {
     expect(task!.next_run_at).toBe(Date.parse(at));
     // Once the turn has finished and its usage is written, the chat's alarm is the task's time.
     await flushUsageNow(PRIVATE_CHAT);
-    await expect.poll(() => runInDurableObject(session(PRIVATE_CHAT), (_i, state) => state.storage.getAlarm())).toBe(Date.parse(at));
+    await expect
+      .poll(() => runInDurableObject(session(PRIVATE_CHAT), (_i, state) => state.storage.getAlarm()))
+      .toBe(Date.parse(at));
 
     await fakes.script("openai", openaiText("⏰ Time to stretch, Ada!"));
     await makeDue(task!.id);
     const reminder = await fakes.wait("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT, count: 3 });
     expect(sentText(reminder[2])).toBe("⏰ Time to stretch, Ada!");
-    const prompt = ((await fakes.requests("openai")).at(-1)!.body as { messages: { role: string; content: string }[] }).messages.at(-1)!;
+    const prompt = (
+      (await fakes.requests("openai")).at(-1)!.body as { messages: { role: string; content: string }[] }
+    ).messages.at(-1)!;
     expect(prompt.content).toMatch(/^\[Scheduled task #1, running now/);
     expect(prompt.content).toContain("Remind Ada to stretch");
 
-    await expect.poll(async () => (await runs(task!.id)).results).toEqual([{ outcome: "ok", error: null, finished: 1 }]);
-    expect(await env.DB.prepare("SELECT status, next_run_at, last_outcome FROM tasks").first()).toEqual({ status: "done", next_run_at: null, last_outcome: "ok" });
+    await expect
+      .poll(async () => (await runs(task!.id)).results)
+      .toEqual([{ outcome: "ok", error: null, finished: 1 }]);
+    expect(await env.DB.prepare("SELECT status, next_run_at, last_outcome FROM tasks").first()).toEqual({
+      status: "done",
+      next_run_at: null,
+      last_outcome: "ok",
+    });
   });
 
   it("a recurring task runs again at its next time", async () => {
-    const taskId = await insertTask({ cron: "0 8 * * *", prompt: "Morning briefing", nextRunAt: Date.now() + 3_600_000 });
+    const taskId = await insertTask({
+      cron: "0 8 * * *",
+      prompt: "Morning briefing",
+      nextRunAt: Date.now() + 3_600_000,
+    });
     await makeDue(taskId);
     await fakes.wait("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT, count: 1 });
     await expect.poll(async () => (await runs(taskId)).results.length).toBe(1);
-    const next = await env.DB.prepare("SELECT next_run_at, status FROM tasks WHERE id = ?").bind(taskId).first<{ next_run_at: number; status: string }>();
+    const next = await env.DB.prepare("SELECT next_run_at, status FROM tasks WHERE id = ?")
+      .bind(taskId)
+      .first<{ next_run_at: number; status: string }>();
     expect(next!.status).toBe("active");
     expect(next!.next_run_at).toBeGreaterThan(Date.now());
     expect(new Date(next!.next_run_at).getUTCHours()).toBe(8);
@@ -77,37 +111,69 @@ describe("scheduled tasks", () => {
   });
 
   it("reports a failed run in the chat and records it", async () => {
-    const taskId = await insertTask({ runAt: Date.now() + 60_000, prompt: "Fetch the news", nextRunAt: Date.now() + 60_000 });
+    const taskId = await insertTask({
+      runAt: Date.now() + 60_000,
+      prompt: "Fetch the news",
+      nextRunAt: Date.now() + 60_000,
+    });
     await fakes.script("openai", { status: 401, body: { error: { message: "bad key" } } });
     await makeDue(taskId);
     const [report] = await fakes.wait("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT });
     expect(sentText(report)).toMatch(/^Scheduled task #1 failed\. ⚠️ The AI provider refused/);
-    await expect.poll(async () => (await runs(taskId)).results).toEqual([{ outcome: "error", error: expect.stringContaining("auth"), finished: 1 }]);
+    await expect
+      .poll(async () => (await runs(taskId)).results)
+      .toEqual([{ outcome: "error", error: expect.stringContaining("auth"), finished: 1 }]);
     expect(await env.DB.prepare("SELECT last_outcome FROM tasks").first("last_outcome")).toBe("error");
   });
 
   it("does not run a task cancelled after it was queued, and uses the prompt as updated", async () => {
-    const cancelled = await insertTask({ runAt: Date.now() + 60_000, prompt: "Cancelled one", nextRunAt: Date.now() + 60_000 });
-    const updated = await insertTask({ runAt: Date.now() + 60_000, prompt: "Old prompt", nextRunAt: Date.now() + 60_000 });
+    const cancelled = await insertTask({
+      runAt: Date.now() + 60_000,
+      prompt: "Cancelled one",
+      nextRunAt: Date.now() + 60_000,
+    });
+    const updated = await insertTask({
+      runAt: Date.now() + 60_000,
+      prompt: "Old prompt",
+      nextRunAt: Date.now() + 60_000,
+    });
     // Both are queued in the inbox as due, then changed in D1 before they run.
     await runInDurableObject(session(PRIVATE_CHAT), async (instance, state) => {
-      const store = (instance as unknown as { store: { enqueue(key: string, kind: string, payload: unknown, now: number): unknown; setMeta(key: string, value: unknown): void } }).store;
+      const store = (
+        instance as unknown as {
+          store: {
+            enqueue(key: string, kind: string, payload: unknown, now: number): unknown;
+            setMeta(key: string, value: unknown): void;
+          };
+        }
+      ).store;
       store.setMeta("target", { chatId: PRIVATE_CHAT });
-      store.enqueue(`task:${cancelled}:1`, "task", { taskId: cancelled, prompt: "Cancelled one", dueAt: 1 }, Date.now());
+      store.enqueue(
+        `task:${cancelled}:1`,
+        "task",
+        { taskId: cancelled, prompt: "Cancelled one", dueAt: 1 },
+        Date.now(),
+      );
       store.enqueue(`task:${updated}:1`, "task", { taskId: updated, prompt: "Old prompt", dueAt: 1 }, Date.now());
       await env.DB.prepare("UPDATE tasks SET status = 'cancelled' WHERE id = ?").bind(cancelled).run();
       await env.DB.prepare("UPDATE tasks SET prompt = 'New prompt' WHERE id = ?").bind(updated).run();
       await state.storage.setAlarm(Date.now());
     });
     await fakes.wait("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT });
-    const prompts = (await fakes.requests("openai")).map((request) => (request.body as { messages: { content: string }[] }).messages.at(-1)!.content);
+    const prompts = (await fakes.requests("openai")).map(
+      (request) => (request.body as { messages: { content: string }[] }).messages.at(-1)!.content,
+    );
     expect(prompts).toHaveLength(1);
     expect(prompts[0]).toContain("New prompt");
     expect((await runs(cancelled)).results).toEqual([]);
   });
 
   it("/tasks lists the chat's tasks with their next run", async () => {
-    await insertTask({ cron: "30 7 * * 1-5", prompt: "Weekday standup reminder", nextRunAt: Date.parse("2030-01-07T07:30:00Z") });
+    await insertTask({
+      cron: "30 7 * * 1-5",
+      prompt: "Weekday standup reminder",
+      nextRunAt: Date.parse("2030-01-07T07:30:00Z"),
+    });
     const listed = sentText(await say("/tasks"));
     expect(listed).toContain("<b>Scheduled tasks</b>");
     expect(listed).toContain("every <code>30 7 * * 1-5</code> (UTC), next Mon, 7 Jan 2030, 07:30");
@@ -115,10 +181,16 @@ describe("scheduled tasks", () => {
   });
 
   it("a restart of the object loses nothing: the alarm and the task survive eviction", async () => {
-    const taskId = await insertTask({ runAt: Date.now() + 60_000, prompt: "After restart", nextRunAt: Date.now() + 60_000 });
+    const taskId = await insertTask({
+      runAt: Date.now() + 60_000,
+      prompt: "After restart",
+      nextRunAt: Date.now() + 60_000,
+    });
     await session(PRIVATE_CHAT).tasksChanged(PRIVATE_CHAT);
     await evictDurableObject(session(PRIVATE_CHAT));
-    expect(await runInDurableObject(session(PRIVATE_CHAT), (_i, state) => state.storage.getAlarm())).toBeGreaterThan(Date.now());
+    expect(await runInDurableObject(session(PRIVATE_CHAT), (_i, state) => state.storage.getAlarm())).toBeGreaterThan(
+      Date.now(),
+    );
     await makeDue(taskId);
     const [answer] = await fakes.wait("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT });
     expect(sentText(answer)).toContain("After restart");

@@ -10,7 +10,11 @@ const NOW = Date.parse("2026-11-22T10:00:00Z");
 function context(
   chatId: number,
   overrides: Partial<ToolContext> = {},
-): ToolContext & { sent: { chatId: number; text: string }[]; changed: number[]; changedTopics: [number, number | undefined][] } {
+): ToolContext & {
+  sent: { chatId: number; text: string }[];
+  changed: number[];
+  changedTopics: [number, number | undefined][];
+} {
   const sent: { chatId: number; text: string }[] = [];
   const changed: number[] = [];
   const changedTopics: [number, number | undefined][] = [];
@@ -75,14 +79,22 @@ describe("memory tools", () => {
 describe("authorization", () => {
   it("only an admin chat may send to another allowed chat", async () => {
     const group = context(GROUP_CHAT);
-    expect(await run("send_message", { text: "hi", chatId: PRIVATE_CHAT }, group)).toMatchObject({ isError: true, content: expect.stringContaining("Only an admin chat") });
+    expect(await run("send_message", { text: "hi", chatId: PRIVATE_CHAT }, group)).toMatchObject({
+      isError: true,
+      content: expect.stringContaining("Only an admin chat"),
+    });
     expect(group.sent).toEqual([]);
     expect(await run("send_message", { text: "progress" }, group)).toEqual({ isError: false, content: "Sent." });
     expect(group.sent).toEqual([{ chatId: GROUP_CHAT, text: "progress" }]);
 
     const adminChat = context(PRIVATE_CHAT, { isAdminChat: true });
-    expect((await run("send_message", { text: "hello group", chatId: GROUP_CHAT }, adminChat)).content).toBe(`Sent to chat ${GROUP_CHAT}.`);
-    expect(await run("send_message", { text: "hi", chatId: 777 }, adminChat)).toMatchObject({ isError: true, content: expect.stringContaining("not one of the bot's allowed chats") });
+    expect((await run("send_message", { text: "hello group", chatId: GROUP_CHAT }, adminChat)).content).toBe(
+      `Sent to chat ${GROUP_CHAT}.`,
+    );
+    expect(await run("send_message", { text: "hi", chatId: 777 }, adminChat)).toMatchObject({
+      isError: true,
+      content: expect.stringContaining("not one of the bot's allowed chats"),
+    });
   });
 
   it("honours the chat's tool allowlist even when the model calls a tool anyway", async () => {
@@ -99,7 +111,11 @@ describe("task tools", () => {
     // No offset: wall time in Europe/Berlin (UTC+1 in November).
     expect(once.content).toMatch(/^Scheduled task #1: once, next Sun, 22 Nov 2026, 12:00 \(Europe\/Berlin\)/);
     const row = await env.DB.prepare("SELECT next_run_at, chat_id, created_by_chat FROM tasks WHERE id = 1").first();
-    expect(row).toEqual({ next_run_at: Date.parse("2026-11-22T11:00:00Z"), chat_id: PRIVATE_CHAT, created_by_chat: PRIVATE_CHAT });
+    expect(row).toEqual({
+      next_run_at: Date.parse("2026-11-22T11:00:00Z"),
+      chat_id: PRIVATE_CHAT,
+      created_by_chat: PRIVATE_CHAT,
+    });
 
     const daily = await run("schedule_task", { prompt: "Morning briefing", cron: "0 8 * * *", timezone: "UTC" }, chat);
     expect(daily.content).toContain("every `0 8 * * *` (UTC), next Mon, 23 Nov 2026, 08:00");
@@ -108,7 +124,9 @@ describe("task tools", () => {
     const listed = await run("list_tasks", {}, chat);
     expect(listed.content.split("\n")).toHaveLength(2);
 
-    expect((await run("update_task", { taskId: 2, cron: "30 9 * * 1-5" }, chat)).content).toContain("next Mon, 23 Nov 2026, 09:30");
+    expect((await run("update_task", { taskId: 2, cron: "30 9 * * 1-5" }, chat)).content).toContain(
+      "next Mon, 23 Nov 2026, 09:30",
+    );
     expect((await run("pause_task", { taskId: 2 }, chat)).content).toBe("Paused task #2.");
     expect((await run("list_tasks", {}, chat)).content).toContain("paused");
     expect((await run("resume_task", { taskId: 2 }, chat)).content).toContain("Resumed task #2");
@@ -143,22 +161,35 @@ describe("task tools", () => {
     const owner = context(PRIVATE_CHAT);
     const group = context(GROUP_CHAT);
     await run("schedule_task", { prompt: "private plan", cron: "0 8 * * *" }, owner);
-    expect((await run("list_tasks", { chatId: PRIVATE_CHAT }, group)).content).toBe("Error: You can only list this chat's own tasks.");
+    expect((await run("list_tasks", { chatId: PRIVATE_CHAT }, group)).content).toBe(
+      "Error: You can only list this chat's own tasks.",
+    );
     expect((await run("list_tasks", {}, group)).content).toBe("No scheduled tasks.");
     for (const name of ["update_task", "pause_task", "cancel_task"]) {
-      expect((await run(name, { taskId: 1, prompt: "hijacked" }, group)).content).toBe("Error: No task #1 in this chat.");
+      expect((await run(name, { taskId: 1, prompt: "hijacked" }, group)).content).toBe(
+        "Error: No task #1 in this chat.",
+      );
     }
-    expect((await run("schedule_task", { prompt: "x", cron: "0 8 * * *", chatId: PRIVATE_CHAT }, group)).content).toContain("Only an admin chat");
+    expect(
+      (await run("schedule_task", { prompt: "x", cron: "0 8 * * *", chatId: PRIVATE_CHAT }, group)).content,
+    ).toContain("Only an admin chat");
     const task = await env.DB.prepare("SELECT prompt, status FROM tasks WHERE id = 1").first();
     expect(task).toEqual({ prompt: "private plan", status: "active" });
   });
 
   it("an admin chat may schedule a task for another allowed chat and manage it", async () => {
     const adminChat = context(PRIVATE_CHAT, { isAdminChat: true });
-    const result = await run("schedule_task", { prompt: "Good morning, group", cron: "0 8 * * *", chatId: GROUP_CHAT }, adminChat);
+    const result = await run(
+      "schedule_task",
+      { prompt: "Good morning, group", cron: "0 8 * * *", chatId: GROUP_CHAT },
+      adminChat,
+    );
     expect(result.isError).toBe(false);
     expect(adminChat.changed).toEqual([GROUP_CHAT]);
-    expect(await env.DB.prepare("SELECT chat_id, created_by_chat FROM tasks").first()).toEqual({ chat_id: GROUP_CHAT, created_by_chat: PRIVATE_CHAT });
+    expect(await env.DB.prepare("SELECT chat_id, created_by_chat FROM tasks").first()).toEqual({
+      chat_id: GROUP_CHAT,
+      created_by_chat: PRIVATE_CHAT,
+    });
     expect((await run("list_tasks", {}, adminChat)).content).toContain("Good morning, group");
     // Once no longer an admin chat, it cannot touch the tasks it scheduled elsewhere.
     const formerAdmin = context(PRIVATE_CHAT, { isAdminChat: false });
@@ -199,7 +230,12 @@ describe("web_fetch", () => {
 
   it("refuses non-text content, non-http URLs, too many redirects and failing pages", async () => {
     await fakes.script("web", { path: "/web/image", headers: { "content-type": "image/png" }, text: "PNG" });
-    const loop = Array.from({ length: 7 }, () => ({ path: "/web/loop", status: 302, headers: { location: url("/loop") }, text: "" }));
+    const loop = Array.from({ length: 7 }, () => ({
+      path: "/web/loop",
+      status: 302,
+      headers: { location: url("/loop") },
+      text: "",
+    }));
     await fakes.script("web", ...loop);
     await fakes.script("web", { path: "/web/missing", status: 404, text: "nope" });
     const chat = context(PRIVATE_CHAT);
@@ -210,7 +246,11 @@ describe("web_fetch", () => {
   });
 
   it("bounds the text it returns", async () => {
-    await fakes.script("web", { path: "/web/big", headers: { "content-type": "text/plain" }, text: "word ".repeat(10_000) });
+    await fakes.script("web", {
+      path: "/web/big",
+      headers: { "content-type": "text/plain" },
+      text: "word ".repeat(10_000),
+    });
     const result = await run("web_fetch", { url: url("/big") }, context(PRIVATE_CHAT));
     expect(result.content).toContain("[truncated at 20000 characters]");
     expect(result.content.length).toBeLessThan(20_200);

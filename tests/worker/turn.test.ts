@@ -5,13 +5,13 @@ import { writeUsage } from "../../src/db/usage.ts";
 import type { ChatSession } from "../../src/durable/chat-session.ts";
 import { database } from "../../src/tools/context.ts";
 import {
+  FORUM_CHAT,
   fakes,
   flushUsageNow,
-  FORUM_CHAT,
   openaiText,
   openaiToolCalls,
-  postUpdate,
   PRIVATE_CHAT,
+  postUpdate,
   say,
   sentText,
   session,
@@ -22,7 +22,9 @@ type ChatMessages = { role: string; content: unknown; tool_calls?: unknown[]; to
 
 async function history(chatId: number): Promise<{ role: string; message: string }[]> {
   return runInDurableObject(session(chatId), (_instance, state) =>
-    state.storage.sql.exec<{ role: string; message: string }>("SELECT role, message FROM history ORDER BY id").toArray(),
+    state.storage.sql
+      .exec<{ role: string; message: string }>("SELECT role, message FROM history ORDER BY id")
+      .toArray(),
   );
 }
 
@@ -45,8 +47,13 @@ describe("a turn", () => {
     expect(calls).toHaveLength(2);
     const second = (calls[1]!.body as { messages: ChatMessages }).messages;
     expect(second.at(-1)).toMatchObject({ role: "tool", content: expect.stringContaining("Remembered (id 1)") });
-    expect(second.at(-2)).toMatchObject({ role: "assistant", tool_calls: [expect.objectContaining({ type: "function" })] });
-    const tools = (calls[0]!.body as { tools: { function: { name: string } }[] }).tools.map((tool) => tool.function.name);
+    expect(second.at(-2)).toMatchObject({
+      role: "assistant",
+      tool_calls: [expect.objectContaining({ type: "function" })],
+    });
+    const tools = (calls[0]!.body as { tools: { function: { name: string } }[] }).tools.map(
+      (tool) => tool.function.name,
+    );
     expect(tools).toEqual(expect.arrayContaining(["remember", "recall", "forget"]));
 
     expect((await history(PRIVATE_CHAT)).map((row) => row.role)).toEqual(["user", "assistant", "tool", "assistant"]);
@@ -57,8 +64,12 @@ describe("a turn", () => {
     expect(await fakes.requests("telegram", { method: "deleteMessage" })).toHaveLength(1);
     // Usage recorded for the turn: buffered in the object first, in D1 once it has waited USAGE_FLUSH_SECONDS.
     await flushUsageNow(PRIVATE_CHAT);
-    const usage = await env.DB.prepare("SELECT provider, model, input_tokens, output_tokens, tool_calls, outcome FROM usage_records").all();
-    expect(usage.results).toEqual([{ provider: "openai", model: "gpt-test", input_tokens: 30, output_tokens: 15, tool_calls: 1, outcome: "ok" }]);
+    const usage = await env.DB.prepare(
+      "SELECT provider, model, input_tokens, output_tokens, tool_calls, outcome FROM usage_records",
+    ).all();
+    expect(usage.results).toEqual([
+      { provider: "openai", model: "gpt-test", input_tokens: 30, output_tokens: 15, tool_calls: 1, outcome: "ok" },
+    ]);
   });
 
   it("buffers usage records and writes them to D1 in one batch, once, after USAGE_FLUSH_SECONDS", async () => {
@@ -67,17 +78,30 @@ describe("a turn", () => {
     const stub = session(PRIVATE_CHAT);
     expect(await env.DB.prepare("SELECT count(*) AS n FROM usage_records").first("n")).toBe(0);
     // The alarm waits for the oldest record's flush time (30 s by default).
-    const oldest = await runInDurableObject(stub, (_i, state) => state.storage.sql.exec("SELECT min(created_at) AS at FROM usage_buffer").one().at as number);
+    const oldest = await runInDurableObject(
+      stub,
+      (_i, state) => state.storage.sql.exec("SELECT min(created_at) AS at FROM usage_buffer").one().at as number,
+    );
     await expect.poll(() => runInDurableObject(stub, (_i, state) => state.storage.getAlarm())).toBe(oldest + 30_000);
     // A flush that wrote to D1 but died before dropping its buffer is repeated without counting twice.
     await runInDurableObject(stub, async (instance: ChatSession, state) => {
       state.storage.sql.exec("UPDATE usage_buffer SET created_at = created_at - 31000");
-      const rows = state.storage.sql.exec<{ id: number; record: string }>("SELECT id, record FROM usage_buffer").toArray();
-      await writeUsage(database(env), rows.map((row) => ({ ...JSON.parse(row.record), source: `${state.id.toString()}:${row.id}` })));
+      const rows = state.storage.sql
+        .exec<{ id: number; record: string }>("SELECT id, record FROM usage_buffer")
+        .toArray();
+      await writeUsage(
+        database(env),
+        rows.map((row) => ({ ...JSON.parse(row.record), source: `${state.id.toString()}:${row.id}` })),
+      );
       await (instance as unknown as { flushUsage(): Promise<void> }).flushUsage();
     });
     expect(await env.DB.prepare("SELECT count(*) AS n FROM usage_records").first("n")).toBe(2);
-    expect(await runInDurableObject(stub, (_i, state) => state.storage.sql.exec("SELECT count(*) AS n FROM usage_buffer").one().n)).toBe(0);
+    expect(
+      await runInDurableObject(
+        stub,
+        (_i, state) => state.storage.sql.exec("SELECT count(*) AS n FROM usage_buffer").one().n,
+      ),
+    ).toBe(0);
   });
 
   it("returns bad arguments, unknown tools and failing handlers to the model as errors and goes on", async () => {
@@ -113,20 +137,35 @@ describe("a turn", () => {
     expect(answers.map(sentText)).toEqual(["first answer", "second answer"]);
     const calls = await fakes.requests("openai");
     expect(calls).toHaveLength(2);
-    const users = (calls[1]!.body as { messages: ChatMessages }).messages.filter((message) => message.role === "user").map((message) => message.content);
+    const users = (calls[1]!.body as { messages: ChatMessages }).messages
+      .filter((message) => message.role === "user")
+      .map((message) => message.content);
     expect(users).toEqual(["one", "two", "three"]);
   });
 
   it("answers a backlog larger than one batch (100) in order, within SQLite's bound-parameter limit", async () => {
     await runInDurableObject(session(PRIVATE_CHAT), async (instance: ChatSession, state) => {
-      const store = (instance as unknown as { store: { enqueue(key: string, kind: string, payload: unknown, now: number): number | undefined } }).store;
+      const store = (
+        instance as unknown as {
+          store: { enqueue(key: string, kind: string, payload: unknown, now: number): number | undefined };
+        }
+      ).store;
       for (let index = 0; index < 150; index++) {
         const update = textUpdate(`m${index}`);
-        const message = (update.message as { text: string; message_id: number; date: number });
-        store.enqueue(`update:${update.update_id}`, "message", {
-          updateId: update.update_id, messageId: message.message_id, chat: { id: PRIVATE_CHAT, type: "private", isForum: false },
-          from: { id: PRIVATE_CHAT, name: "Ada" }, text: message.text, date: message.date,
-        }, Date.now());
+        const message = update.message as { text: string; message_id: number; date: number };
+        store.enqueue(
+          `update:${update.update_id}`,
+          "message",
+          {
+            updateId: update.update_id,
+            messageId: message.message_id,
+            chat: { id: PRIVATE_CHAT, type: "private", isForum: false },
+            from: { id: PRIVATE_CHAT, name: "Ada" },
+            text: message.text,
+            date: message.date,
+          },
+          Date.now(),
+        );
       }
       await state.storage.setAlarm(Date.now());
     });
@@ -159,7 +198,13 @@ describe("a turn", () => {
           Date.now(),
         );
       }
-      store.appendHistory([{ role: "user", content: "extra" }, { role: "assistant", content: "ok" }], Date.now());
+      store.appendHistory(
+        [
+          { role: "user", content: "extra" },
+          { role: "assistant", content: "ok" },
+        ],
+        Date.now(),
+      );
     });
     await say("and now?");
     const messages = ((await fakes.requests("openai"))[0]!.body as { messages: ChatMessages }).messages;
@@ -167,7 +212,9 @@ describe("a turn", () => {
     // 40 of the 122 rows reach back into exchange 20 at its tool result; the window opens at the next user message.
     expect(conversation.length).toBeLessThanOrEqual(41);
     expect(conversation[0]).toMatchObject({ role: "user", content: "question 21" });
-    const callIds = conversation.flatMap((message) => (message.tool_calls as { id: string }[] | undefined)?.map((call) => call.id) ?? []);
+    const callIds = conversation.flatMap(
+      (message) => (message.tool_calls as { id: string }[] | undefined)?.map((call) => call.id) ?? [],
+    );
     const resultIds = conversation.filter((message) => message.role === "tool").map((message) => message.tool_call_id);
     expect(resultIds).toEqual(callIds);
   });
@@ -184,7 +231,10 @@ describe("a turn", () => {
     await say("hello again", { count: 5 });
     const calls = await fakes.requests("openai");
     expect(calls).toHaveLength(2);
-    expect((calls[1]!.body as { messages: ChatMessages }).messages.map((message) => message.role)).toEqual(["system", "user"]);
+    expect((calls[1]!.body as { messages: ChatMessages }).messages.map((message) => message.role)).toEqual([
+      "system",
+      "user",
+    ]);
   });
 
   it("keeps one conversation per forum topic and answers in the topic", async () => {
@@ -192,23 +242,35 @@ describe("a turn", () => {
     await postUpdate(textUpdate("@testbot in topic 7", { ...topic, threadId: 7 }));
     await postUpdate(textUpdate("@testbot in topic 9", { ...topic, threadId: 9 }));
     const answers = await fakes.wait("telegram", { method: "sendMessage", chatId: FORUM_CHAT, count: 2 });
-    const byThread = Object.fromEntries(answers.map((answer) => [(answer.body as { message_thread_id: number }).message_thread_id, sentText(answer)]));
+    const byThread = Object.fromEntries(
+      answers.map((answer) => [(answer.body as { message_thread_id: number }).message_thread_id, sentText(answer)]),
+    );
     expect(byThread[7]).toContain("in topic 7");
     expect(byThread[9]).toContain("in topic 9");
     expect(await history(FORUM_CHAT)).toHaveLength(0);
-    expect(await runInDurableObject(session(FORUM_CHAT, 7), (_i, state) => state.storage.sql.exec("SELECT count(*) AS n FROM history").one().n)).toBe(2);
+    expect(
+      await runInDurableObject(
+        session(FORUM_CHAT, 7),
+        (_i, state) => state.storage.sql.exec("SELECT count(*) AS n FROM history").one().n,
+      ),
+    ).toBe(2);
   });
 });
 
 describe("provider failures", () => {
   it("a 401 gives one clear message, no retry, and nothing stored as the assistant's words", async () => {
-    await fakes.script("openai", { status: 401, body: { error: { message: "Incorrect API key provided: sk-abc123456789", type: "invalid_request_error" } } });
+    await fakes.script("openai", {
+      status: 401,
+      body: { error: { message: "Incorrect API key provided: sk-abc123456789", type: "invalid_request_error" } },
+    });
     const answer = await say("hello");
     expect(sentText(answer)).toMatch(/refused this bot's credentials/);
     expect(sentText(answer)).not.toContain("sk-abc");
     expect(await fakes.requests("openai")).toHaveLength(1);
     expect((await history(PRIVATE_CHAT)).map((row) => row.role)).toEqual(["user"]);
-    const inbox = await runInDurableObject(session(PRIVATE_CHAT), (_i, state) => state.storage.sql.exec("SELECT status, error FROM inbox").one());
+    const inbox = await runInDurableObject(session(PRIVATE_CHAT), (_i, state) =>
+      state.storage.sql.exec("SELECT status, error FROM inbox").one(),
+    );
     expect(inbox).toMatchObject({ status: "failed", error: expect.stringContaining("auth") });
   });
 
@@ -222,7 +284,11 @@ describe("provider failures", () => {
   });
 
   it("honours retry-after on a 429 and then answers", async () => {
-    await fakes.script("openai", { status: 429, body: { error: { message: "slow down" } }, headers: { "retry-after": "1" } }, openaiText("after waiting"));
+    await fakes.script(
+      "openai",
+      { status: 429, body: { error: { message: "slow down" } }, headers: { "retry-after": "1" } },
+      openaiText("after waiting"),
+    );
     const answer = await say("hello");
     expect(sentText(answer)).toBe("after waiting");
     const [first, second] = await fakes.requests("openai");
@@ -232,12 +298,20 @@ describe("provider failures", () => {
 
 describe("a failing message", () => {
   it("fails alone: a command whose reply Telegram refuses does not hold up the messages after it", async () => {
-    await fakes.script("telegram", { method: "sendMessage", status: 403, body: { ok: false, error_code: 403, description: "Forbidden: bot was blocked by the user" } });
+    await fakes.script("telegram", {
+      method: "sendMessage",
+      status: 403,
+      body: { ok: false, error_code: 403, description: "Forbidden: bot was blocked by the user" },
+    });
     await postUpdate(textUpdate("/help"));
     await postUpdate(textUpdate("still there?"));
     const sent = await fakes.wait("telegram", { method: "sendMessage", count: 3 });
     expect(sent.map(sentText)).toContain("echo: still there?");
-    const inbox = await runInDurableObject(session(PRIVATE_CHAT), (_i, state) => state.storage.sql.exec<{ status: string; attempts: number }>("SELECT status, attempts FROM inbox ORDER BY id").toArray());
+    const inbox = await runInDurableObject(session(PRIVATE_CHAT), (_i, state) =>
+      state.storage.sql
+        .exec<{ status: string; attempts: number }>("SELECT status, attempts FROM inbox ORDER BY id")
+        .toArray(),
+    );
     expect(inbox.map((row) => row.status)).toEqual(["failed", "done"]);
     expect(inbox.every((row) => row.attempts === 1)).toBe(true);
   });
@@ -245,7 +319,11 @@ describe("a failing message", () => {
 
 describe("telegram out", () => {
   it("sends text Telegram cannot parse again as plain text", async () => {
-    await fakes.script("telegram", { method: "sendMessage", status: 400, body: { ok: false, error_code: 400, description: "Bad Request: can't parse entities: unsupported start tag" } });
+    await fakes.script("telegram", {
+      method: "sendMessage",
+      status: 400,
+      body: { ok: false, error_code: 400, description: "Bad Request: can't parse entities: unsupported start tag" },
+    });
     await fakes.script("openai", openaiText("Some *bold* text"));
     await postUpdate(textUpdate("format please"));
     const sent = await fakes.wait("telegram", { method: "sendMessage", count: 2 });
@@ -262,14 +340,21 @@ describe("telegram out", () => {
     const sent = await fakes.wait("telegram", { method: "sendMessage", count: 3 });
     for (const message of sent) expect(sentText(message).length).toBeLessThanOrEqual(4096);
     expect(sent.map(sentText).join("\n\n")).toBe(long);
-    expect(sentText(sent[1]).startsWith("4 ") || sentText(sent[1]).startsWith("5 ") || sentText(sent[1]).startsWith("3 ")).toBe(true);
+    expect(
+      sentText(sent[1]).startsWith("4 ") || sentText(sent[1]).startsWith("5 ") || sentText(sent[1]).startsWith("3 "),
+    ).toBe(true);
   });
 
   it("retries a 429 from Telegram after its retry_after", async () => {
     await fakes.script("telegram", {
       method: "sendMessage",
       status: 429,
-      body: { ok: false, error_code: 429, description: "Too Many Requests: retry after 1", parameters: { retry_after: 1 } },
+      body: {
+        ok: false,
+        error_code: 429,
+        description: "Too Many Requests: retry after 1",
+        parameters: { retry_after: 1 },
+      },
     });
     await postUpdate(textUpdate("hi"));
     const sent = await fakes.wait("telegram", { method: "sendMessage", count: 2 });

@@ -1,7 +1,17 @@
 import { runInDurableObject } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { fakes, GROUP_CHAT, postUpdate, PRIVATE_CHAT, say, sentText, session, STRANGER_CHAT, textUpdate } from "./helpers.ts";
+import {
+  fakes,
+  GROUP_CHAT,
+  PRIVATE_CHAT,
+  postUpdate,
+  STRANGER_CHAT,
+  say,
+  sentText,
+  session,
+  textUpdate,
+} from "./helpers.ts";
 
 describe("POST /telegram/webhook", () => {
   it("refuses a missing or wrong secret with 401 and queues nothing", async () => {
@@ -29,10 +39,16 @@ describe("POST /telegram/webhook", () => {
 
   it("ignores update kinds it does not handle with 200", async () => {
     const kinds = [
-      { update_id: 900, edited_message: { message_id: 1, date: 1, chat: { id: PRIVATE_CHAT, type: "private" }, text: "edit" } },
+      {
+        update_id: 900,
+        edited_message: { message_id: 1, date: 1, chat: { id: PRIVATE_CHAT, type: "private" }, text: "edit" },
+      },
       { update_id: 901, channel_post: { message_id: 1, date: 1, chat: { id: -100, type: "channel" }, text: "post" } },
       { update_id: 902, my_chat_member: { chat: { id: GROUP_CHAT, type: "group" } } },
-      { update_id: 903, message: { message_id: 1, date: 1, chat: { id: PRIVATE_CHAT, type: "private" }, sticker: { file_id: "s" } } },
+      {
+        update_id: 903,
+        message: { message_id: 1, date: 1, chat: { id: PRIVATE_CHAT, type: "private" }, sticker: { file_id: "s" } },
+      },
     ];
     for (const update of kinds) {
       const response = await postUpdate(update);
@@ -100,7 +116,7 @@ describe("access", () => {
     // getMe was asked once and cached.
     expect(await fakes.requests("telegram", { method: "getMe" })).toHaveLength(1);
     // The group answers reply to the message they answer.
-    expect((mentioned?.body as { reply_parameters?: unknown }).reply_parameters).toBeDefined();
+    expect((mentioned.body as { reply_parameters?: unknown }).reply_parameters).toBeDefined();
   });
 });
 
