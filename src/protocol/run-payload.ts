@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { historyMessageSchema } from "./messages.ts";
+
+/** A tool as the model sees it: its name, what it does and a JSON Schema of its arguments. */
+export const modelToolSchema = z.object({
+  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/),
+  description: z.string().max(4000),
+  inputSchema: z.record(z.string(), z.unknown()),
+});
+export type ModelTool = z.infer<typeof modelToolSchema>;
+
+/**
+ * One agent run, as the Worker posts it to the agent runner's `POST /run` (JSON). `history` ends with the turn's new
+ * user message(s); `sessionId` resumes the runner's own session; `toolCallback` is where the runner calls the bot's
+ * tools back, with the per-run secret it must present.
+ */
+export const runPayloadSchema = z.object({
+  chatKey: z.string().min(1).max(200),
+  model: z.string().min(1).max(200),
+  systemPrompt: z.string().max(100_000),
+  history: z.array(historyMessageSchema).min(1),
+  tools: z.array(modelToolSchema),
+  sessionId: z.string().min(1).max(500).optional(),
+  toolCallback: z.object({ url: z.url(), token: z.string().min(16).max(500) }).optional(),
+});
+export type RunPayload = z.infer<typeof runPayloadSchema>;
+
+/** A tool call from a runner back to the bot: the tool's name and the model's argument text. */
+export const toolCallSchema = z.strictObject({ name: z.string().min(1).max(64), arguments: z.string().max(200_000) });
+export type RemoteToolCall = z.infer<typeof toolCallSchema>;
+
+/** What a tool call returns, to a model or to a runner. */
+export const toolOutcomeSchema = z.object({ content: z.string(), isError: z.boolean() });
+export type ToolOutcome = z.infer<typeof toolOutcomeSchema>;
