@@ -1,17 +1,6 @@
-import type { Env as AppEnv } from "../src/env.ts";
-
+// Module kinds the bundler imports as text; worker-configuration.d.ts declares `*.sql` for the Worker, this covers
+// the Node side (drizzle's migration bundle is read by both).
 declare module "*.sql" {
   const text: string;
   export default text;
-}
-
-declare global {
-  namespace Cloudflare {
-    // `cloudflare:workers`' env and the containers library see the bot's own Env.
-    interface Env extends AppEnv {}
-    interface GlobalProps {
-      mainModule: typeof import("../src/worker.ts");
-      durableNamespaces: "ChatSession" | "AgentContainer";
-    }
-  }
 }

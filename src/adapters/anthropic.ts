@@ -3,14 +3,13 @@ import type {
   ContentBlockParam,
   Message,
   MessageParam,
-  TextBlockParam,
   Tool,
   ToolUseBlock,
 } from "@anthropic-ai/sdk/resources/messages/messages";
-import { errorEventFrom } from "./errors.ts";
-import { type AgentEvent, toolPreview } from "./events.ts";
-import { type AssistantMessage, type HistoryMessage, parseToolArguments, type ToolResultMessage } from "./messages.ts";
-import { type AdapterInput, MAX_TOOL_ITERATIONS, type ModelTool, type ProviderAdapter } from "./types.ts";
+import { type HistoryMessage, parseToolArguments } from "../protocol/messages.ts";
+import type { ModelTool } from "../protocol/run-payload.ts";
+import { providerErrorFrom } from "./errors.ts";
+import type { ModelAdapter, ModelRequest, ModelResponse } from "./types.ts";
 
 export interface AnthropicAdapterOptions {
   apiKey: string;
@@ -27,7 +26,9 @@ const CACHE = { type: "ephemeral" } as const;
  * of a turn repeats them. Retries (408/409/429/5xx, 529 overloaded, timeouts) are the SDK's: bounded exponential
  * backoff that waits `retry-after` when the API sends one.
  */
-export class AnthropicAdapter implements ProviderAdapter {
+export class AnthropicAdapter implements ModelAdapter {
+  readonly kind = "model";
+  readonly label = "Anthropic";
   private readonly client: Anthropic;
   private readonly maxOutputTokens: number;
 
@@ -41,76 +42,51 @@ export class AnthropicAdapter implements ProviderAdapter {
     this.maxOutputTokens = options.maxOutputTokens ?? 4096;
   }
 
-  async *run(input: AdapterInput): AsyncGenerator<AgentEvent> {
-    const system: TextBlockParam[] = [{ type: "text", text: input.systemPrompt, cache_control: CACHE }];
-    const tools = toAnthropicTools(input.tools);
-    const messages = toAnthropicMessages(input.history);
-
-    for (let iteration = 0; iteration < MAX_TOOL_ITERATIONS; iteration++) {
-      let reply: Message;
-      try {
-        reply = await this.client.messages.create(
-          {
-            model: input.model,
-            max_tokens: this.maxOutputTokens,
-            system,
-            messages,
-            ...(tools.length > 0 ? { tools } : {}),
-          },
-          { signal: input.signal },
-        );
-      } catch (error) {
-        yield errorEventFrom(error, "Anthropic", Anthropic);
-        return;
-      }
-      yield {
-        type: "usage",
-        inputTokens:
-          (reply.usage?.input_tokens ?? 0) +
-          (reply.usage?.cache_creation_input_tokens ?? 0) +
-          (reply.usage?.cache_read_input_tokens ?? 0),
-        outputTokens: reply.usage?.output_tokens ?? 0,
-        cacheReadTokens: reply.usage?.cache_read_input_tokens ?? 0,
-        cacheWriteTokens: reply.usage?.cache_creation_input_tokens ?? 0,
-      };
-      const content = Array.isArray(reply.content) ? reply.content : [];
-      const text = content
-        .filter((block) => block.type === "text")
-        .map((block) => block.text)
-        .join("");
-      const toolUses = content.filter((block): block is ToolUseBlock => block.type === "tool_use");
-      if (toolUses.length === 0) {
-        yield { type: "result", text };
-        return;
-      }
-
-      const assistant: AssistantMessage = {
+  async generate(request: ModelRequest): Promise<ModelResponse> {
+    const tools = toAnthropicTools(request.tools);
+    let reply: Message;
+    try {
+      reply = await this.client.messages.create(
+        {
+          model: request.model,
+          max_tokens: this.maxOutputTokens,
+          system: [{ type: "text", text: request.system, cache_control: CACHE }],
+          messages: toAnthropicMessages(request.messages),
+          ...(tools.length > 0 ? { tools } : {}),
+        },
+        { signal: request.signal },
+      );
+    } catch (error) {
+      throw providerErrorFrom(error, this.label, Anthropic);
+    }
+    const content = Array.isArray(reply.content) ? reply.content : [];
+    const text = content
+      .filter((block) => block.type === "text")
+      .map((block) => block.text)
+      .join("");
+    const toolUses = content.filter((block): block is ToolUseBlock => block.type === "tool_use");
+    const cacheRead = reply.usage?.cache_read_input_tokens ?? 0;
+    const cacheWrite = reply.usage?.cache_creation_input_tokens ?? 0;
+    return {
+      message: {
         role: "assistant",
         content: text,
-        toolCalls: toolUses.map((use) => ({ id: use.id, name: use.name, arguments: JSON.stringify(use.input ?? {}) })),
-      };
-      yield { type: "message", message: assistant };
-      const results: ToolResultMessage[] = [];
-      for (const call of assistant.toolCalls!) {
-        yield { type: "tool_start", toolName: call.name, preview: toolPreview(call.arguments) };
-        const outcome = await input.executeTool(call.name, call.arguments);
-        const result: ToolResultMessage = {
-          role: "tool",
-          toolCallId: call.id,
-          toolName: call.name,
-          content: outcome.content,
-          ...(outcome.isError ? { isError: true } : {}),
-        };
-        results.push(result);
-        yield { type: "message", message: result };
-      }
-      messages.push(...toAnthropicMessages([assistant, ...results]));
-    }
-    yield {
-      type: "error",
-      classification: "internal",
-      retryable: false,
-      message: `stopped after ${MAX_TOOL_ITERATIONS} model calls without a final answer`,
+        ...(toolUses.length > 0
+          ? {
+              toolCalls: toolUses.map((use) => ({
+                id: use.id,
+                name: use.name,
+                arguments: JSON.stringify(use.input ?? {}),
+              })),
+            }
+          : {}),
+      },
+      usage: {
+        inputTokens: (reply.usage?.input_tokens ?? 0) + cacheRead + cacheWrite,
+        outputTokens: reply.usage?.output_tokens ?? 0,
+        cacheReadTokens: cacheRead,
+        cacheWriteTokens: cacheWrite,
+      },
     };
   }
 }

@@ -1,15 +1,15 @@
 import { getContainer } from "@cloudflare/containers";
+import type { AgentRunner } from "../config/settings.ts";
 import type { Env } from "../env.ts";
-import { type AgentErrorEvent, type AgentEvent, agentEventSchema } from "./events.ts";
-import type { HistoryMessage } from "./messages.ts";
-import type { AdapterInput, AdapterPayload, ProviderAdapter } from "./types.ts";
+import { type AgentErrorEvent, type AgentEvent, agentEventSchema } from "../protocol/events.ts";
+import type { RunPayload } from "../protocol/run-payload.ts";
+import { fitHistory } from "./fit-history.ts";
+import type { AgentAdapter, AgentRunInput } from "./types.ts";
 
 export interface ClaudeAgentAdapterOptions {
   env: Env;
-  /** Dev and tests: a runner started by hand (`npm run runner`). Otherwise the chat's container. */
-  runnerUrl: string | undefined;
-  /** The runner's RUNNER_TOKEN, sent as a bearer token to `runnerUrl`. */
-  runnerToken?: string | undefined;
+  /** The chat's container, or (dev and tests) a runner started by hand. */
+  runner: AgentRunner;
   /** How long the stream may stay silent before the run counts as dead. */
   timeoutMs: number;
 }
@@ -23,17 +23,20 @@ const MAX_PAYLOAD_BYTES = 1_500_000;
  * NDJSON, one `AgentEvent` per line, validated here. A runner that cannot be reached, answers with an error, dies
  * mid-stream, sends a malformed line or stays silent past the timeout becomes one retryable `error` event.
  */
-export class ClaudeAgentAdapter implements ProviderAdapter {
-  readonly runsToolsRemotely = true;
+export class ClaudeAgentAdapter implements AgentAdapter {
+  readonly kind = "agent";
 
   constructor(private readonly options: ClaudeAgentAdapterOptions) {}
 
-  async *run(input: AdapterInput): AsyncGenerator<AgentEvent> {
-    const payload: AdapterPayload = {
+  async *run(input: AgentRunInput): AsyncGenerator<AgentEvent> {
+    const payload: RunPayload = {
       chatKey: input.chatKey,
       model: input.model,
       systemPrompt: input.systemPrompt,
-      history: fitHistory(input.history, input.systemPrompt.length + JSON.stringify(input.tools).length),
+      history: fitHistory(input.history, {
+        fixedBytes: input.systemPrompt.length + JSON.stringify(input.tools).length,
+        maxBytes: MAX_PAYLOAD_BYTES,
+      }),
       tools: input.tools,
       ...(input.sessionId ? { sessionId: input.sessionId } : {}),
       ...(input.toolCallback ? { toolCallback: input.toolCallback } : {}),
@@ -102,38 +105,22 @@ export class ClaudeAgentAdapter implements ProviderAdapter {
     }
   }
 
-  private async post(payload: AdapterPayload, signal: AbortSignal): Promise<Response> {
+  private async post(payload: RunPayload, signal: AbortSignal): Promise<Response> {
+    const runner = this.options.runner;
     const init: RequestInit = {
       method: "POST",
       headers: {
         "content-type": "application/json",
-        ...(this.options.runnerUrl && this.options.runnerToken
-          ? { authorization: `Bearer ${this.options.runnerToken}` }
-          : {}),
+        ...(runner.kind === "url" && runner.token ? { authorization: `Bearer ${runner.token}` } : {}),
       },
       body: JSON.stringify(payload),
       signal,
     };
-    if (this.options.runnerUrl) return fetch(`${this.options.runnerUrl}/run`, init);
+    if (runner.kind === "url") return fetch(`${runner.url}/run`, init);
     const binding = this.options.env.AGENT_CONTAINER;
     if (!binding) throw new Error("no AGENT_CONTAINER binding");
     return getContainer(binding, payload.chatKey).fetch(new Request("http://container/run", init));
   }
-}
-
-/** Drops the oldest messages (keeping the window opening at a user message) until the payload fits the runner. */
-function fitHistory(history: HistoryMessage[], fixedBytes: number): HistoryMessage[] {
-  let start = 0;
-  let size = fixedBytes + JSON.stringify(history).length;
-  while (size > MAX_PAYLOAD_BYTES && start < history.length - 1) {
-    size -= JSON.stringify(history[start]).length + 1;
-    start++;
-    while (start < history.length - 1 && history[start]!.role !== "user") {
-      size -= JSON.stringify(history[start]).length + 1;
-      start++;
-    }
-  }
-  return start === 0 ? history : history.slice(start);
 }
 
 function parseLine(line: string): AgentEvent {

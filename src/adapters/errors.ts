@@ -1,4 +1,5 @@
-import type { AgentErrorEvent, ErrorClassification } from "./events.ts";
+import { redactSecrets } from "../config/secrets.ts";
+import type { AgentErrorEvent, ErrorClassification } from "../protocol/events.ts";
 
 /** The error classes an SDK exposes on its client class (both the OpenAI and the Anthropic SDK do). */
 export interface SdkErrorClasses {
@@ -7,36 +8,73 @@ export interface SdkErrorClasses {
   APIConnectionError: abstract new (...args: never[]) => Error;
 }
 
+const RETRYABLE: ReadonlySet<ErrorClassification> = new Set(["quota", "overloaded", "transport", "timeout"]);
+
+/** The one error type of the provider boundary: what failed, classified, with the SDK's error as the cause. */
+export class ProviderError extends Error {
+  override readonly name = "ProviderError";
+
+  constructor(
+    readonly classification: ErrorClassification,
+    message: string,
+    options?: { cause?: unknown; retryable?: boolean },
+  ) {
+    super(message, options);
+    this.retryable = options?.retryable ?? RETRYABLE.has(classification);
+  }
+
+  readonly retryable: boolean;
+}
+
 /**
- * Turns whatever an SDK call threw into an `error` event. Both SDKs throw errors with an HTTP `status` for API
- * answers and connection/timeout/abort error classes otherwise; their own retries have already run by then.
+ * Classifies whatever an SDK call threw. Both SDKs throw errors with an HTTP `status` for API answers and
+ * connection/timeout/abort error classes otherwise; their own retries have already run by then.
  */
-export function errorEventFrom(error: unknown, provider: string, sdk?: SdkErrorClasses): AgentErrorEvent {
+export function providerErrorFrom(error: unknown, label: string, sdk?: SdkErrorClasses): ProviderError {
+  if (error instanceof ProviderError) return error;
   const status = statusOf(error);
   const name = error instanceof Error ? error.name : "";
   const detail = redactSecrets(messageOf(error)).slice(0, 300);
-  let classification: ErrorClassification;
-  if ((sdk && error instanceof sdk.APIUserAbortError) || name === "AbortError") classification = "cancelled";
-  else if ((sdk && error instanceof sdk.APIConnectionTimeoutError) || status === 408) classification = "timeout";
-  else if (status === 401 || status === 403) classification = "auth";
-  else if (status === 429) classification = "quota";
-  else if (status === 529 || status === 503) classification = "overloaded";
-  else if (status !== undefined && status >= 500) classification = "transport";
-  else if (status !== undefined && status >= 400) classification = "invalid_request";
-  else if ((sdk && error instanceof sdk.APIConnectionError) || error instanceof TypeError) classification = "transport";
-  else classification = "internal";
+  return new ProviderError(
+    classify(error, status, name, sdk),
+    `${label}: ${status ? `${status} ` : ""}${detail}`.trim(),
+    {
+      cause: error,
+    },
+  );
+}
+
+function classify(
+  error: unknown,
+  status: number | undefined,
+  name: string,
+  sdk?: SdkErrorClasses,
+): ErrorClassification {
+  if ((sdk && error instanceof sdk.APIUserAbortError) || name === "AbortError") return "cancelled";
+  if ((sdk && error instanceof sdk.APIConnectionTimeoutError) || status === 408) return "timeout";
+  if (status === 401 || status === 403) return "auth";
+  if (status === 429) return "quota";
+  if (status === 529 || status === 503) return "overloaded";
+  if (status !== undefined && status >= 500) return "transport";
+  if (status !== undefined && status >= 400) return "invalid_request";
+  if ((sdk && error instanceof sdk.APIConnectionError) || error instanceof TypeError) return "transport";
+  return "internal";
+}
+
+/** Any failure of a model call as the `error` event a turn ends with. */
+export function errorEventOf(error: unknown, label: string, sdk?: SdkErrorClasses): AgentErrorEvent {
+  const classified = providerErrorFrom(error, label, sdk);
   return {
     type: "error",
-    classification,
-    retryable: ["quota", "overloaded", "transport", "timeout"].includes(classification),
-    message: `${provider}: ${status ? `${status} ` : ""}${detail}`.trim(),
+    classification: classified.classification,
+    retryable: classified.retryable,
+    message: classified.message,
   };
 }
 
 function statusOf(error: unknown): number | undefined {
-  if (error && typeof error === "object" && "status" in error) {
-    const status = (error as { status: unknown }).status;
-    if (typeof status === "number") return status;
+  if (error !== null && typeof error === "object" && "status" in error && typeof error.status === "number") {
+    return error.status;
   }
   return undefined;
 }
@@ -44,12 +82,4 @@ function statusOf(error: unknown): number | undefined {
 function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message;
   return typeof error === "string" ? error : "unknown error";
-}
-
-/** Masks anything that looks like an API key or bearer token before a text is shown or logged. */
-export function redactSecrets(text: string): string {
-  return text
-    .replace(/\b(sk|pk|rk)-[A-Za-z0-9_*-]{6,}/g, "$1-…")
-    .replace(/\bbearer\s+[A-Za-z0-9._~+/=-]{8,}/gi, "Bearer …")
-    .replace(/\b\d{6,12}:[A-Za-z0-9_-]{30,}\b/g, "…");
 }

@@ -1,49 +1,60 @@
-import { z } from "zod";
-import type { AgentEvent } from "./events.ts";
-import { historyMessageSchema } from "./messages.ts";
+import type { AgentEvent } from "../protocol/events.ts";
+import type { AssistantMessage, HistoryMessage } from "../protocol/messages.ts";
+import type { ModelTool, RunPayload, ToolOutcome } from "../protocol/run-payload.ts";
 
-/** A tool as the model sees it: its name, what it does and a JSON Schema of its arguments. */
-export const modelToolSchema = z.object({
-  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/),
-  description: z.string().max(4000),
-  inputSchema: z.record(z.string(), z.unknown()),
-});
-export type ModelTool = z.infer<typeof modelToolSchema>;
+/** One model call: the conversation so far, the tools the model may call, and who may cancel it. */
+export interface ModelRequest {
+  model: string;
+  system: string;
+  messages: readonly HistoryMessage[];
+  tools: readonly ModelTool[];
+  signal?: AbortSignal;
+}
+
+export interface TokenUsage {
+  /** Every input token, cached ones included. */
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+}
+
+/** What one model call produced: the assistant's message (text, and the tools it wants called) and its cost. */
+export interface ModelResponse {
+  message: AssistantMessage;
+  usage?: TokenUsage;
+}
+
+/** A streamed model call: text as it arrives, then the whole response. */
+export type ModelStreamPart = { type: "text_delta"; text: string } | { type: "response"; response: ModelResponse };
 
 /**
- * The serialisable part of an adapter's input: what the agent container's `POST /run` accepts as JSON.
- * `history` ends with the turn's new user message(s); `sessionId` resumes a provider-side session (claude-agent).
+ * The code for a function-calling provider: it makes one model call, translating the neutral conversation into its
+ * API and back. It never loops and never runs tools (`runToolLoop` does, for every such adapter). A failure is thrown
+ * as a `ProviderError`, after the SDK's own retries.
  */
-export const adapterPayloadSchema = z.object({
-  chatKey: z.string().min(1).max(200),
-  model: z.string().min(1).max(200),
-  systemPrompt: z.string().max(100_000),
-  history: z.array(historyMessageSchema).min(1),
-  tools: z.array(modelToolSchema),
-  sessionId: z.string().min(1).max(500).optional(),
-  /** Where a remote runner sends tool calls back to, and the per-run secret it must present. */
-  toolCallback: z.object({ url: z.string().url(), token: z.string().min(16).max(200) }).optional(),
-});
-export type AdapterPayload = z.infer<typeof adapterPayloadSchema>;
-
-export interface ToolOutcome {
-  content: string;
-  isError: boolean;
+export interface ModelAdapter {
+  readonly kind: "model";
+  /** The provider's name in messages, e.g. "OpenAI". */
+  readonly label: string;
+  generate(request: ModelRequest): Promise<ModelResponse>;
 }
 
 /** Runs one tool call by name with the model's argument text; never throws. */
 export type ToolExecutor = (name: string, argumentsText: string) => Promise<ToolOutcome>;
 
-export interface AdapterInput extends AdapterPayload {
-  executeTool: ToolExecutor;
+/** What an agent adapter runs: the run payload, the tools it may call here, and who may cancel it. */
+export interface AgentRunInput extends RunPayload {
   signal?: AbortSignal;
 }
 
-export interface ProviderAdapter {
-  /** True when tools run outside this Worker (a container), which then needs `toolCallback` to reach them. */
-  readonly runsToolsRemotely?: boolean;
-  run(input: AdapterInput): AsyncGenerator<AgentEvent>;
+/**
+ * The code for a provider that owns its loop (`claude-agent`: the container runs the Claude Agent SDK and calls the
+ * bot's tools back through `toolCallback`). It speaks `AgentEvent`s, the same stream `runToolLoop` yields.
+ */
+export interface AgentAdapter {
+  readonly kind: "agent";
+  run(input: AgentRunInput): AsyncGenerator<AgentEvent>;
 }
 
-/** The loop cap every function-calling adapter honours. */
-export const MAX_TOOL_ITERATIONS = 50;
+export type Adapter = ModelAdapter | AgentAdapter;

@@ -1,4 +1,4 @@
-import type { Env } from "../env.ts";
+import type { Env, EnvVariable } from "../env.ts";
 import { isProvider, type Provider } from "./providers.ts";
 
 /** A list of chat or user ids from a comma-separated variable; `*` means everyone. */
@@ -23,11 +23,8 @@ export interface Settings {
   providerMaxRetries: number;
   providerTimeoutMs: number;
   defaultTimezone: string;
-  agentRunnerUrl: string | undefined;
-  /** Sent as a bearer token to AGENT_RUNNER_URL (the runner's RUNNER_TOKEN). */
-  agentRunnerToken: string | undefined;
-  /** Where a remote agent runner calls tools back; the container's outbound interception serves the default. */
-  agentCallbackUrl: string;
+  agentRunner: AgentRunner;
+  toolCallback: ToolCallbackRoute;
   agentTimeoutMs: number;
   /** How long a chat object may keep usage records before writing them to D1 in one batch. */
   usageFlushMs: number;
@@ -35,9 +32,16 @@ export interface Settings {
   problems: string[];
 }
 
+/** Where `claude-agent` runs: the chat's container, or (dev and tests) a runner started by hand at a URL. */
+export type AgentRunner = { kind: "container" } | { kind: "url"; url: string; token: string | undefined };
+
+/**
+ * How a runner calls the bot's tools back: from a container through its outbound handler (no public route), or,
+ * for a runner started by hand, through this Worker's public `/agent/tools/:chat` route at `baseUrl`.
+ */
+export type ToolCallbackRoute = { kind: "container" } | { kind: "public-route"; baseUrl: string };
+
 export const DEFAULT_HISTORY_LIMIT = 40;
-/** A host that exists only inside the agent container: its outbound handler routes it back to this Worker. */
-export const AGENT_CALLBACK_HOST = "http://worker.internal";
 
 const cache = new WeakMap<Env, Settings>();
 
@@ -57,8 +61,8 @@ export function readSettings(env: Env): Settings {
     const trimmed = value?.trim();
     return trimmed ? trimmed : undefined;
   };
-  const integer = (name: keyof Env, fallback: number, min: number, max: number): number => {
-    const raw = text(env[name] as string | undefined);
+  const integer = (name: EnvVariable, fallback: number, min: number, max: number): number => {
+    const raw = text(env[name]);
     if (raw === undefined) return fallback;
     const value = Number(raw);
     if (!Number.isInteger(value) || value < min || value > max) {
@@ -67,8 +71,8 @@ export function readSettings(env: Env): Settings {
     }
     return value;
   };
-  const idList = (name: keyof Env): IdList => {
-    const raw = text(env[name] as string | undefined);
+  const idList = (name: EnvVariable): IdList => {
+    const raw = text(env[name]);
     if (raw === undefined) return { kind: "some", ids: new Set() };
     if (raw === "*") return { kind: "everyone" };
     const ids = new Set<number>();
@@ -81,8 +85,8 @@ export function readSettings(env: Env): Settings {
     }
     return { kind: "some", ids };
   };
-  const url = (name: keyof Env): string | undefined => {
-    const raw = text(env[name] as string | undefined);
+  const url = (name: EnvVariable): string | undefined => {
+    const raw = text(env[name]);
     if (raw === undefined) return undefined;
     try {
       const parsed = new URL(raw);
@@ -104,6 +108,9 @@ export function readSettings(env: Env): Settings {
   const defaultTimezone = text(env.DEFAULT_TIMEZONE) ?? "UTC";
   if (!isTimezone(defaultTimezone)) problems.push("DEFAULT_TIMEZONE must be an IANA time zone such as Europe/Berlin");
 
+  const runnerUrl = url("AGENT_RUNNER_URL");
+  const callbackUrl = url("AGENT_CALLBACK_URL");
+
   return {
     botToken: text(env.TELEGRAM_BOT_TOKEN),
     webhookSecret: text(env.TELEGRAM_WEBHOOK_SECRET),
@@ -123,9 +130,11 @@ export function readSettings(env: Env): Settings {
     providerMaxRetries: integer("PROVIDER_MAX_RETRIES", 3, 0, 10),
     providerTimeoutMs: integer("PROVIDER_TIMEOUT_SECONDS", 120, 1, 600) * 1000,
     defaultTimezone: isTimezone(defaultTimezone) ? defaultTimezone : "UTC",
-    agentRunnerUrl: url("AGENT_RUNNER_URL"),
-    agentRunnerToken: text(env.AGENT_RUNNER_TOKEN),
-    agentCallbackUrl: url("AGENT_CALLBACK_URL") ?? AGENT_CALLBACK_HOST,
+    agentRunner:
+      runnerUrl === undefined
+        ? { kind: "container" }
+        : { kind: "url", url: runnerUrl, token: text(env.AGENT_RUNNER_TOKEN) },
+    toolCallback: callbackUrl === undefined ? { kind: "container" } : { kind: "public-route", baseUrl: callbackUrl },
     agentTimeoutMs: integer("AGENT_TIMEOUT_SECONDS", 300, 1, 3600) * 1000,
     usageFlushMs: integer("USAGE_FLUSH_SECONDS", 30, 0, 3600) * 1000,
     problems,

@@ -1,12 +1,13 @@
 import { Container } from "@cloudflare/containers";
+import { Hono } from "hono";
 import { settingsOf } from "../config/settings.ts";
 import type { Env } from "../env.ts";
-import { HttpError } from "../http-error.ts";
-import { chatKeyOfPath, handleAgentToolCall } from "./agent-tools-endpoint.ts";
+import { handleError, notFound } from "../http/error.ts";
+import { agentToolsRoutes } from "../http/routes/agent-tools.ts";
+import { WORKER_CALLBACK_HOST } from "../protocol/run-payload.ts";
 
 /** Plain-HTTP hosts the runner is pointed at; they exist only inside the container and end in the handlers below. */
 export const ANTHROPIC_PROXY_HOST = "anthropic.internal";
-export const WORKER_CALLBACK_HOST = "worker.internal";
 const ALLOWED_ANTHROPIC_PATHS = new Set(["/v1/messages", "/v1/messages/count_tokens"]);
 
 /**
@@ -29,6 +30,11 @@ export class AgentContainer extends Container<Env> {
   };
 }
 
+const callbackApp = new Hono<{ Bindings: Env }>()
+  .route("/agent/tools", agentToolsRoutes())
+  .notFound(notFound)
+  .onError((error, c) => handleError(error, c));
+
 // Assigned after the class, not as `static` fields: a static field would shadow the base class's setter and the
 // handlers would never be registered (cloudflare/containers#247).
 AgentContainer.outboundByHost = {
@@ -48,15 +54,6 @@ AgentContainer.outboundByHost = {
     forwarded.headers.set("x-api-key", settings.anthropicApiKey);
     return fetch(forwarded);
   },
-  [WORKER_CALLBACK_HOST]: async (request: Request, env: Env) => {
-    const chatKey = chatKeyOfPath(new URL(request.url).pathname);
-    try {
-      if (request.method !== "POST" || !chatKey) throw new HttpError(404, "not_found", "Not found.");
-      return await handleAgentToolCall(request, env, chatKey);
-    } catch (error) {
-      if (error instanceof HttpError)
-        return Response.json({ error: error.code, message: error.message }, { status: error.status });
-      throw error;
-    }
-  },
+  // The same routes as the public /agent/tools (with the same token check), reached only from inside a container.
+  [WORKER_CALLBACK_HOST]: (request: Request, env: Env) => callbackApp.fetch(request, env),
 };

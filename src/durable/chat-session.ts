@@ -1,24 +1,26 @@
 import { DurableObject } from "cloudflare:workers";
-import { redactSecrets } from "../adapters/errors.ts";
-import type { ToolOutcome } from "../adapters/types.ts";
 import { CachedChatConfig, ChatConfigStore, type StoredConfig } from "../config/config-store.ts";
-import { newRunToken, secretsEqual } from "../config/secrets.ts";
+import { redactSecrets } from "../config/secrets.ts";
 import { settingsOf } from "../config/settings.ts";
-import { nextDueAt } from "../db/tasks.ts";
-import { type UsageRecord, writeUsage } from "../db/usage.ts";
 import type { Env } from "../env.ts";
+import type { ToolOutcome } from "../protocol/run-payload.ts";
+import { enqueueDueTasks, runTask } from "../tasks/task-runner.ts";
+import { nextDueAt } from "../tasks/task-store.ts";
 import { isBotCommand } from "../telegram/bot-commands.ts";
 import { TelegramClient } from "../telegram/client.ts";
-import { type ChatTarget, type IncomingMessage, sessionKeyOf } from "../telegram/update.ts";
+import type { ChatDescription, ChatTarget, IncomingMessage } from "../telegram/update.ts";
 import { database } from "../tools/context.ts";
 import { tools } from "../tools/index.ts";
+import { ActiveRun } from "../turn/active-run.ts";
+import { handleCommand } from "../turn/commands.ts";
+import { runTurn } from "../turn/run-turn.ts";
+import { buildSystemPrompt } from "../turn/system-prompt.ts";
+import type { TurnServices } from "../turn/turn-services.ts";
+import { userMessageOf } from "../turn/user-message.ts";
+import { chatKeyOf, chatStub } from "./chat-key.ts";
 import { ChatStore, type InboxItem } from "./chat-store.ts";
-import { handleCommand } from "./commands.ts";
-import type { ActiveRun, ChatDescription, SessionServices } from "./session-services.ts";
-import { buildSystemPrompt } from "./system-prompt.ts";
-import { enqueueDueTasks, runTask, type TaskPayload } from "./task-runner.ts";
-import { runTurn } from "./turn.ts";
-import { userMessageOf } from "./user-message.ts";
+import { UsageFlush } from "./usage-flush.ts";
+import { WakeSchedule } from "./wake-schedule.ts";
 
 /** A message that failed this many times (the object died mid-turn each time) is given up, and the chat told. */
 const MAX_ATTEMPTS = 3;
@@ -28,7 +30,6 @@ const ALARM_BUDGET_MS = 10 * 60 * 1000;
 const TURN_WALL_MS = 13 * 60 * 1000;
 const STRANGER_NOTICE_INTERVAL_MS = 60 * 60 * 1000;
 const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
-const USAGE_RETRY_MS = 60 * 1000;
 
 export type Access = "allowed" | "stranger";
 
@@ -37,50 +38,45 @@ export type Access = "allowed" | "stranger";
  * all work happens in the alarm, which the platform retries if the object dies mid-turn.
  */
 export class ChatSession extends DurableObject<Env> {
-  private readonly store: ChatStore;
-  private activeRun: ActiveRun | undefined;
-  /** The alarm's work while it runs: enqueue leaves new messages to it, and tests wait for it to settle. */
-  private running: Promise<void> | undefined;
-  /** When the current (or last) alarm began; every turn runs inside one, and its deadline counts from here. */
-  private alarmStartedAt = 0;
-  /** A message was queued while the alarm ran and did not set the alarm itself. */
-  private arrivedDuringDrain = false;
-  /** After a failed usage write, not before this time again. */
-  private usageRetryAt = 0;
-  /** When the alarm is set for, as this instance last set it; undefined when unknown (new instance, alarm running). */
-  private alarmAt: number | null | undefined;
-  private telegramClient: TelegramClient | undefined;
+  // Public for tests, which reach them through runInDurableObject; callers go through the methods below.
+  readonly store: ChatStore;
+  /** The alarm and the drain it runs; tests wait for `schedule.drain` to settle. */
+  readonly schedule: WakeSchedule;
+  readonly usage: UsageFlush;
   private readonly configs: CachedChatConfig;
+  private activeRun: ActiveRun | undefined;
+  private telegramClient: TelegramClient | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new ChatStore(ctx.storage);
     this.configs = new CachedChatConfig(new ChatConfigStore(env.CONFIG, tools.names));
+    this.usage = new UsageFlush(this.store, {
+      source: ctx.id.toString(),
+      flushMs: settingsOf(env).usageFlushMs,
+      db: () => database(env),
+    });
+    this.schedule = new WakeSchedule(ctx.storage, {
+      hasPending: () => this.store.hasPending(),
+      nextTaskAt: () => this.store.getMeta("nextTaskAt"),
+      nextUsageFlushAt: () => this.usage.nextFlushAt(),
+    });
     void ctx.blockConcurrencyWhile(() => this.store.migrate());
   }
 
   /** Durably queues one update. Answers once the row is written; a redelivered update is a no-op. */
   async enqueue(message: IncomingMessage, access: Access): Promise<"queued" | "duplicate"> {
     const now = Date.now();
-    const id = this.store.enqueue(
-      `update:${message.updateId}`,
-      access === "allowed" ? "message" : "stranger",
-      message,
-      now,
-    );
+    const entry = access === "allowed" ? { kind: "message" as const, message } : { kind: "stranger" as const, message };
+    const id = this.store.enqueue(`update:${message.updateId}`, entry, now);
     if (id === undefined) return "duplicate";
     // /stop must reach a running turn now, not after it; the turn then says it stopped.
     if (access === "allowed" && message.command?.name === "stop" && this.activeRun) {
-      this.activeRun.controller.abort("stopped by /stop");
+      this.activeRun.stop("stopped");
       this.store.finish([id], now);
       return "queued";
     }
-    if (this.running) {
-      // A running drain takes it, or re-arms the alarm when it ends (see drain): no second alarm to schedule.
-      this.arrivedDuringDrain = true;
-      return "queued";
-    }
-    await this.wakeBy(now);
+    await this.schedule.workArrived();
     return "queued";
   }
 
@@ -92,10 +88,10 @@ export class ChatSession extends DurableObject<Env> {
   /** Called when this chat's scheduled tasks change (from any chat's tool call): re-reads the next due time. */
   async tasksChanged(chatId: number, threadId?: number): Promise<void> {
     if (this.store.getMeta("target") === undefined) {
-      this.store.setMeta("target", { chatId, ...(threadId !== undefined ? { threadId } : {}) });
+      this.store.setMeta("target", threadId === undefined ? { chatId } : { chatId, threadId });
     }
     await this.refreshNextTask();
-    await this.scheduleNextWake();
+    await this.schedule.replan();
   }
 
   /**
@@ -104,26 +100,16 @@ export class ChatSession extends DurableObject<Env> {
    */
   async runRemoteTool(token: string, name: string, argumentsText: string): Promise<ToolOutcome | "unauthorized"> {
     const run = this.activeRun;
-    const issued = run?.issuedToken();
-    if (!run || issued === undefined || !(await secretsEqual(token, issued, { expectedIsLongLived: false })))
-      return "unauthorized";
+    if (!run || !(await run.accepts(token))) return "unauthorized";
     return run.execute(name, argumentsText);
   }
 
   override async alarm(): Promise<void> {
-    this.alarmAt = undefined;
-    const work = this.drain();
-    this.running = work;
-    try {
-      await work;
-    } finally {
-      if (this.running === work) this.running = undefined;
-    }
+    await this.schedule.runAlarm(() => this.drain());
   }
 
   private async drain(): Promise<void> {
-    this.alarmStartedAt = Date.now();
-    const deadline = this.alarmStartedAt + ALARM_BUDGET_MS;
+    const deadline = this.schedule.drainStartedAt + ALARM_BUDGET_MS;
     await this.queueDueTasks();
     for (;;) {
       const items = this.store.takePending();
@@ -133,43 +119,14 @@ export class ChatSession extends DurableObject<Env> {
       await this.queueDueTasks();
     }
     this.pruneOccasionally();
-    await this.flushUsage();
-    await this.scheduleNextWake();
-    // Messages queued during the awaits above found the drain still running. No await between the check and the
-    // end of the alarm, so none can slip through.
-    while (this.arrivedDuringDrain) {
-      this.arrivedDuringDrain = false;
-      if (this.store.hasPending()) await this.wakeBy(Date.now());
-    }
+    await this.usage.flushIfDue(Date.now());
   }
 
-  /**
-   * Writes the buffered usage records to D1 in one batch, once the oldest has waited USAGE_FLUSH_SECONDS (0: after
-   * every alarm). A D1 write per turn cost more than the rest of a turn under load; a batch costs one round trip.
-   * A failed write keeps the records for the next try.
-   */
-  private async flushUsage(): Promise<void> {
-    const oldest = this.store.oldestBufferedUsage();
-    const now = Date.now();
-    if (oldest === undefined || now - oldest < settingsOf(this.env).usageFlushMs || now < this.usageRetryAt) return;
-    const rows = this.store.bufferedUsage();
-    const source = this.ctx.id.toString();
-    try {
-      await writeUsage(
-        database(this.env),
-        rows.map((row) => ({ ...(row.record as UsageRecord), source: `${source}:${row.id}` })),
-      );
-      this.store.dropBufferedUsage(rows.at(-1)!.id);
-    } catch (error) {
-      this.usageRetryAt = now + USAGE_RETRY_MS;
-      console.warn("writing usage to D1 failed; will retry", error instanceof Error ? error.message : error);
-    }
-  }
-
+  /** Plain messages waiting together are answered as one turn; commands, tasks and strangers one at a time. */
   private async process(items: InboxItem[]): Promise<void> {
     const now = Date.now();
     for (const item of items) {
-      if (item.kind === "message" || item.kind === "stranger") this.remember(item.payload as IncomingMessage);
+      if (item.kind === "message" || item.kind === "stranger") this.remember(item.message);
     }
     const services = this.services();
     let batch: { ids: number[]; messages: IncomingMessage[] } = { ids: [], messages: [] };
@@ -198,13 +155,10 @@ export class ChatSession extends DurableObject<Env> {
           .catch(() => undefined);
         continue;
       }
-      if (item.kind === "message") {
-        const message = item.payload as IncomingMessage;
-        if (!message.command || !isBotCommand(message.command.name)) {
-          batch.ids.push(item.id);
-          batch.messages.push(message);
-          continue;
-        }
+      if (item.kind === "message" && !(item.message.command && isBotCommand(item.message.command.name))) {
+        batch.ids.push(item.id);
+        batch.messages.push(item.message);
+        continue;
       }
       await flush();
       await this.contained(services, [item.id], () => this.processOne(services, item));
@@ -212,18 +166,23 @@ export class ChatSession extends DurableObject<Env> {
     await flush();
   }
 
-  private async processOne(services: SessionServices, item: InboxItem): Promise<void> {
-    if (item.kind === "stranger") return this.answerStranger(services, item);
-    if (item.kind === "task") return runTask(services, item.id, item.payload as TaskPayload);
-    if (!(await handleCommand(services, item.payload as IncomingMessage, item.id)))
-      this.store.finish([item.id], Date.now());
+  private async processOne(services: TurnServices, item: InboxItem): Promise<void> {
+    switch (item.kind) {
+      case "stranger":
+        return this.answerStranger(services, item.id);
+      case "task":
+        return runTask(services, item.id, item.task);
+      case "message":
+        if (!(await handleCommand(services, item.message, item.id))) this.store.finish([item.id], Date.now());
+        return;
+    }
   }
 
   /**
    * Runs one item's work so that its failure (Telegram refusing a reply, D1 down while a task starts) fails that item
    * alone: it is recorded and the chat told, and the items after it go on.
    */
-  private async contained(services: SessionServices, ids: number[], work: () => Promise<unknown>): Promise<void> {
+  private async contained(services: TurnServices, ids: number[], work: () => Promise<unknown>): Promise<void> {
     try {
       await work();
     } catch (error) {
@@ -237,10 +196,10 @@ export class ChatSession extends DurableObject<Env> {
   }
 
   /** A chat that is not allowed hears its id at most once an hour, and costs no model call. */
-  private async answerStranger(services: SessionServices, item: InboxItem): Promise<void> {
+  private async answerStranger(services: TurnServices, inboxId: number): Promise<void> {
     const now = Date.now();
     const last = this.store.getMeta("strangerNoticeAt");
-    if (typeof last !== "number" || now - last >= STRANGER_NOTICE_INTERVAL_MS) {
+    if (last === undefined || now - last >= STRANGER_NOTICE_INTERVAL_MS) {
       this.store.setMeta("strangerNoticeAt", now);
       await services.telegram
         .sendMarkdown(
@@ -251,33 +210,28 @@ export class ChatSession extends DurableObject<Env> {
           console.warn("stranger notice failed", error instanceof Error ? error.message : error),
         );
     }
-    this.store.finish([item.id], now);
+    this.store.finish([inboxId], now);
   }
 
   private remember(message: IncomingMessage): void {
-    const target: ChatTarget = {
-      chatId: message.chat.id,
-      ...(message.threadId !== undefined ? { threadId: message.threadId } : {}),
-    };
-    const chat: ChatDescription = {
-      id: message.chat.id,
-      type: message.chat.type,
-      isForum: message.chat.isForum,
-      ...(message.chat.title ? { title: message.chat.title } : {}),
-    };
-    this.store.setMeta("target", target);
-    this.store.setMeta("chat", chat);
+    this.store.setMeta(
+      "target",
+      message.threadId === undefined
+        ? { chatId: message.chat.id }
+        : { chatId: message.chat.id, threadId: message.threadId },
+    );
+    this.store.setMeta("chat", message.chat);
   }
 
-  private services(): SessionServices {
+  private services(): TurnServices {
     const settings = settingsOf(this.env);
-    const target = (this.store.getMeta("target") as ChatTarget | undefined) ?? { chatId: 0 };
-    const chat = (this.store.getMeta("chat") as ChatDescription | undefined) ?? {
+    const target: ChatTarget = this.store.getMeta("target") ?? { chatId: 0 };
+    const chat: ChatDescription = this.store.getMeta("chat") ?? {
       id: target.chatId,
       type: target.chatId > 0 ? "private" : "group",
       isForum: target.threadId !== undefined,
     };
-    const services: SessionServices = {
+    return {
       env: this.env,
       settings,
       store: this.store,
@@ -285,11 +239,11 @@ export class ChatSession extends DurableObject<Env> {
       telegram: this.telegram(),
       registry: tools,
       configs: this.configs,
-      chatKey: sessionKeyOf(target),
+      chatKey: chatKeyOf(target),
       target,
       chat,
       now: Date.now,
-      turnDeadline: this.alarmStartedAt + TURN_WALL_MS,
+      turnDeadline: this.schedule.drainStartedAt + TURN_WALL_MS,
       systemPrompt: (config, toolNames) =>
         buildSystemPrompt({
           botName: settings.botName,
@@ -304,30 +258,18 @@ export class ChatSession extends DurableObject<Env> {
           timezone: settings.defaultTimezone,
         }),
       beginRun: () => {
-        let token: string | undefined;
-        const run: ActiveRun = {
-          token: () => (token ??= newRunToken()),
-          issuedToken: () => token,
-          controller: new AbortController(),
-          execute: async () => ({ isError: true, content: "Error: the tools are not ready yet." }),
-        };
-        this.activeRun = run;
-        return run;
+        this.activeRun = new ActiveRun();
+        return this.activeRun;
       },
       endRun: (run) => {
         if (this.activeRun === run) this.activeRun = undefined;
       },
       tasksChanged: async (chatId, threadId) => {
-        const other = { chatId, ...(threadId !== undefined ? { threadId } : {}) };
-        if (sessionKeyOf(other) === sessionKeyOf(target)) await this.refreshNextTask();
-        else
-          await this.env.CHAT_SESSION.get(this.env.CHAT_SESSION.idFromName(sessionKeyOf(other))).tasksChanged(
-            chatId,
-            threadId,
-          );
+        const other: ChatTarget = threadId === undefined ? { chatId } : { chatId, threadId };
+        if (chatKeyOf(other) === chatKeyOf(target)) await this.refreshNextTask();
+        else await chatStub(this.env, other).tasksChanged(chatId, threadId);
       },
     };
-    return services;
   }
 
   private telegram(): TelegramClient {
@@ -341,51 +283,23 @@ export class ChatSession extends DurableObject<Env> {
 
   private async queueDueTasks(): Promise<void> {
     const next = this.store.getMeta("nextTaskAt");
-    if (typeof next !== "number" || next > Date.now()) return;
+    if (next === undefined || next > Date.now()) return;
     await enqueueDueTasks(this.services());
     await this.refreshNextTask();
   }
 
   private async refreshNextTask(): Promise<void> {
-    const target = this.store.getMeta("target") as ChatTarget | undefined;
+    const target = this.store.getMeta("target");
     if (!target) return;
     const next = await nextDueAt(database(this.env), target.chatId, target.threadId);
     if (next === undefined) this.store.deleteMeta("nextTaskAt");
     else this.store.setMeta("nextTaskAt", next);
   }
 
-  /**
-   * Makes sure the alarm fires no later than `time`. Without reading the alarm first: when this instance does not know
-   * it, setting it is as good (a later alarm it replaces is set again by the next drain), and each storage event
-   * costs a commit.
-   */
-  private async wakeBy(time: number): Promise<void> {
-    if (this.alarmAt !== undefined && this.alarmAt !== null && this.alarmAt <= time) return;
-    this.alarmAt = time;
-    await this.ctx.storage.setAlarm(time);
-  }
-
-  /** The alarm goes to the earliest of: pending inbox work (now), the next due task, the next usage flush. */
-  private async scheduleNextWake(): Promise<void> {
-    const now = Date.now();
-    const nextTask = this.store.getMeta("nextTaskAt");
-    const oldestUsage = this.store.oldestBufferedUsage();
-    const candidates = [
-      ...(typeof nextTask === "number" ? [nextTask] : []),
-      ...(oldestUsage !== undefined
-        ? [Math.max(oldestUsage + settingsOf(this.env).usageFlushMs, this.usageRetryAt)]
-        : []),
-    ];
-    const at = this.store.hasPending() ? now : candidates.length > 0 ? Math.max(Math.min(...candidates), now) : null;
-    if (at === null) await this.ctx.storage.deleteAlarm();
-    else await this.ctx.storage.setAlarm(at);
-    this.alarmAt = at;
-  }
-
   private pruneOccasionally(): void {
     const now = Date.now();
     const last = this.store.getMeta("prunedAt");
-    if (typeof last === "number" && now - last < PRUNE_INTERVAL_MS) return;
+    if (last !== undefined && now - last < PRUNE_INTERVAL_MS) return;
     this.store.pruneFinished(now);
     this.store.setMeta("prunedAt", now);
   }

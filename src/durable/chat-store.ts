@@ -1,17 +1,34 @@
 import { and, asc, count, desc, eq, inArray, lt, lte, sql } from "drizzle-orm";
 import { type DrizzleSqliteDODatabase, drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
-import { type HistoryMessage, historyMessageSchema } from "../adapters/messages.ts";
 import migrations from "../db/chat-migrations/migrations.js";
 import * as schema from "../db/chat-schema.ts";
+import type { UsageRecord } from "../db/usage.ts";
+import { type HistoryMessage, historyMessageSchema } from "../protocol/messages.ts";
+import type { TaskPayload } from "../tasks/task-runner.ts";
+import type { ChatDescription, ChatTarget, IncomingMessage } from "../telegram/update.ts";
 
-export type InboxKind = (typeof schema.inbox.$inferSelect)["kind"];
+/** What waits in the inbox: a message from an allowed chat, one from a stranger, or a due scheduled task. */
+export type InboxEntry =
+  | { kind: "message"; message: IncomingMessage }
+  | { kind: "stranger"; message: IncomingMessage }
+  | { kind: "task"; task: TaskPayload };
 
-export interface InboxItem {
-  id: number;
-  kind: InboxKind;
-  payload: unknown;
-  attempts: number;
+export type InboxItem = InboxEntry & { id: number; attempts: number };
+
+/** The object's small named values, each with its type. */
+export interface ChatMeta {
+  /** Where answers go: the chat, and its forum topic. */
+  target: ChatTarget;
+  chat: ChatDescription;
+  /** The claude-agent runner's session, resumed by the next agent turn. */
+  agentSessionId: string;
+  /** When a stranger was last told this chat's id. */
+  strangerNoticeAt: number;
+  /** The earliest next run of this chat's (topic's) scheduled tasks. */
+  nextTaskAt: number;
+  /** When finished inbox rows were last pruned. */
+  prunedAt: number;
 }
 
 /** Rows older than this are pruned once finished; Telegram stops redelivering an update long before. */
@@ -112,8 +129,9 @@ export class ChatStore {
   }
 
   /** The new row's id, or undefined when the key was seen before: a redelivered update is a no-op. */
-  enqueue(key: string, kind: InboxKind, payload: unknown, now: number): number | undefined {
-    const inserted = this.prepared.enqueue.all({ key, kind, payload: JSON.stringify(payload), now });
+  enqueue(key: string, entry: InboxEntry, now: number): number | undefined {
+    const payload = JSON.stringify(entry.kind === "task" ? entry.task : entry.message);
+    const inserted = this.prepared.enqueue.all({ key, kind: entry.kind, payload, now });
     return inserted[0]?.id;
   }
 
@@ -130,12 +148,7 @@ export class ChatStore {
       const rows = this.prepared.waiting.all({ limit });
       if (rows.length === 0) return [];
       this.prepared.markTaken.run({ lastId: rows.at(-1)!.id });
-      return rows.map((row) => ({
-        id: row.id,
-        kind: row.kind,
-        payload: JSON.parse(row.payload),
-        attempts: row.attempts + 1,
-      }));
+      return rows.map((row) => inboxItemOf(row.id, row.kind, row.payload, row.attempts + 1));
     });
   }
 
@@ -201,7 +214,7 @@ export class ChatStore {
   }
 
   /** Keeps a finished turn's usage record until the object writes a batch of them to D1. */
-  bufferUsage(record: object, now: number): void {
+  bufferUsage(record: UsageRecord, now: number): void {
     this.prepared.bufferUsage.run({ record: JSON.stringify(record), now });
   }
 
@@ -209,7 +222,7 @@ export class ChatStore {
     return this.prepared.oldestUsage.all()[0]?.createdAt;
   }
 
-  bufferedUsage(limit = 500): { id: number; record: unknown }[] {
+  bufferedUsage(limit = 500): { id: number; record: UsageRecord }[] {
     return this.db
       .select()
       .from(schema.usageBuffer)
@@ -224,12 +237,12 @@ export class ChatStore {
     this.db.delete(schema.usageBuffer).where(lte(schema.usageBuffer.id, lastId)).run();
   }
 
-  getMeta(key: string): unknown {
+  getMeta<Key extends keyof ChatMeta>(key: Key): ChatMeta[Key] | undefined {
     const value = this.meta().get(key);
     return value === undefined ? undefined : JSON.parse(value);
   }
 
-  setMeta(key: string, value: unknown): void {
+  setMeta<Key extends keyof ChatMeta>(key: Key, value: ChatMeta[Key]): void {
     const text = JSON.stringify(value);
     const cache = this.meta();
     if (cache.get(key) === text) return;
@@ -241,7 +254,7 @@ export class ChatStore {
     cache.set(key, text);
   }
 
-  deleteMeta(key: string): void {
+  deleteMeta(key: keyof ChatMeta): void {
     const cache = this.meta();
     if (!cache.has(key)) return;
     this.db.delete(schema.meta).where(eq(schema.meta.key, key)).run();
@@ -251,6 +264,17 @@ export class ChatStore {
   private meta(): Map<string, string> {
     this.metaCache ??= new Map(this.prepared.allMeta.all().map((row) => [row.key, row.value]));
     return this.metaCache;
+  }
+}
+
+/** A row's payload is what `enqueue` wrote for its kind. */
+function inboxItemOf(id: number, kind: InboxEntry["kind"], payload: string, attempts: number): InboxItem {
+  switch (kind) {
+    case "message":
+    case "stranger":
+      return { id, attempts, kind, message: JSON.parse(payload) };
+    case "task":
+      return { id, attempts, kind, task: JSON.parse(payload) };
   }
 }
 

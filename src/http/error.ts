@@ -27,7 +27,11 @@ export class HttpError extends Error {
   }
 
   envelope(): ErrorEnvelope {
-    return { error: this.code, message: this.message, ...(this.details === undefined ? {} : { details: this.details }) };
+    return {
+      error: this.code,
+      message: this.message,
+      ...(this.details === undefined ? {} : { details: this.details }),
+    };
   }
 }
 

@@ -32,3 +32,11 @@ export type RemoteToolCall = z.infer<typeof toolCallSchema>;
 /** What a tool call returns, to a model or to a runner. */
 export const toolOutcomeSchema = z.object({ content: z.string(), isError: z.boolean() });
 export type ToolOutcome = z.infer<typeof toolOutcomeSchema>;
+
+/** The host a container reaches the Worker by: its outbound handler serves it, no public route involved. */
+export const WORKER_CALLBACK_HOST = "worker.internal";
+
+/** Where a runner posts one tool call for a chat, under the callback's base URL. */
+export function agentToolsPath(chatKey: string): string {
+  return `/agent/tools/${encodeURIComponent(chatKey)}`;
+}

@@ -57,11 +57,19 @@ export interface ChatTarget {
   threadId?: number;
 }
 
+/** What the bot knows of a chat, from its latest message. */
+export interface ChatDescription {
+  id: number;
+  type: "private" | "group" | "supergroup";
+  title?: string;
+  isForum: boolean;
+}
+
 /** A text message or caption the bot may answer, reduced to what the chat's object needs. */
 export interface IncomingMessage {
   updateId: number;
   messageId: number;
-  chat: { id: number; type: "private" | "group" | "supergroup"; title?: string; isForum: boolean };
+  chat: ChatDescription;
   threadId?: number;
   from?: { id: number; name: string; username?: string };
   text: string;
@@ -126,9 +134,4 @@ function commandOf(text: string): { command: { name: string; args: string } } | 
   const match = /^\/([a-zA-Z0-9_]{1,64})(@[a-zA-Z0-9_]{3,64})?(?:\s+([\s\S]*))?$/.exec(text.trim());
   if (!match) return {};
   return { command: { name: `${match[1]!.toLowerCase()}${match[2] ?? ""}`, args: (match[3] ?? "").trim() } };
-}
-
-/** One chat object per chat, and one per topic in forum supergroups. */
-export function sessionKeyOf(target: ChatTarget): string {
-  return target.threadId === undefined ? `chat:${target.chatId}` : `chat:${target.chatId}:topic:${target.threadId}`;
 }

@@ -1,7 +1,7 @@
+import { cancelTask, listTasks, pauseTask, resumeTask, scheduleTask, updateTask } from "../tasks/task-tools.ts";
 import { forget, recall, remember } from "./memory.ts";
-import { type ToolDefinition, ToolRegistry } from "./registry.ts";
+import { ToolRegistry } from "./registry.ts";
 import { sendMessage } from "./send-message.ts";
-import { cancelTask, listTasks, pauseTask, resumeTask, scheduleTask, updateTask } from "./tasks.ts";
 import { webFetch } from "./web-fetch.ts";
 
 /** Every tool the bot has, named as in the seeds so prompts written for NanoClaw work. */
@@ -17,4 +17,4 @@ export const tools = new ToolRegistry([
   cancelTask,
   sendMessage,
   webFetch,
-] as unknown as ToolDefinition[]);
+]);

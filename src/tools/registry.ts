@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { ModelTool, ToolOutcome } from "../adapters/types.ts";
+import { describeIssues } from "../protocol/issues.ts";
+import type { ModelTool, ToolOutcome } from "../protocol/run-payload.ts";
 import type { ToolContext } from "./context.ts";
 
 export interface ToolResult {
@@ -15,8 +16,28 @@ export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
   handler: (args: z.infer<Schema>, context: ToolContext) => Promise<ToolResult>;
 }
 
-export function defineTool<Schema extends z.ZodObject>(definition: ToolDefinition<Schema>): ToolDefinition<Schema> {
-  return definition;
+/** A defined tool with its argument type erased: it checks raw arguments against its own schema before running. */
+export interface Tool {
+  readonly name: string;
+  readonly description: string;
+  readonly schema: z.ZodObject;
+  invoke(
+    raw: unknown,
+    context: ToolContext,
+  ): Promise<{ kind: "invalid"; error: z.ZodError } | { kind: "ran"; result: ToolResult }>;
+}
+
+export function defineTool<Schema extends z.ZodObject>(definition: ToolDefinition<Schema>): Tool {
+  return {
+    name: definition.name,
+    description: definition.description,
+    schema: definition.schema,
+    async invoke(raw, context) {
+      const parsed = definition.schema.safeParse(raw);
+      if (!parsed.success) return { kind: "invalid", error: parsed.error };
+      return { kind: "ran", result: await definition.handler(parsed.data, context) };
+    },
+  };
 }
 
 /** A refusal or a failure, returned to the model as an error result rather than thrown into the loop. */
@@ -25,10 +46,10 @@ export class ToolError extends Error {
 }
 
 export class ToolRegistry {
-  private readonly byName = new Map<string, ToolDefinition>();
+  private readonly byName = new Map<string, Tool>();
   private readonly modelTools = new Map<string, ModelTool>();
 
-  constructor(tools: readonly ToolDefinition[]) {
+  constructor(tools: readonly Tool[]) {
     for (const tool of tools) {
       if (this.byName.has(tool.name)) throw new Error(`tool ${tool.name} is defined twice`);
       this.byName.set(tool.name, tool);
@@ -44,13 +65,13 @@ export class ToolRegistry {
   }
 
   /** The tools a chat may use: all of them, or those its config's allowlist names. */
-  allowed(allowlist: readonly string[] | undefined): ToolDefinition[] {
+  allowed(allowlist: readonly string[] | undefined): Tool[] {
     const tools = [...this.byName.values()];
     return allowlist ? tools.filter((tool) => allowlist.includes(tool.name)) : tools;
   }
 
   /** The model-facing form (JSON Schema), computed once per tool. */
-  modelTool(tool: ToolDefinition): ModelTool {
+  modelTool(tool: Tool): ModelTool {
     let converted = this.modelTools.get(tool.name);
     if (!converted) {
       const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(tool.schema) as Record<string, unknown>;
@@ -81,12 +102,12 @@ export class ToolRegistry {
     } catch {
       return failure(`The arguments for "${name}" are not valid JSON.`);
     }
-    const parsed = tool.schema.safeParse(raw);
-    if (!parsed.success) {
-      return failure(`Invalid arguments for "${name}": ${describeIssues(parsed.error)}`);
-    }
     try {
-      const result = await tool.handler(parsed.data, context);
+      const outcome = await tool.invoke(raw, context);
+      if (outcome.kind === "invalid") {
+        return failure(`Invalid arguments for "${name}": ${describeIssues(outcome.error)}`);
+      }
+      const result = outcome.result;
       return result.isError === true ? failure(result.content) : { content: result.content, isError: false };
     } catch (error) {
       if (error instanceof ToolError) return failure(error.message);
@@ -99,10 +120,4 @@ export class ToolRegistry {
 /** Error results start with "Error:" so that a model whose API has no error flag (OpenAI) still sees it. */
 function failure(text: string): ToolOutcome {
   return { isError: true, content: text.startsWith("Error:") ? text : `Error: ${text}` };
-}
-
-export function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => `${issue.path.length ? issue.path.join(".") : "(arguments)"}: ${issue.message}`)
-    .join("; ");
 }

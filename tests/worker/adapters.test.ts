@@ -1,10 +1,11 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { AnthropicAdapter, toAnthropicMessages } from "../../src/adapters/anthropic.ts";
-import type { AgentEvent } from "../../src/adapters/events.ts";
-import type { HistoryMessage } from "../../src/adapters/messages.ts";
 import { OpenAIAdapter, toOpenAIMessage } from "../../src/adapters/openai.ts";
-import type { AdapterInput, ProviderAdapter } from "../../src/adapters/types.ts";
+import { runToolLoop, type ToolLoopInput } from "../../src/adapters/tool-loop.ts";
+import type { ModelAdapter } from "../../src/adapters/types.ts";
+import type { AgentEvent } from "../../src/protocol/events.ts";
+import type { HistoryMessage } from "../../src/protocol/messages.ts";
 import { anthropicText, anthropicToolUse, fakes, openaiText, openaiToolCalls } from "./helpers.ts";
 
 const base = { maxRetries: 1, timeoutMs: 5_000 };
@@ -13,27 +14,29 @@ const openai = (options: Partial<typeof base> = {}) =>
 const anthropic = () =>
   new AnthropicAdapter({ apiKey: "test-anthropic-key", baseUrl: `${env.FAKES_URL}/anthropic`, ...base });
 
-function input(history: HistoryMessage[], overrides: Partial<AdapterInput> = {}): AdapterInput {
+/** A model call over `history` with one tool, `echo`, whose result names its arguments. */
+function input(history: HistoryMessage[]): Omit<ToolLoopInput, "adapter"> {
   return {
-    chatKey: "chat:1",
-    model: "test-model",
-    systemPrompt: "You are a test.",
-    history,
-    tools: [
-      {
-        name: "echo",
-        description: "Echo the text",
-        inputSchema: { type: "object", properties: { text: { type: "string" } } },
-      },
-    ],
+    request: {
+      model: "test-model",
+      system: "You are a test.",
+      messages: history,
+      tools: [
+        {
+          name: "echo",
+          description: "Echo the text",
+          inputSchema: { type: "object", properties: { text: { type: "string" } } },
+        },
+      ],
+    },
     executeTool: async (name, argumentsText) => ({ content: `${name} got ${argumentsText}`, isError: false }),
-    ...overrides,
   };
 }
 
-async function collect(adapter: ProviderAdapter, adapterInput: AdapterInput): Promise<AgentEvent[]> {
+/** The events of the one tool loop, run over `adapter`. */
+async function collect(adapter: ModelAdapter, loopInput: Omit<ToolLoopInput, "adapter">): Promise<AgentEvent[]> {
   const events: AgentEvent[] = [];
-  for await (const event of adapter.run(adapterInput)) events.push(event);
+  for await (const event of runToolLoop({ adapter, ...loopInput })) events.push(event);
   return events;
 }
 

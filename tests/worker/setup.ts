@@ -25,7 +25,7 @@ afterEach(async () => {
   for (const id of await listDurableObjectIds(env.CHAT_SESSION)) {
     for (let round = 0; round < 100; round++) {
       const busy = await runInDurableObject(env.CHAT_SESSION.get(id), async (instance, state) => {
-        const running = (instance as unknown as { running?: Promise<void> }).running;
+        const running = instance.schedule.drain;
         if (running) {
           await running.catch(() => undefined);
           return true;

@@ -139,22 +139,18 @@ describe("scheduled tasks", () => {
     });
     // Both are queued in the inbox as due, then changed in D1 before they run.
     await runInDurableObject(session(PRIVATE_CHAT), async (instance, state) => {
-      const store = (
-        instance as unknown as {
-          store: {
-            enqueue(key: string, kind: string, payload: unknown, now: number): unknown;
-            setMeta(key: string, value: unknown): void;
-          };
-        }
-      ).store;
+      const store = instance.store;
       store.setMeta("target", { chatId: PRIVATE_CHAT });
       store.enqueue(
         `task:${cancelled}:1`,
-        "task",
-        { taskId: cancelled, prompt: "Cancelled one", dueAt: 1 },
+        { kind: "task", task: { taskId: cancelled, prompt: "Cancelled one", dueAt: 1 } },
         Date.now(),
       );
-      store.enqueue(`task:${updated}:1`, "task", { taskId: updated, prompt: "Old prompt", dueAt: 1 }, Date.now());
+      store.enqueue(
+        `task:${updated}:1`,
+        { kind: "task", task: { taskId: updated, prompt: "Old prompt", dueAt: 1 } },
+        Date.now(),
+      );
       await env.DB.prepare("UPDATE tasks SET status = 'cancelled' WHERE id = ?").bind(cancelled).run();
       await env.DB.prepare("UPDATE tasks SET prompt = 'New prompt' WHERE id = ?").bind(updated).run();
       await state.storage.setAlarm(Date.now());

@@ -93,7 +93,7 @@ describe("a turn", () => {
         database(env),
         rows.map((row) => ({ ...JSON.parse(row.record), source: `${state.id.toString()}:${row.id}` })),
       );
-      await (instance as unknown as { flushUsage(): Promise<void> }).flushUsage();
+      await instance.usage.flushIfDue(Date.now());
     });
     expect(await env.DB.prepare("SELECT count(*) AS n FROM usage_records").first("n")).toBe(2);
     expect(
@@ -145,24 +145,22 @@ describe("a turn", () => {
 
   it("answers a backlog larger than one batch (100) in order, within SQLite's bound-parameter limit", async () => {
     await runInDurableObject(session(PRIVATE_CHAT), async (instance: ChatSession, state) => {
-      const store = (
-        instance as unknown as {
-          store: { enqueue(key: string, kind: string, payload: unknown, now: number): number | undefined };
-        }
-      ).store;
+      const store = instance.store;
       for (let index = 0; index < 150; index++) {
         const update = textUpdate(`m${index}`);
         const message = update.message as { text: string; message_id: number; date: number };
         store.enqueue(
           `update:${update.update_id}`,
-          "message",
           {
-            updateId: update.update_id,
-            messageId: message.message_id,
-            chat: { id: PRIVATE_CHAT, type: "private", isForum: false },
-            from: { id: PRIVATE_CHAT, name: "Ada" },
-            text: message.text,
-            date: message.date,
+            kind: "message",
+            message: {
+              updateId: Number(update.update_id),
+              messageId: message.message_id,
+              chat: { id: PRIVATE_CHAT, type: "private", isForum: false },
+              from: { id: PRIVATE_CHAT, name: "Ada" },
+              text: message.text,
+              date: message.date,
+            },
           },
           Date.now(),
         );
@@ -186,7 +184,7 @@ describe("a turn", () => {
   it("bounds the context window without separating tool calls from their results", async () => {
     // 30 exchanges of 3 rows (user, assistant with a tool call, tool result) plus a final answer each: 120 rows.
     await runInDurableObject(session(PRIVATE_CHAT), async (instance: ChatSession) => {
-      const store = (instance as unknown as { store: { appendHistory(messages: unknown[], now: number): void } }).store;
+      const store = instance.store;
       for (let index = 0; index < 30; index++) {
         store.appendHistory(
           [

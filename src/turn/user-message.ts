@@ -1,4 +1,4 @@
-import type { UserMessage } from "../adapters/messages.ts";
+import type { UserMessage } from "../protocol/messages.ts";
 import type { IncomingMessage } from "../telegram/update.ts";
 
 const QUOTE_LIMIT = 500;

@@ -1,5 +1,5 @@
 import { Cron } from "croner";
-import { ToolError } from "./registry.ts";
+import { ToolError } from "../tools/registry.ts";
 
 /** Recurring tasks may not run more often than this: each run is a paid model turn. */
 export const MIN_CRON_INTERVAL_MS = 5 * 60 * 1000;

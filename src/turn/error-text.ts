@@ -1,4 +1,4 @@
-import type { AgentErrorEvent } from "../adapters/events.ts";
+import type { AgentErrorEvent } from "../protocol/events.ts";
 
 /** The message of the `timeout` error a turn gets when it runs into its time limit (see runTurn). */
 export const TURN_TIME_LIMIT = "the turn ran into its time limit";

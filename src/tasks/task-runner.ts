@@ -1,9 +1,9 @@
 import { includes } from "../config/settings.ts";
-import { advanceTask, dueTasks, finishTaskRun, startTaskRun, taskById } from "../db/tasks.ts";
-import { nextCronRun } from "../tools/schedule-time.ts";
-import type { SessionServices } from "./session-services.ts";
-import { runTurn } from "./turn.ts";
-import { scheduledTaskMessage } from "./user-message.ts";
+import { runTurn } from "../turn/run-turn.ts";
+import type { TurnServices } from "../turn/turn-services.ts";
+import { scheduledTaskMessage } from "../turn/user-message.ts";
+import { nextCronRun } from "./schedule-time.ts";
+import { advanceTask, dueTasks, finishTaskRun, startTaskRun, taskById } from "./task-store.ts";
 
 export interface TaskPayload {
   taskId: number;
@@ -17,7 +17,7 @@ export interface TaskPayload {
  * makes a retry after a crash between the two steps a no-op. A recurring task's next time is computed from now, so
  * after downtime it runs once, not once per missed time.
  */
-export async function enqueueDueTasks(services: SessionServices): Promise<void> {
+export async function enqueueDueTasks(services: TurnServices): Promise<void> {
   const now = services.now();
   for (const task of await dueTasks(services.db, services.target.chatId, services.target.threadId, now)) {
     const payload: TaskPayload = {
@@ -26,7 +26,7 @@ export async function enqueueDueTasks(services: SessionServices): Promise<void> 
       dueAt: task.nextRunAt!,
       ...(task.createdByUser !== null ? { userId: task.createdByUser } : {}),
     };
-    services.store.enqueue(`task:${task.id}:${task.nextRunAt}`, "task", payload, now);
+    services.store.enqueue(`task:${task.id}:${task.nextRunAt}`, { kind: "task", task: payload }, now);
     let next: number | null = null;
     if (task.cron !== null) {
       try {
@@ -44,7 +44,7 @@ export async function enqueueDueTasks(services: SessionServices): Promise<void> 
  * again first: one cancelled or paused since it was queued does not run, an updated prompt is used, and a chat no
  * longer in ALLOWED_CHAT_IDS gets no model call.
  */
-export async function runTask(services: SessionServices, inboxId: number, task: TaskPayload): Promise<void> {
+export async function runTask(services: TurnServices, inboxId: number, task: TaskPayload): Promise<void> {
   const current = await taskById(services.db, task.taskId);
   if (!current || current.status === "cancelled" || current.status === "paused") {
     services.store.finish([inboxId], services.now(), `task ${task.taskId} is ${current?.status ?? "gone"}; not run`);

@@ -1,15 +1,17 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { drizzle } from "drizzle-orm/d1";
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { usageReport } from "../db/usage.ts";
-import type { Env } from "../env.ts";
-import { HttpError } from "../http-error.ts";
-import { sessionKeyOf } from "../telegram/update.ts";
-import { tools } from "../tools/index.ts";
-import { type ChatConfig, chatConfigSchema, resolveConfig } from "./chat-config.ts";
-import { ChatConfigStore, type StoredConfig } from "./config-store.ts";
-import { secretsEqual } from "./secrets.ts";
-import { settingsOf } from "./settings.ts";
+import { type ChatConfig, chatConfigSchema, resolveConfig } from "../../config/chat-config.ts";
+import { ChatConfigStore, type StoredConfig } from "../../config/config-store.ts";
+import { settingsOf } from "../../config/settings.ts";
+import { usageReport } from "../../db/usage.ts";
+import { chatStub } from "../../durable/chat-key.ts";
+import type { Env } from "../../env.ts";
+import { issueDetails } from "../../protocol/issues.ts";
+import { tools } from "../../tools/index.ts";
+import { requireBearer, secretsEqual } from "../bearer.ts";
+import { HttpError } from "../error.ts";
 
 type AdminEnv = { Bindings: Env };
 
@@ -110,10 +112,7 @@ export function adminRoutes(): OpenAPIHono<AdminEnv> {
   const admin = new OpenAPIHono<AdminEnv>({
     defaultHook: (result) => {
       if (!result.success) {
-        const details = result.error.issues.map((issue) => ({
-          field: issue.path.join(".") || "(body)",
-          problem: issue.message,
-        }));
+        const details = issueDetails(result.error);
         throw new HttpError(
           400,
           "invalid_request",
@@ -123,7 +122,7 @@ export function adminRoutes(): OpenAPIHono<AdminEnv> {
       }
     },
   });
-  admin.use("*", requireAdminToken);
+  admin.use("*", requireAdminTokenSet, requireBearer<AdminEnv>(adminTokenMatches));
   admin.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
 
   admin.openapi(routes.list, async (c) => {
@@ -188,16 +187,16 @@ export function adminRoutes(): OpenAPIHono<AdminEnv> {
   return admin;
 }
 
-const requireAdminToken = createMiddleware<AdminEnv>(async (c, next) => {
-  const expected = settingsOf(c.env).adminToken;
-  if (!expected) throw new HttpError(404, "not_found", "Not found.");
-  const header = c.req.header("authorization") ?? "";
-  const presented = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
-  if (!presented || !(await secretsEqual(presented, expected))) {
-    throw new HttpError(401, "unauthorized", "Missing or wrong bearer token.");
-  }
+/** Without ADMIN_TOKEN the admin routes do not exist. */
+const requireAdminTokenSet = createMiddleware<AdminEnv>(async (c, next) => {
+  if (!settingsOf(c.env).adminToken) throw new HttpError(404, "not_found", "Not found.");
   await next();
 });
+
+async function adminTokenMatches(presented: string, c: Context<AdminEnv>): Promise<boolean> {
+  const expected = settingsOf(c.env).adminToken;
+  return expected !== undefined && (await secretsEqual(presented, expected));
+}
 
 /**
  * Hands the new config to the chat's object, so its next turn uses it even before KV shows the change there. Forum
@@ -206,7 +205,7 @@ const requireAdminToken = createMiddleware<AdminEnv>(async (c, next) => {
  */
 async function tellChat(env: Env, chatId: number, stored: StoredConfig): Promise<void> {
   try {
-    await env.CHAT_SESSION.get(env.CHAT_SESSION.idFromName(sessionKeyOf({ chatId }))).configChanged(chatId, stored);
+    await chatStub(env, { chatId }).configChanged(chatId, stored);
   } catch (error) {
     console.warn(`chat ${chatId}: could not hand over its new config`, error instanceof Error ? error.message : error);
   }

@@ -1,10 +1,15 @@
-import type { Env } from "../env.ts";
-import { type Settings, settingsOf } from "./settings.ts";
+import { Hono } from "hono";
+import { type Settings, settingsOf } from "../../config/settings.ts";
+import type { Env } from "../../env.ts";
 
 /**
  * `GET /health`: whether the bot can work, and if not, which variables are missing or unusable. Names only, never
  * values. The webhook refuses every call while TELEGRAM_WEBHOOK_SECRET is missing.
  */
+export function healthRoutes(): Hono<{ Bindings: Env }> {
+  return new Hono<{ Bindings: Env }>().get("/", (c) => c.json(healthReport(c.env)));
+}
+
 export function healthReport(env: Env): { ok: boolean; missing: string[]; problems: string[] } {
   const settings = settingsOf(env);
   const missing = missingVariables(settings);
@@ -20,7 +25,8 @@ function missingVariables(settings: Settings): string[] {
   if (provider === "openai" && !settings.openaiApiKey) missing.push("OPENAI_API_KEY");
   if (provider === "anthropic" && !settings.anthropicApiKey) missing.push("ANTHROPIC_API_KEY");
   // A runner started by hand (AGENT_RUNNER_URL) holds its own key; the container gets it from the Worker.
-  if (provider === "claude-agent" && !settings.agentRunnerUrl && !settings.anthropicApiKey)
+  if (provider === "claude-agent" && settings.agentRunner.kind === "container" && !settings.anthropicApiKey) {
     missing.push("ANTHROPIC_API_KEY");
+  }
   return missing;
 }

@@ -1,6 +1,6 @@
 import { and, asc, eq, isNull, lte, min, sql } from "drizzle-orm";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
-import { taskRuns, tasks } from "./d1-schema.ts";
+import { taskRuns, tasks } from "../db/d1-schema.ts";
 
 export type Task = typeof tasks.$inferSelect;
 

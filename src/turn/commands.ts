@@ -1,19 +1,17 @@
 import { resolveConfig } from "../config/chat-config.ts";
 import { isProvider, PROVIDERS } from "../config/providers.ts";
 import { includes } from "../config/settings.ts";
-import { chatUsage, type UsageRecord } from "../db/usage.ts";
+import { chatUsage } from "../db/usage.ts";
+import { listTasksText } from "../tasks/tasks-text.ts";
 import { BOT_COMMANDS } from "../telegram/bot-commands.ts";
 import type { IncomingMessage } from "../telegram/update.ts";
-import { listTasksText } from "../tools/tasks.ts";
-import type { SessionServices } from "./session-services.ts";
-import { runTurn } from "./turn.ts";
+import { runTurn } from "./run-turn.ts";
+import type { TurnServices } from "./turn-services.ts";
 import { userMessageOf } from "./user-message.ts";
-
-const SESSION_KEY = "agentSessionId";
 
 /** Commands answered without a model call (all but /agent). Returns false for a command this bot does not know. */
 export async function handleCommand(
-  services: SessionServices,
+  services: TurnServices,
   message: IncomingMessage,
   inboxId: number,
 ): Promise<boolean> {
@@ -32,7 +30,7 @@ export async function handleCommand(
     case "new":
       services.store.atomically(() => {
         services.store.clearHistory();
-        services.store.deleteMeta(SESSION_KEY);
+        services.store.deleteMeta("agentSessionId");
       });
       await reply("🆕 Started a fresh conversation. Earlier messages are forgotten (remembered facts are kept).");
       break;
@@ -76,7 +74,7 @@ export async function handleCommand(
   return true;
 }
 
-function startText(services: SessionServices): string {
+function startText(services: TurnServices): string {
   const name = services.settings.botName;
   const how =
     services.chat.type === "private"
@@ -85,19 +83,18 @@ function startText(services: SessionServices): string {
   return `Hi! I'm ${name}, an AI assistant. ${how} I can remember facts and schedule reminders. /help lists the commands.`;
 }
 
-async function effectiveConfig(services: SessionServices) {
+async function effectiveConfig(services: TurnServices) {
   const stored = await services.configs.get(services.chat.id);
   return { ...resolveConfig(stored.state === "valid" ? stored.config : undefined, services.settings), stored };
 }
 
-async function statusText(services: SessionServices): Promise<string> {
+async function statusText(services: TurnServices): Promise<string> {
   const config = await effectiveConfig(services);
   const now = services.now();
   const since = startOfDay(now, services.settings.defaultTimezone);
   const usage = await chatUsage(services.db, services.chat.id, since);
   // Records this object has not written to D1 yet.
-  for (const { record } of services.store.bufferedUsage()) {
-    const turn = record as UsageRecord;
+  for (const { record: turn } of services.store.bufferedUsage()) {
     for (const sum of turn.createdAt >= since ? [usage.today, usage.total] : [usage.total]) {
       sum.turns += 1;
       sum.inputTokens += turn.inputTokens;
@@ -117,7 +114,7 @@ async function statusText(services: SessionServices): Promise<string> {
   return lines.join("\n");
 }
 
-async function setProvider(services: SessionServices, message: IncomingMessage): Promise<string> {
+async function setProvider(services: TurnServices, message: IncomingMessage): Promise<string> {
   const userId = message.from?.id;
   if (userId === undefined || !includes(services.settings.adminUserIds, userId)) {
     return "Sorry, only the bot's admins can change the provider.";

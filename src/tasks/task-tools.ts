@@ -1,12 +1,11 @@
 import { and, asc, count, eq, inArray, or } from "drizzle-orm";
-import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { z } from "zod";
 import { isTimezone } from "../config/settings.ts";
 import { tasks } from "../db/d1-schema.ts";
-import type { Task } from "../db/tasks.ts";
-import type { ToolContext } from "./context.ts";
-import { defineTool, ToolError } from "./registry.ts";
+import type { ToolContext } from "../tools/context.ts";
+import { defineTool, ToolError } from "../tools/registry.ts";
 import { formatInZone, nextCronRun, parseAt } from "./schedule-time.ts";
+import type { Task } from "./task-store.ts";
 
 export const MAX_TASK_PROMPT_LENGTH = 2000;
 export const MAX_TASKS_PER_CHAT = 50;
@@ -189,21 +188,7 @@ export const cancelTask = defineTool({
   },
 });
 
-/** The text of /tasks: a chat's live tasks with their next run. */
-export async function listTasksText(db: DrizzleD1Database, chatId: number): Promise<string> {
-  const rows = await db
-    .select()
-    .from(tasks)
-    .where(and(eq(tasks.chatId, chatId), inArray(tasks.status, ["active", "paused"])))
-    .orderBy(asc(tasks.nextRunAt), asc(tasks.id));
-  if (rows.length === 0) return "No scheduled tasks. Ask me to remind you of something, or to do something every day.";
-  return [
-    "**Scheduled tasks**",
-    ...rows.map((task) => `#${task.id} ${describeTask(task)}\n   ${shorten(task.prompt)}`),
-  ].join("\n");
-}
-
-function describeTask(task: Task): string {
+export function describeTask(task: Task): string {
   const when = task.cron !== null ? `every \`${task.cron}\` (${task.timezone})` : `once`;
   const next =
     task.status === "paused"
@@ -214,7 +199,7 @@ function describeTask(task: Task): string {
   return `${when}, ${next}`;
 }
 
-function shorten(text: string): string {
+export function shorten(text: string): string {
   return text.length > 120 ? `${text.slice(0, 119)}…` : text;
 }
 

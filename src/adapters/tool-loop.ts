@@ -1,0 +1,62 @@
+import { type AgentEvent, toolPreview } from "../protocol/events.ts";
+import type { HistoryMessage, ToolResultMessage } from "../protocol/messages.ts";
+import { errorEventOf } from "./errors.ts";
+import type { ModelAdapter, ModelRequest, ToolExecutor } from "./types.ts";
+
+/** The most model calls one turn may make before it is stopped without an answer. */
+export const MAX_MODEL_CALLS = 50;
+
+export interface ToolLoopInput {
+  adapter: ModelAdapter;
+  request: ModelRequest;
+  executeTool: ToolExecutor;
+  maxModelCalls?: number;
+}
+
+/**
+ * The function-calling loop, once for every model adapter: call the model; if it asked for tools, run them in order,
+ * add the calls and their results to the conversation and call it again; stop at its answer, an error, or the cap.
+ * Yields the events a turn is driven by: `usage` per call, `message` for every message to keep (the assistant's tool
+ * calls and each result), `tool_start` before each tool, and one final `result` or `error`.
+ */
+export async function* runToolLoop(input: ToolLoopInput): AsyncGenerator<AgentEvent> {
+  const { adapter, request, executeTool } = input;
+  const maxModelCalls = input.maxModelCalls ?? MAX_MODEL_CALLS;
+  const messages: HistoryMessage[] = [...request.messages];
+  for (let call = 0; call < maxModelCalls; call++) {
+    let response: Awaited<ReturnType<ModelAdapter["generate"]>>;
+    try {
+      response = await adapter.generate({ ...request, messages });
+    } catch (error) {
+      yield errorEventOf(error, adapter.label);
+      return;
+    }
+    if (response.usage) yield { type: "usage", ...response.usage };
+    const toolCalls = response.message.toolCalls ?? [];
+    if (toolCalls.length === 0) {
+      yield { type: "result", text: response.message.content };
+      return;
+    }
+    yield { type: "message", message: response.message };
+    messages.push(response.message);
+    for (const toolCall of toolCalls) {
+      yield { type: "tool_start", toolName: toolCall.name, preview: toolPreview(toolCall.arguments) };
+      const outcome = await executeTool(toolCall.name, toolCall.arguments);
+      const result: ToolResultMessage = {
+        role: "tool",
+        toolCallId: toolCall.id,
+        toolName: toolCall.name,
+        content: outcome.content,
+        ...(outcome.isError ? { isError: true } : {}),
+      };
+      yield { type: "message", message: result };
+      messages.push(result);
+    }
+  }
+  yield {
+    type: "error",
+    classification: "internal",
+    retryable: false,
+    message: `stopped after ${maxModelCalls} model calls without a final answer`,
+  };
+}

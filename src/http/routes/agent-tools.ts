@@ -1,0 +1,43 @@
+import { Hono } from "hono";
+import { settingsOf } from "../../config/settings.ts";
+import { chatStub, parseChatKey } from "../../durable/chat-key.ts";
+import type { Env } from "../../env.ts";
+import { toolCallSchema } from "../../protocol/run-payload.ts";
+import { bearerTokenOf, requireBearer } from "../bearer.ts";
+import { HttpError } from "../error.ts";
+import { jsonBody } from "../json-body.ts";
+
+const MAX_BODY_BYTES = 256_000;
+
+type AgentToolsEnv = { Bindings: Env };
+
+/**
+ * `POST /agent/tools/:chatKey`: a tool call from an agent runner, back to the chat object whose turn it serves, with
+ * `Authorization: Bearer <per-run token>` and `{ name, arguments }`. The object runs it with its own context and
+ * authorization; a token that is not its running turn's is refused, so a runner can never act for another chat.
+ * Served on the public app only for a runner started by hand (AGENT_CALLBACK_URL set); a container reaches the same
+ * routes through its outbound handler.
+ */
+export function agentToolsRoutes(): Hono<AgentToolsEnv> {
+  return new Hono<AgentToolsEnv>().post(
+    "/:chatKey",
+    requireBearer(() => true),
+    jsonBody(toolCallSchema, { maxBytes: MAX_BODY_BYTES }),
+    async (c) => {
+      const target = parseChatKey(c.req.param("chatKey"));
+      if (!target) throw new HttpError(404, "not_found", "No such chat.");
+      const token = bearerTokenOf(c.req.header("authorization")) ?? "";
+      const call = c.req.valid("json");
+      const outcome = await chatStub(c.env, target).runRemoteTool(token, call.name, call.arguments);
+      if (outcome === "unauthorized") {
+        throw new HttpError(401, "unauthorized", "No running turn with that token in this chat.");
+      }
+      return c.json(outcome);
+    },
+  );
+}
+
+/** The public route exists only while AGENT_CALLBACK_URL points a hand-started runner at this Worker. */
+export function isPublicToolRouteEnabled(env: Env): boolean {
+  return settingsOf(env).toolCallback.kind === "public-route";
+}

@@ -1,0 +1,83 @@
+import { Hono } from "hono";
+import { createMiddleware } from "hono/factory";
+import { settingsOf } from "../../config/settings.ts";
+import { chatStub } from "../../durable/chat-key.ts";
+import type { Env } from "../../env.ts";
+import { isAddressedToBot, isChatAllowed, withoutBotSuffix } from "../../telegram/access.ts";
+import { botIdentity } from "../../telegram/bot-identity.ts";
+import { TelegramClient } from "../../telegram/client.ts";
+import { incomingMessageOf, updateSchema } from "../../telegram/update.ts";
+import { secretsEqual } from "../bearer.ts";
+import { HttpError } from "../error.ts";
+import { jsonBody } from "../json-body.ts";
+
+const MAX_BODY_BYTES = 1_000_000;
+
+type WebhookEnv = { Bindings: Env };
+
+/** The secret header Telegram sends with every call once the webhook was set with a secret; checked before the body. */
+const requireTelegramSecret = createMiddleware<WebhookEnv>(async (c, next) => {
+  const expected = settingsOf(c.env).webhookSecret;
+  if (!expected) {
+    throw new HttpError(
+      503,
+      "webhook_not_configured",
+      "TELEGRAM_WEBHOOK_SECRET is not set; the webhook refuses every call.",
+    );
+  }
+  const presented = c.req.header("x-telegram-bot-api-secret-token");
+  if (presented === undefined || !(await secretsEqual(presented, expected))) {
+    throw new HttpError(401, "unauthorized", "Missing or wrong X-Telegram-Bot-Api-Secret-Token.");
+  }
+  await next();
+});
+
+/**
+ * `POST /telegram/webhook`: checks the secret header, validates the update, applies the access rules and queues the
+ * message in its chat's object. Answers as soon as the update is durably queued; no model call happens here.
+ */
+export function webhookRoutes(): Hono<WebhookEnv> {
+  return new Hono<WebhookEnv>().post(
+    "/",
+    requireTelegramSecret,
+    jsonBody(updateSchema, {
+      maxBytes: MAX_BODY_BYTES,
+      invalidCode: "invalid_update",
+      invalidMessage: "Not a Telegram update",
+    }),
+    async (c) => {
+      const update = c.req.valid("json");
+      let message = incomingMessageOf(update);
+      if (!message || !update.message) return c.json({ ok: true, ignored: "update kind not handled" });
+
+      if (message.chat.type !== "private") {
+        const settings = settingsOf(c.env);
+        const identity = await botIdentity(settings.botToken ?? "", telegramFor(c.env), c.env.CONFIG);
+        if (!isAddressedToBot(message, update.message, identity)) {
+          return c.json({ ok: true, ignored: "not addressed to the bot" });
+        }
+      }
+      message = withoutBotSuffix(message);
+      const access = isChatAllowed(settingsOf(c.env), message.chat.id) ? "allowed" : "stranger";
+      const target = {
+        chatId: message.chat.id,
+        ...(message.threadId !== undefined ? { threadId: message.threadId } : {}),
+      };
+      const result = await chatStub(c.env, target).enqueue(message, access);
+      return c.json({ ok: true, result });
+    },
+  );
+}
+
+const clients = new WeakMap<Env, TelegramClient>();
+
+function telegramFor(env: Env): TelegramClient {
+  let client = clients.get(env);
+  if (!client) {
+    const settings = settingsOf(env);
+    if (!settings.botToken) throw new HttpError(503, "bot_token_missing", "TELEGRAM_BOT_TOKEN is not set.");
+    client = new TelegramClient({ botToken: settings.botToken, apiBaseUrl: settings.telegramApiBaseUrl });
+    clients.set(env, client);
+  }
+  return client;
+}

@@ -1,0 +1,65 @@
+import type { ToolExecutor } from "../adapters/types.ts";
+import { newRunToken } from "../config/secrets.ts";
+import { secretsEqual } from "../http/bearer.ts";
+import type { ToolOutcome } from "../protocol/run-payload.ts";
+
+/** Why a turn was stopped: a person asked (/stop), or it ran into its time limit. */
+export type StopReason = "stopped" | "deadline";
+
+const toolsNotReady: ToolExecutor = async () => ({ isError: true, content: "Error: the tools are not ready yet." });
+
+/**
+ * The life of one running turn: its abort switch with the reason, its deadline, its tools once they are known, and
+ * the secret a remote runner presents to call those tools back. One at a time per chat object.
+ */
+export class ActiveRun {
+  private readonly controller = new AbortController();
+  private token: string | undefined;
+  private executor: ToolExecutor = toolsNotReady;
+  private deadline: ReturnType<typeof setTimeout> | undefined;
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Ends the turn; the first reason given is the one that counts. */
+  stop(reason: StopReason): void {
+    if (!this.controller.signal.aborted) this.controller.abort(reason);
+  }
+
+  get stopReason(): StopReason | undefined {
+    if (!this.controller.signal.aborted) return undefined;
+    return this.controller.signal.reason === "deadline" ? "deadline" : "stopped";
+  }
+
+  /** Stops the turn with "deadline" after `ms` (at least a second), unless it ends first. */
+  stopAfter(ms: number): void {
+    clearTimeout(this.deadline);
+    this.deadline = setTimeout(() => this.stop("deadline"), Math.max(1_000, ms));
+  }
+
+  /** The turn is over: its timer goes, and remote tool calls are refused from now on. */
+  end(): void {
+    clearTimeout(this.deadline);
+    this.executor = toolsNotReady;
+  }
+
+  /** The secret for remote tool calls, made on first use: only turns whose tools run remotely need one. */
+  callbackToken(): string {
+    this.token ??= newRunToken();
+    return this.token;
+  }
+
+  /** Whether a presented secret is this run's (constant time). */
+  async accepts(presented: string): Promise<boolean> {
+    return this.token !== undefined && (await secretsEqual(presented, this.token, { expectedIsLongLived: false }));
+  }
+
+  useTools(executor: ToolExecutor): void {
+    this.executor = executor;
+  }
+
+  execute(name: string, argumentsText: string): Promise<ToolOutcome> {
+    return this.executor(name, argumentsText);
+  }
+}

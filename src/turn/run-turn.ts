@@ -1,0 +1,306 @@
+import { errorEventOf } from "../adapters/errors.ts";
+import { createAdapter } from "../adapters/index.ts";
+import { runToolLoop } from "../adapters/tool-loop.ts";
+import type { Adapter } from "../adapters/types.ts";
+import { resolveConfig } from "../config/chat-config.ts";
+import { DEFAULT_MODELS, type Provider } from "../config/providers.ts";
+import { redactSecrets } from "../config/secrets.ts";
+import type { ToolCallbackRoute } from "../config/settings.ts";
+import type { UsageRecord } from "../db/usage.ts";
+import type { AgentErrorEvent, AgentEvent } from "../protocol/events.ts";
+import type { HistoryMessage, UserMessage } from "../protocol/messages.ts";
+import { agentToolsPath, type ModelTool, WORKER_CALLBACK_HOST } from "../protocol/run-payload.ts";
+import type { ActiveRun } from "./active-run.ts";
+import { TURN_TIME_LIMIT, userFacingError } from "./error-text.ts";
+import { StatusLine } from "./status-line.ts";
+import { toolContext } from "./tool-context.ts";
+import type { TurnServices } from "./turn-services.ts";
+import { startTyping } from "./typing.ts";
+
+export interface TurnRequest {
+  kind: "chat" | "task" | "agent";
+  /** The turn's new messages, in order. */
+  users: UserMessage[];
+  inboxIds: number[];
+  userId?: number;
+  replyToMessageId?: number;
+  /** `/agent` runs one turn on claude-agent whatever the chat's provider. */
+  providerOverride?: Provider;
+  /** Said before the error text when the turn fails (a scheduled task's failure names the task). */
+  failureNote?: string;
+}
+
+export type TurnOutcome =
+  | { ok: true; text: string }
+  | { ok: false; error: AgentErrorEvent }
+  | { ok: "skipped"; reason: string };
+
+/** What a turn collected from its adapter's events. */
+interface Collected {
+  produced: HistoryMessage[];
+  usage: { inputTokens: number; outputTokens: number };
+  toolCalls: number;
+  result?: string;
+  error?: AgentErrorEvent;
+}
+
+/**
+ * One model turn: resolve the chat's provider, run its adapter over the history window plus the new messages, drive
+ * Telegram from the events (typing, a status line for tool steps, the answer) and store the result. History, the
+ * inbox rows and the turn's usage record are written together at the end; a failed turn keeps the user's messages
+ * but never an error text as if the assistant had said it, nor half a tool exchange.
+ */
+export async function runTurn(services: TurnServices, request: TurnRequest): Promise<TurnOutcome> {
+  // Registered first, so that /stop reaches a turn that is still reading its config.
+  const run = services.beginRun();
+  // The platform ends an alarm after 15 minutes and would run the turn again from the start: end it first.
+  run.stopAfter(services.turnDeadline - services.now());
+  try {
+    return await runTurnOf(services, request, run);
+  } finally {
+    run.end();
+    services.endRun(run);
+  }
+}
+
+async function runTurnOf(services: TurnServices, request: TurnRequest, run: ActiveRun): Promise<TurnOutcome> {
+  const { store, settings, telegram, target } = services;
+  const started = services.now();
+  const stored = await services.configs.get(services.chat.id);
+  const config = resolveConfig(stored.state === "valid" ? stored.config : undefined, settings);
+  if (stored.state === "invalid") console.warn(`chat ${services.chat.id}: stored config ignored (${stored.problem})`);
+
+  if (!config.enabled && request.kind === "chat") {
+    store.atomically(() => {
+      store.appendHistory(request.users, started);
+      store.finish(request.inboxIds, started);
+    });
+    return { ok: "skipped", reason: "disabled" };
+  }
+
+  const provider = request.providerOverride ?? config.provider;
+  const model = provider === config.provider ? config.model : DEFAULT_MODELS[provider];
+  const choice = createAdapter(provider, settings, services.env);
+  if (choice.kind === "unavailable") {
+    const error: AgentErrorEvent = {
+      type: "error",
+      classification: "internal",
+      retryable: false,
+      message: choice.problem,
+    };
+    await safely(() =>
+      telegram.sendPlain(
+        target,
+        `⚠️ This chat uses ${provider}, but ${choice.problem}. The bot's owner needs to set it.`,
+      ),
+    );
+    failTurn(services, request, error, started);
+    return { ok: false, error };
+  }
+
+  const tools = services.registry.allowed(config.tools);
+  const context = toolContext(services, request.userId);
+  run.useTools((name, argumentsText) => services.registry.execute(name, argumentsText, context, config.tools));
+  const events = eventsOf(choice.adapter, {
+    services,
+    run,
+    model,
+    systemPrompt: services.systemPrompt(
+      config,
+      tools.map((tool) => tool.name),
+    ),
+    history: [...store.historyWindow(settings.historyLimit), ...request.users],
+    tools: tools.map((tool) => services.registry.modelTool(tool)),
+  });
+
+  const typing = startTyping(telegram, target);
+  const status = new StatusLine(telegram, target);
+  const collected: Collected = { produced: [], usage: { inputTokens: 0, outputTokens: 0 }, toolCalls: 0 };
+  try {
+    for await (const event of events) {
+      collect(services, provider, event, collected, status);
+      if (collected.result !== undefined || collected.error) break;
+    }
+  } catch (thrown) {
+    collected.error = errorEventOf(thrown, provider);
+  } finally {
+    // From here on /stop and remote tool calls find no running turn.
+    run.end();
+    services.endRun(run);
+    await typing.stop();
+  }
+  let error = collected.error;
+  switch (run.stopReason) {
+    case "deadline":
+      error = { type: "error", classification: "timeout", retryable: false, message: TURN_TIME_LIMIT };
+      break;
+    case "stopped":
+      error = { type: "error", classification: "cancelled", retryable: false, message: "stopped" };
+      break;
+    case undefined:
+      break;
+  }
+  if (!error && collected.result === undefined) {
+    error = { type: "error", classification: "internal", retryable: true, message: `${provider}: no answer` };
+  }
+
+  const statusMessage = await status.close();
+  if (statusMessage !== undefined) await safely(() => telegram.deleteMessage(target, statusMessage));
+
+  const finished = services.now();
+  const record: UsageRecord = {
+    chatId: services.chat.id,
+    kind: request.kind,
+    provider,
+    model,
+    inputTokens: collected.usage.inputTokens,
+    outputTokens: collected.usage.outputTokens,
+    toolCalls: collected.toolCalls,
+    durationMs: finished - started,
+    outcome: error ? "error" : "ok",
+    createdAt: finished,
+  };
+  if (error) {
+    console.warn(`chat ${services.chat.id}: turn failed (${error.classification}): ${redactSecrets(error.message)}`);
+    const text = userFacingError(error);
+    await safely(() => telegram.sendPlain(target, request.failureNote ? `${request.failureNote} ${text}` : text));
+    failTurn(services, request, error, finished, record);
+    return { ok: false, error };
+  }
+  const answer = collected.result ?? "";
+  const text = answer.trim() === "" ? "…" : answer;
+  const delivered = await safely(() =>
+    telegram.sendMarkdown(target, text, request.replyToMessageId ? { replyToMessageId: request.replyToMessageId } : {}),
+  );
+  store.atomically(() => {
+    store.appendHistory([...request.users, ...collected.produced, { role: "assistant", content: text }], finished);
+    store.finish(request.inboxIds, finished, delivered ? undefined : "the answer could not be delivered to Telegram");
+    store.bufferUsage(record, finished);
+  });
+  return { ok: true, text: answer };
+}
+
+interface TurnInput {
+  services: TurnServices;
+  run: ActiveRun;
+  model: string;
+  systemPrompt: string;
+  history: HistoryMessage[];
+  tools: ModelTool[];
+}
+
+/** The adapter's events: `runToolLoop` over a model adapter, or an agent adapter's own loop. */
+function eventsOf(adapter: Adapter, input: TurnInput): AsyncGenerator<AgentEvent> {
+  const { services, run } = input;
+  switch (adapter.kind) {
+    case "model":
+      return runToolLoop({
+        adapter,
+        request: {
+          model: input.model,
+          system: input.systemPrompt,
+          messages: input.history,
+          tools: input.tools,
+          signal: run.signal,
+        },
+        executeTool: (name, argumentsText) => run.execute(name, argumentsText),
+      });
+    case "agent": {
+      const sessionId = services.store.getMeta("agentSessionId");
+      return adapter.run({
+        chatKey: services.chatKey,
+        model: input.model,
+        systemPrompt: input.systemPrompt,
+        history: input.history,
+        tools: input.tools,
+        ...(sessionId ? { sessionId } : {}),
+        toolCallback: {
+          url: toolCallbackUrl(services.settings.toolCallback, services.chatKey),
+          token: run.callbackToken(),
+        },
+        signal: run.signal,
+      });
+    }
+  }
+}
+
+function toolCallbackUrl(route: ToolCallbackRoute, chatKey: string): string {
+  switch (route.kind) {
+    case "container":
+      return `http://${WORKER_CALLBACK_HOST}${agentToolsPath(chatKey)}`;
+    case "public-route":
+      return `${route.baseUrl}${agentToolsPath(chatKey)}`;
+  }
+}
+
+function collect(
+  services: TurnServices,
+  provider: Provider,
+  event: AgentEvent,
+  collected: Collected,
+  status: StatusLine,
+): void {
+  switch (event.type) {
+    case "session_init":
+      services.store.setMeta("agentSessionId", event.sessionId);
+      return;
+    case "tool_start":
+      collected.toolCalls++;
+      status.show(`⚙️ ${event.toolName}${event.preview ? `: ${event.preview}` : ""}`);
+      return;
+    case "tool_progress":
+      status.show(`⚙️ ${event.toolName}${event.elapsedSeconds ? ` (${Math.round(event.elapsedSeconds)} s)` : ""}`);
+      return;
+    case "adapter_stderr":
+      console.log(`[${provider}] ${redactSecrets(event.message).slice(0, 500)}`);
+      return;
+    case "message":
+      collected.produced.push(event.message);
+      return;
+    case "usage":
+      collected.usage.inputTokens += event.inputTokens;
+      collected.usage.outputTokens += event.outputTokens;
+      return;
+    case "result":
+      collected.result = event.text;
+      return;
+    case "error":
+      collected.error = event;
+      return;
+    default:
+      assertNever(event);
+  }
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unexpected event ${JSON.stringify(value)}`);
+}
+
+function failTurn(
+  services: TurnServices,
+  request: TurnRequest,
+  error: AgentErrorEvent,
+  now: number,
+  usage?: UsageRecord,
+): void {
+  services.store.atomically(() => {
+    services.store.appendHistory(request.users, now);
+    services.store.finish(
+      request.inboxIds,
+      now,
+      `${error.classification}: ${redactSecrets(error.message).slice(0, 300)}`,
+    );
+    if (usage) services.store.bufferUsage(usage, now);
+  });
+}
+
+/** Runs a Telegram or D1 call whose failure must not end the turn; true when it worked. */
+async function safely(work: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await work();
+    return true;
+  } catch (error) {
+    console.warn("side call failed:", redactSecrets(error instanceof Error ? error.message : String(error)));
+    return false;
+  }
+}
