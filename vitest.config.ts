@@ -39,13 +39,17 @@ export default defineConfig({
                 DEFAULT_MODEL: "gpt-test",
                 PROVIDER_MAX_RETRIES: "2",
                 BOT_NAME: "Testbot",
+                // Small enough that a test reaches it with three fetched pages.
+                TOOL_RESULTS_MAX_CHARS: "50000",
+                // The fakes' web pages live on loopback, which web_fetch otherwise refuses.
+                WEB_FETCH_PRIVATE_HOSTS: new URL(inject("fakesUrl")).host,
               },
             },
           })),
         ],
         test: {
           name: "worker",
-          include: ["tests/worker/**/*.test.ts"],
+          include: ["tests/worker/**/*.test.ts", "tests/unit/**/*.test.ts"],
           setupFiles: ["./tests/worker/setup.ts"],
           testTimeout: 20_000,
         },

@@ -15,11 +15,15 @@ const baseUrl = process.argv[2];
 if (!token || !secret || !baseUrl || !/^https:\/\//.test(baseUrl)) {
   console.error("Usage: npm run setup:telegram -- https://<your-worker>.workers.dev");
   console.error("with TELEGRAM_BOT_TOKEN and TELEGRAM_WEBHOOK_SECRET in the environment or in .dev.vars.");
-  console.error("Telegram only calls https webhooks; the secret may use A-Z, a-z, 0-9, _ and -, up to 256 characters.");
+  console.error("Telegram only calls https webhooks; the secret may use A-Z, a-z, 0-9, _ and -, 32 to 256 characters.");
   process.exit(2);
 }
-if (!/^[A-Za-z0-9_-]{1,256}$/.test(secret)) {
-  console.error("TELEGRAM_WEBHOOK_SECRET may only use A-Z, a-z, 0-9, _ and - (1 to 256 characters).");
+// Telegram accepts one character; a secret that short could be guessed, and the webhook trusts whoever knows it.
+if (!/^[A-Za-z0-9_-]{32,256}$/.test(secret)) {
+  console.error(
+    "TELEGRAM_WEBHOOK_SECRET must be 32 to 256 characters of A-Z, a-z, 0-9, _ and -" +
+      " (e.g. `node -e \"console.log(require('crypto').randomBytes(32).toString('hex'))\"`).",
+  );
   process.exit(2);
 }
 

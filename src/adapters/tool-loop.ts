@@ -11,6 +11,8 @@ export interface ToolLoopInput {
   request: ModelRequest;
   executeTool: ToolExecutor;
   maxModelCalls?: number;
+  /** Asked before every call after the first: a reason (e.g. a spent budget) ends the loop with a quota error. */
+  stopBeforeCall?: () => string | undefined;
 }
 
 /**
@@ -24,6 +26,11 @@ export async function* runToolLoop(input: ToolLoopInput): AsyncGenerator<AgentEv
   const maxModelCalls = input.maxModelCalls ?? MAX_MODEL_CALLS;
   const messages: HistoryMessage[] = [...request.messages];
   for (let call = 0; call < maxModelCalls; call++) {
+    const stop = call === 0 ? undefined : input.stopBeforeCall?.();
+    if (stop !== undefined) {
+      yield { type: "error", classification: "quota", retryable: false, message: stop };
+      return;
+    }
     let response: Awaited<ReturnType<ModelAdapter["generate"]>>;
     try {
       response = await adapter.generate({ ...request, messages });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DEFAULT_MODELS, type Provider, providerSchema } from "./providers.ts";
 import type { Settings } from "./settings.ts";
+import { isTimezone } from "./zones.ts";
 
 export const MAX_SYSTEM_PROMPT_LENGTH = 8000;
 
@@ -29,6 +30,21 @@ function buildSchema(toolNames: readonly string[]) {
       .max(100)
       .optional(),
     enabled: z.boolean().optional(),
+    /** The chat's IANA time zone: its clock, its day for the budget, its tasks' default zone. */
+    timezone: z
+      .string()
+      .max(64)
+      .refine(isTimezone, { message: "must be an IANA time zone such as Europe/Berlin" })
+      .optional(),
+    /** Daily limits, reset at midnight in the chat's time zone; "unlimited" overrides a default for all chats. */
+    budget: z
+      .strictObject({
+        dailyTokens: z.union([z.number().int().min(0).max(1e12), z.literal("unlimited")]).optional(),
+        dailyCostUsd: z.union([z.number().min(0).max(1e6), z.literal("unlimited")]).optional(),
+      })
+      .optional(),
+    /** Who may use /agent (a shell in a container): the bot's admins (default), or everyone in the chat. */
+    agentAccess: z.enum(["admins", "everyone"]).optional(),
   });
 }
 export type ChatConfig = z.infer<ReturnType<typeof buildSchema>>;
@@ -40,6 +56,10 @@ export interface EffectiveConfig {
   /** Absent: every tool. */
   tools?: string[];
   enabled: boolean;
+  timezone: string;
+  /** Undefined limits are unlimited. */
+  budget: { dailyTokens?: number; dailyCostUsd?: number };
+  agentAccess: "admins" | "everyone";
   /** Where provider and model came from, for /status and the admin API. */
   source: { provider: "chat" | "DEFAULT_PROVIDER" | "built-in"; model: "chat" | "DEFAULT_MODEL" | "built-in" };
 }
@@ -71,6 +91,24 @@ export function resolveConfig(config: ChatConfig | undefined, settings: Settings
     ...(config?.systemPrompt ? { systemPrompt: config.systemPrompt } : {}),
     ...(config?.tools ? { tools: config.tools } : {}),
     enabled: config?.enabled ?? true,
+    timezone: config?.timezone ?? settings.defaultTimezone,
+    budget: {
+      ...limit("dailyTokens", config?.budget?.dailyTokens, settings.dailyTokenBudget),
+      ...limit("dailyCostUsd", config?.budget?.dailyCostUsd, settings.dailyCostBudgetUsd),
+    },
+    agentAccess: config?.agentAccess ?? "admins",
     source: { provider: providerSource, model: modelSource },
   };
+}
+
+/** A chat's own limit, else the default for all chats; "unlimited" (or neither) leaves it out. */
+function limit<Key extends string>(
+  key: Key,
+  own: number | "unlimited" | undefined,
+  fallback: number | undefined,
+): { [K in Key]?: number } {
+  const value = own === "unlimited" ? undefined : (own ?? fallback);
+  const result: { [K in Key]?: number } = {};
+  if (value !== undefined) result[key] = value;
+  return result;
 }

@@ -1,5 +1,6 @@
 import type { Env, EnvVariable } from "../env.ts";
 import { isProvider, type Provider } from "./providers.ts";
+import { isTimezone } from "./zones.ts";
 
 /** A list of chat or user ids from a comma-separated variable; `*` means everyone. */
 export type IdList = { kind: "everyone" } | { kind: "some"; ids: ReadonlySet<number> };
@@ -26,6 +27,17 @@ export interface Settings {
   agentRunner: AgentRunner;
   toolCallback: ToolCallbackRoute;
   agentTimeoutMs: number;
+  /** `web_fetch`: offered at all, and the private hosts (host:port) it may still reach, for local dev only. */
+  webFetch: { enabled: boolean; privateHosts: ReadonlySet<string> };
+  /** Daily limits for chats without their own (undefined: unlimited). */
+  dailyTokenBudget: number | undefined;
+  dailyCostBudgetUsd: number | undefined;
+  /** US dollars per million tokens, by model name, for cost budgets and reports. */
+  modelPrices: ReadonlyMap<string, ModelPrice>;
+  /** How many history rows a chat keeps (the model sees the last `historyLimit`). */
+  historyMaxStored: number;
+  /** The most characters of tool results one turn feeds back to the model, all calls together. */
+  toolResultsMaxChars: number;
   /** How long a chat object may keep usage records before writing them to D1 in one batch. */
   usageFlushMs: number;
   /** Variables that are set but unusable, by name, with what is wrong. Never their values. */
@@ -42,6 +54,11 @@ export type AgentRunner = { kind: "container" } | { kind: "url"; url: string; to
 export type ToolCallbackRoute = { kind: "container" } | { kind: "public-route"; baseUrl: string };
 
 export const DEFAULT_HISTORY_LIMIT = 40;
+
+export interface ModelPrice {
+  input: number;
+  output: number;
+}
 
 const cache = new WeakMap<Env, Settings>();
 
@@ -71,10 +88,15 @@ export function readSettings(env: Env): Settings {
     }
     return value;
   };
-  const idList = (name: EnvVariable): IdList => {
+  const idList = (name: EnvVariable, { everyoneAllowed }: { everyoneAllowed: boolean }): IdList => {
     const raw = text(env[name]);
     if (raw === undefined) return { kind: "some", ids: new Set() };
-    if (raw === "*") return { kind: "everyone" };
+    if (raw === "*") {
+      if (everyoneAllowed) return { kind: "everyone" };
+      // Everyone an admin would make every member of every allowed chat an admin: refused, not guessed.
+      problems.push(`${name} cannot be *: list the ids`);
+      return { kind: "some", ids: new Set() };
+    }
     const ids = new Set<number>();
     for (const part of raw.split(",")) {
       const item = part.trim();
@@ -108,16 +130,35 @@ export function readSettings(env: Env): Settings {
   const defaultTimezone = text(env.DEFAULT_TIMEZONE) ?? "UTC";
   if (!isTimezone(defaultTimezone)) problems.push("DEFAULT_TIMEZONE must be an IANA time zone such as Europe/Berlin");
 
+  const onOff = (name: EnvVariable, fallback: boolean): boolean => {
+    const raw = text(env[name])?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (raw === "on" || raw === "true" || raw === "1") return true;
+    if (raw === "off" || raw === "false" || raw === "0") return false;
+    problems.push(`${name} must be on or off`);
+    return fallback;
+  };
+  const optionalNumber = (name: EnvVariable, max: number): number | undefined => {
+    const raw = text(env[name]);
+    if (raw === undefined) return undefined;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < 0 || value > max) {
+      problems.push(`${name} must be a number from 0 to ${max}, or empty for no limit`);
+      return undefined;
+    }
+    return value;
+  };
   const runnerUrl = url("AGENT_RUNNER_URL");
+  const historyLimit = integer("HISTORY_LIMIT", DEFAULT_HISTORY_LIMIT, 2, 1000);
   const callbackUrl = url("AGENT_CALLBACK_URL");
 
   return {
     botToken: text(env.TELEGRAM_BOT_TOKEN),
     webhookSecret: text(env.TELEGRAM_WEBHOOK_SECRET),
     telegramApiBaseUrl: url("TELEGRAM_API_BASE_URL") ?? "https://api.telegram.org",
-    allowedChats: idList("ALLOWED_CHAT_IDS"),
-    adminUserIds: idList("ADMIN_USER_IDS"),
-    adminChatIds: idList("ADMIN_CHAT_IDS"),
+    allowedChats: idList("ALLOWED_CHAT_IDS", { everyoneAllowed: true }),
+    adminUserIds: idList("ADMIN_USER_IDS", { everyoneAllowed: false }),
+    adminChatIds: idList("ADMIN_CHAT_IDS", { everyoneAllowed: false }),
     adminToken: text(env.ADMIN_TOKEN),
     botName: text(env.BOT_NAME) ?? "Assistant",
     openaiApiKey: text(env.OPENAI_API_KEY),
@@ -126,7 +167,12 @@ export function readSettings(env: Env): Settings {
     anthropicBaseUrl: url("ANTHROPIC_BASE_URL"),
     defaultProvider,
     defaultModel: text(env.DEFAULT_MODEL),
-    historyLimit: integer("HISTORY_LIMIT", DEFAULT_HISTORY_LIMIT, 2, 1000),
+    historyLimit,
+    historyMaxStored: integer("HISTORY_MAX_STORED", historyLimit * 10, historyLimit, 1_000_000),
+    toolResultsMaxChars: integer("TOOL_RESULTS_MAX_CHARS", 200_000, 1_000, 10_000_000),
+    dailyTokenBudget: optionalNumber("DAILY_TOKEN_BUDGET", 1e12),
+    dailyCostBudgetUsd: optionalNumber("DAILY_COST_BUDGET_USD", 1e6),
+    modelPrices: modelPricesOf(text(env.MODEL_PRICES), problems),
     providerMaxRetries: integer("PROVIDER_MAX_RETRIES", 3, 0, 10),
     providerTimeoutMs: integer("PROVIDER_TIMEOUT_SECONDS", 120, 1, 600) * 1000,
     defaultTimezone: isTimezone(defaultTimezone) ? defaultTimezone : "UTC",
@@ -136,6 +182,15 @@ export function readSettings(env: Env): Settings {
         : { kind: "url", url: runnerUrl, token: text(env.AGENT_RUNNER_TOKEN) },
     toolCallback: callbackUrl === undefined ? { kind: "container" } : { kind: "public-route", baseUrl: callbackUrl },
     agentTimeoutMs: integer("AGENT_TIMEOUT_SECONDS", 300, 1, 3600) * 1000,
+    webFetch: {
+      enabled: onOff("WEB_FETCH", true),
+      privateHosts: new Set(
+        (text(env.WEB_FETCH_PRIVATE_HOSTS) ?? "")
+          .split(",")
+          .map((host) => host.trim().toLowerCase())
+          .filter((host) => host !== ""),
+      ),
+    },
     usageFlushMs: integer("USAGE_FLUSH_SECONDS", 30, 0, 3600) * 1000,
     problems,
   };
@@ -145,11 +200,29 @@ export function includes(list: IdList, id: number): boolean {
   return list.kind === "everyone" || list.ids.has(id);
 }
 
-export function isTimezone(name: string): boolean {
+/** MODEL_PRICES: `{"<model>": {"input": <USD per million tokens>, "output": <USD per million tokens>}}`. */
+function modelPricesOf(raw: string | undefined, problems: string[]): ReadonlyMap<string, ModelPrice> {
+  const prices = new Map<string, ModelPrice>();
+  if (raw === undefined) return prices;
+  let json: unknown;
   try {
-    new Intl.DateTimeFormat("en-US", { timeZone: name });
-    return true;
+    json = JSON.parse(raw);
   } catch {
-    return false;
+    problems.push("MODEL_PRICES must be JSON");
+    return prices;
   }
+  if (json === null || typeof json !== "object" || Array.isArray(json)) {
+    problems.push('MODEL_PRICES must map model names to {"input": n, "output": n}');
+    return prices;
+  }
+  for (const [model, price] of Object.entries(json)) {
+    const input: unknown = price?.input;
+    const output: unknown = price?.output;
+    if (typeof input === "number" && typeof output === "number" && input >= 0 && output >= 0) {
+      prices.set(model, { input, output });
+    } else {
+      problems.push(`MODEL_PRICES has an entry (${model.slice(0, 60)}) without numeric input and output prices`);
+    }
+  }
+  return prices;
 }

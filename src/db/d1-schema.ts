@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /** Facts a chat asked the bot to remember. Every query is scoped by `chat_id`. */
 export const memories = sqliteTable(
@@ -31,6 +31,8 @@ export const usageRecords = sqliteTable(
     toolCalls: integer("tool_calls").notNull(),
     durationMs: integer("duration_ms").notNull(),
     outcome: text("outcome", { enum: ["ok", "error"] }).notNull(),
+    /** US dollars, from MODEL_PRICES when the turn ran; null when the model had no price. */
+    costUsd: real("cost_usd"),
     createdAt: integer("created_at").notNull(),
   },
   (table) => [index("usage_chat_created_idx").on(table.chatId, table.createdAt)],

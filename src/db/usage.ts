@@ -4,8 +4,8 @@ import { usageRecords } from "./d1-schema.ts";
 
 export type UsageRecord = Omit<typeof usageRecords.$inferInsert, "id" | "source">;
 
-/** D1 binds at most 100 parameters per statement: 12 columns, so 8 rows per insert. */
-const ROWS_PER_INSERT = 8;
+/** D1 binds at most 100 parameters per statement: at most 13 columns, so 7 rows per insert. */
+const ROWS_PER_INSERT = 7;
 
 /**
  * Writes buffered usage records in one D1 batch. Each carries its `source` (the chat object and its buffer row);
@@ -30,6 +30,8 @@ export interface UsageSum {
   inputTokens: number;
   outputTokens: number;
   toolCalls: number;
+  /** US dollars, for the turns whose model had a price. */
+  costUsd: number;
 }
 
 const sums = {
@@ -37,6 +39,7 @@ const sums = {
   inputTokens: sql<number>`coalesce(sum(${usageRecords.inputTokens}), 0)`.mapWith(Number),
   outputTokens: sql<number>`coalesce(sum(${usageRecords.outputTokens}), 0)`.mapWith(Number),
   toolCalls: sql<number>`coalesce(sum(${usageRecords.toolCalls}), 0)`.mapWith(Number),
+  costUsd: sql<number>`coalesce(sum(${usageRecords.costUsd}), 0)`.mapWith(Number),
 };
 
 /** One chat's totals since `since` (ms), and overall. */

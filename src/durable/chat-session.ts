@@ -95,12 +95,12 @@ export class ChatSession extends DurableObject<Env> {
   }
 
   /**
-   * A tool call from a remote agent runner during this chat's running turn. The per-run token is the proof: without
-   * a running turn, or with another token, nothing runs.
+   * A tool call from a remote agent runner during this chat's running turn. The Worker has verified the run's signed
+   * token; here it must name the run that is running: without one, or for an earlier run, nothing runs.
    */
-  async runRemoteTool(token: string, name: string, argumentsText: string): Promise<ToolOutcome | "unauthorized"> {
+  async runRemoteTool(runId: string, name: string, argumentsText: string): Promise<ToolOutcome | "unauthorized"> {
     const run = this.activeRun;
-    if (!run || !(await run.accepts(token))) return "unauthorized";
+    if (!run?.accepts(runId)) return "unauthorized";
     return run.execute(name, argumentsText);
   }
 
@@ -255,7 +255,7 @@ export class ChatSession extends DurableObject<Env> {
           },
           toolNames,
           now: new Date(),
-          timezone: settings.defaultTimezone,
+          timezone: config.timezone,
         }),
       beginRun: () => {
         this.activeRun = new ActiveRun();

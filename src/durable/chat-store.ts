@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, inArray, lt, lte, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, lt, lte, max, sql } from "drizzle-orm";
 import { type DrizzleSqliteDODatabase, drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import migrations from "../db/chat-migrations/migrations.js";
@@ -7,6 +7,7 @@ import type { UsageRecord } from "../db/usage.ts";
 import { type HistoryMessage, historyMessageSchema } from "../protocol/messages.ts";
 import type { TaskPayload } from "../tasks/task-runner.ts";
 import type { ChatDescription, ChatTarget, IncomingMessage } from "../telegram/update.ts";
+import type { DailySpend } from "../turn/budget.ts";
 
 /** What waits in the inbox: a message from an allowed chat, one from a stranger, or a due scheduled task. */
 export type InboxEntry =
@@ -29,6 +30,8 @@ export interface ChatMeta {
   nextTaskAt: number;
   /** When finished inbox rows were last pruned. */
   prunedAt: number;
+  /** What the chat spent today, against its daily budget. */
+  spend: DailySpend;
 }
 
 /** Rows older than this are pruned once finished; Telegram stops redelivering an update long before. */
@@ -93,6 +96,14 @@ function prepare(db: Database) {
       .limit(placeholder("limit"))
       .prepare(),
     historyCount: db.select({ count: count() }).from(history).prepare(),
+    newestHistoryId: db
+      .select({ id: max(history.id) })
+      .from(history)
+      .prepare(),
+    pruneHistoryUpTo: db
+      .delete(history)
+      .where(lte(history.id, placeholder("lastId")))
+      .prepare(),
     allMeta: db.select().from(meta).prepare(),
     bufferUsage: db
       .insert(usageBuffer)
@@ -192,6 +203,13 @@ export class ChatStore {
         )
         .run();
     }
+  }
+
+  /** Drops the oldest rows past the newest `keep`; a window still opens at a user message (see historyWindow). */
+  pruneHistory(keep: number): void {
+    const newest = this.prepared.newestHistoryId.all()[0]?.id;
+    if (newest === undefined || newest === null || newest <= keep) return;
+    this.prepared.pruneHistoryUpTo.run({ lastId: newest - keep });
   }
 
   historyCount(): number {

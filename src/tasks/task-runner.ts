@@ -3,7 +3,7 @@ import { runTurn } from "../turn/run-turn.ts";
 import type { TurnServices } from "../turn/turn-services.ts";
 import { scheduledTaskMessage } from "../turn/user-message.ts";
 import { nextCronRun } from "./schedule-time.ts";
-import { advanceTask, dueTasks, finishTaskRun, startTaskRun, taskById } from "./task-store.ts";
+import { advanceTask, cancelTask, dueTasks, finishTaskRun, startTaskRun, type Task, taskById } from "./task-store.ts";
 
 export interface TaskPayload {
   taskId: number;
@@ -54,6 +54,17 @@ export async function runTask(services: TurnServices, inboxId: number, task: Tas
     services.store.finish([inboxId], services.now(), "the chat is no longer allowed; not run");
     return;
   }
+  if (current.createdByChat !== current.chatId && !creatorIsStillAdmin(services, current)) {
+    // An admin's power over other chats ends with their admin status, and so do the tasks they planted there.
+    await cancelTask(services.db, current.id, services.now());
+    services.store.finish([inboxId], services.now(), "its creator is no longer an admin; cancelled, not run");
+    return;
+  }
+  const stored = await services.configs.get(services.chat.id);
+  if (stored.state === "valid" && stored.config.enabled === false) {
+    services.store.finish([inboxId], services.now(), "the bot is disabled in this chat; not run");
+    return;
+  }
   const runId = await startTaskRun(services.db, task.taskId, services.chat.id, task.dueAt, services.now());
   const outcome = await runTurn(services, {
     kind: "task",
@@ -65,4 +76,13 @@ export async function runTask(services: TurnServices, inboxId: number, task: Tas
   const error =
     outcome.ok === false ? `${outcome.error.classification}: ${outcome.error.message}`.slice(0, 500) : undefined;
   await finishTaskRun(services.db, runId, task.taskId, outcome.ok === false ? "error" : "ok", error, services.now());
+}
+
+/** A task scheduled from another chat runs only while its creator is an admin user in an admin chat. */
+function creatorIsStillAdmin(services: TurnServices, task: Task): boolean {
+  return (
+    task.createdByUser !== null &&
+    includes(services.settings.adminUserIds, task.createdByUser) &&
+    includes(services.settings.adminChatIds, task.createdByChat)
+  );
 }

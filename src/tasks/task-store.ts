@@ -51,6 +51,10 @@ export async function advanceTask(
     .where(eq(tasks.id, task.id));
 }
 
+export async function cancelTask(db: DrizzleD1Database, taskId: number, now: number): Promise<void> {
+  await db.update(tasks).set({ status: "cancelled", nextRunAt: null, updatedAt: now }).where(eq(tasks.id, taskId));
+}
+
 export async function taskById(db: DrizzleD1Database, taskId: number): Promise<Task | undefined> {
   const [task] = await db.select().from(tasks).where(eq(tasks.id, taskId));
   return task;

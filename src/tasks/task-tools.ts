@@ -1,8 +1,8 @@
 import { and, asc, count, eq, inArray, or } from "drizzle-orm";
 import { z } from "zod";
-import { isTimezone } from "../config/settings.ts";
+import { isTimezone } from "../config/zones.ts";
 import { tasks } from "../db/d1-schema.ts";
-import type { ToolContext } from "../tools/context.ts";
+import { crossChatRefusal, type ToolContext } from "../tools/context.ts";
 import { defineTool, ToolError } from "../tools/registry.ts";
 import { formatInZone, nextCronRun, parseAt } from "./schedule-time.ts";
 import type { Task } from "./task-store.ts";
@@ -34,7 +34,11 @@ export const scheduleTask = defineTool({
     at: at.optional(),
     cron: cron.optional(),
     timezone: timezone.optional(),
-    chatId: z.number().int().optional().describe("Admin chats only: another allowed chat to schedule the task in."),
+    chatId: z
+      .number()
+      .int()
+      .optional()
+      .describe("Admins in admin chats only: another allowed chat to schedule the task in."),
   }),
   async handler(args, context) {
     const target = targetChat(args.chatId, context);
@@ -203,12 +207,13 @@ export function shorten(text: string): string {
   return text.length > 120 ? `${text.slice(0, 119)}…` : text;
 }
 
-/** This chat, or (admin chats only) another allowed chat. */
+/** This chat, or (an admin, in an admin chat, in a turn that read nothing untrusted) another allowed chat. */
 function targetChat(chatId: number | undefined, context: ToolContext): { chatId: number; threadId?: number } {
   if (chatId === undefined || chatId === context.chatId) {
     return { chatId: context.chatId, ...(context.threadId !== undefined ? { threadId: context.threadId } : {}) };
   }
-  if (!context.isAdminChat) throw new ToolError("Only an admin chat may act on another chat.");
+  const refusal = crossChatRefusal(context);
+  if (refusal !== undefined) throw new ToolError(refusal);
   if (!context.isChatAllowed(chatId)) throw new ToolError(`Chat ${chatId} is not one of the bot's allowed chats.`);
   return { chatId };
 }
@@ -227,6 +232,11 @@ async function ownTask(id: number, context: ToolContext, states: Task["status"][
     .from(tasks)
     .where(and(eq(tasks.id, id), owned(context)));
   if (!task) throw new ToolError(`No task #${id} in this chat.`);
+  if (task.chatId !== context.chatId) {
+    // Changing a task this admin chat scheduled elsewhere is acting on that chat.
+    const refusal = crossChatRefusal(context);
+    if (refusal !== undefined) throw new ToolError(refusal);
+  }
   if (!states.includes(task.status)) throw new ToolError(`Task #${id} is ${task.status}.`);
   return task;
 }

@@ -1,7 +1,7 @@
 import { Api, GrammyError } from "grammy/web";
 import { markdownToTelegramHtml, visibleLength } from "./format.ts";
 import { retryTransformer } from "./retry.ts";
-import { splitMessage, TELEGRAM_MESSAGE_LIMIT } from "./split.ts";
+import { CUT_NOTE, MAX_PIECES, splitMessage, TELEGRAM_MESSAGE_LIMIT } from "./split.ts";
 import type { ChatTarget } from "./update.ts";
 
 export interface TelegramClientOptions {
@@ -12,7 +12,12 @@ export interface TelegramClientOptions {
 export interface SendOptions {
   /** Reply to this message (used in groups, so it is clear who is answered). */
   replyToMessageId?: number;
+  /** No piece is sent after this time (epoch ms); an answer held up by rate limits does not hold the chat forever. */
+  deadline?: number;
 }
+
+/** How long delivering one answer may take, with Telegram's rate-limit waits, before the rest is dropped. */
+export const SEND_BUDGET_MS = 120_000;
 
 /**
  * The outbound Bot API, on grammY's `Api` (web build) with a retry transformer: a 429 is retried after Telegram's
@@ -36,7 +41,12 @@ export class TelegramClient {
    */
   async sendMarkdown(target: ChatTarget, markdown: string, options: SendOptions = {}): Promise<number[]> {
     const ids: number[] = [];
+    const deadline = options.deadline ?? Date.now() + SEND_BUDGET_MS;
     for (const { piece, html } of renderPieces(markdown, TELEGRAM_MESSAGE_LIMIT)) {
+      if (ids.length > 0 && Date.now() > deadline) {
+        console.warn(`chat ${target.chatId}: the rest of an answer was dropped: sending took too long`);
+        break;
+      }
       const reply = ids.length === 0 ? replyOf(options) : {};
       if (html === undefined) {
         ids.push(...(await this.sendPlain(target, piece, reply)));
@@ -101,10 +111,15 @@ export class TelegramClient {
  * smaller. A piece that renders to nothing, or still does not fit, goes as plain text (`html` undefined).
  */
 export function renderPieces(markdown: string, limit: number): { piece: string; html?: string }[] {
+  const pieces = renderAll(markdown, limit);
+  return pieces.length <= MAX_PIECES ? pieces : [...pieces.slice(0, MAX_PIECES - 1), { piece: CUT_NOTE }];
+}
+
+function renderAll(markdown: string, limit: number): { piece: string; html?: string }[] {
   return splitMessage(markdown, limit).flatMap((piece) => {
     const html = markdownToTelegramHtml(piece);
     if (html !== "" && visibleLength(html) <= TELEGRAM_MESSAGE_LIMIT) return [{ piece, html }];
-    if (html !== "" && limit > 1000 && piece.length > 1000) return renderPieces(piece, Math.floor(limit * 0.7));
+    if (html !== "" && limit > 1000 && piece.length > 1000) return renderAll(piece, Math.floor(limit * 0.7));
     return [{ piece }];
   });
 }

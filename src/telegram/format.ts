@@ -21,7 +21,8 @@ const telegram = new Marked({
       return `<blockquote>${this.parser.parse(tokens).trim()}</blockquote>\n\n`;
     },
     code({ text, lang }) {
-      const language = lang?.match(/^[\w+#-]+/)?.[0];
+      // A language is a short word; a long info string is not one, and would only bloat the message.
+      const language = lang?.match(/^[\w+#-]{1,32}(?![\w+#-])/)?.[0];
       const body = escapeHtml(text.replace(/\n$/, ""));
       return language
         ? `<pre><code class="language-${escapeAttribute(language)}">${body}</code></pre>\n\n`

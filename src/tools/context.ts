@@ -7,8 +7,12 @@ export interface ToolContext {
   /** The forum topic the turn runs in, if any; answers and task runs go back there. */
   threadId: number | undefined;
   userId: number | undefined;
-  /** The chat is listed in ADMIN_CHAT_IDS and may act on other allowed chats. */
+  /** The chat is listed in ADMIN_CHAT_IDS: with an admin user and an untainted turn, it may act on other chats. */
   isAdminChat: boolean;
+  /** The turn's sender is listed in ADMIN_USER_IDS. */
+  isAdminUser: boolean;
+  /** Whether the turn has read content nobody in the chat wrote (a fetched page, a document, a task's prompt). */
+  trust: TurnTrust;
   env: Env;
   db: DrizzleD1Database;
   timezone: string;
@@ -18,6 +22,42 @@ export interface ToolContext {
   sendMessage: (target: { chatId: number; threadId?: number }, text: string) => Promise<void>;
   /** Tells a chat's (or forum topic's) object that its scheduled tasks changed, so it re-arms its alarm. */
   tasksChanged: (chatId: number, threadId?: number) => Promise<void>;
+}
+
+/**
+ * What a turn has read. Text a model reads can steer it, so once a turn has read something nobody in the chat
+ * wrote, the tools refuse to act beyond the chat (another chat's messages or tasks) for the rest of the turn.
+ */
+export class TurnTrust {
+  private source: string | undefined;
+
+  constructor(untrustedFrom?: string) {
+    this.source = untrustedFrom;
+  }
+
+  /** Call before the content is read, so that even a failure's text counts. */
+  markUntrusted(source: string): void {
+    this.source ??= source;
+  }
+
+  /** What made the turn untrusted, if anything. */
+  get untrustedSource(): string | undefined {
+    return this.source;
+  }
+}
+
+/**
+ * Why this turn may not act on another chat, or undefined when it may: only in an admin chat, for an admin user,
+ * in a turn that has read nothing untrusted.
+ */
+export function crossChatRefusal(context: ToolContext): string | undefined {
+  if (!context.isAdminChat) return "Only an admin chat may act on another chat.";
+  if (!context.isAdminUser) return "Only one of the bot's admins may act on another chat.";
+  const source = context.trust.untrustedSource;
+  if (source !== undefined) {
+    return `This turn has read content from outside the chat (${source}), so it may not act on another chat. Ask again in a new message.`;
+  }
+  return undefined;
 }
 
 export function database(env: Env): DrizzleD1Database {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type Settings, settingsOf } from "../config/settings.ts";
 import { describeIssues } from "../protocol/issues.ts";
 import type { ModelTool, ToolOutcome } from "../protocol/run-payload.ts";
 import type { ToolContext } from "./context.ts";
@@ -14,6 +15,8 @@ export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
   description: string;
   schema: Schema;
   handler: (args: z.infer<Schema>, context: ToolContext) => Promise<ToolResult>;
+  /** Whether the deployment offers the tool at all (a setting can turn it off); default: always. */
+  available?: (settings: Settings) => boolean;
 }
 
 /** A defined tool with its argument type erased: it checks raw arguments against its own schema before running. */
@@ -21,6 +24,7 @@ export interface Tool {
   readonly name: string;
   readonly description: string;
   readonly schema: z.ZodObject;
+  available(settings: Settings): boolean;
   invoke(
     raw: unknown,
     context: ToolContext,
@@ -32,6 +36,7 @@ export function defineTool<Schema extends z.ZodObject>(definition: ToolDefinitio
     name: definition.name,
     description: definition.description,
     schema: definition.schema,
+    available: (settings) => definition.available?.(settings) ?? true,
     async invoke(raw, context) {
       const parsed = definition.schema.safeParse(raw);
       if (!parsed.success) return { kind: "invalid", error: parsed.error };
@@ -64,10 +69,11 @@ export class ToolRegistry {
     return this.byName.has(name);
   }
 
-  /** The tools a chat may use: all of them, or those its config's allowlist names. */
-  allowed(allowlist: readonly string[] | undefined): Tool[] {
-    const tools = [...this.byName.values()];
-    return allowlist ? tools.filter((tool) => allowlist.includes(tool.name)) : tools;
+  /** The tools a chat may use: those the deployment offers, narrowed to its config's allowlist if it has one. */
+  allowed(allowlist: readonly string[] | undefined, settings: Settings): Tool[] {
+    return [...this.byName.values()].filter(
+      (tool) => tool.available(settings) && (allowlist === undefined || allowlist.includes(tool.name)),
+    );
   }
 
   /** The model-facing form (JSON Schema), computed once per tool. */
@@ -93,7 +99,7 @@ export class ToolRegistry {
   ): Promise<ToolOutcome> {
     const tool = this.byName.get(name);
     if (!tool) return failure(`Unknown tool "${name}". Available: ${this.names.join(", ")}.`);
-    if (allowlist && !allowlist.includes(name)) {
+    if ((allowlist && !allowlist.includes(name)) || !tool.available(settingsOf(context.env))) {
       return failure(`The tool "${name}" is not enabled in this chat.`);
     }
     let raw: unknown;

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { settingsOf } from "../config/settings.ts";
+import { blockedHostReason } from "./public-address.ts";
 import { defineTool, ToolError } from "./registry.ts";
 
 const MAX_REDIRECTS = 5;
@@ -18,8 +20,12 @@ export const webFetch = defineTool({
     "Fetch a web page (http or https) and return its readable text (HTML reduced to text, at most 20,000 characters). " +
     "Only text content (HTML, plain text, JSON, XML) can be read.",
   schema: z.object({ url: z.string().max(2000).describe("The page's absolute http(s) URL.") }),
-  async handler({ url }) {
-    let current = parseHttpUrl(url);
+  available: (settings) => settings.webFetch.enabled,
+  async handler({ url }, context) {
+    // A page can carry instructions: from here on this turn may not act beyond its chat.
+    context.trust.markUntrusted("a web page");
+    const privateHosts = settingsOf(context.env).webFetch.privateHosts;
+    let current = parseHttpUrl(url, privateHosts);
     const deadline = AbortSignal.timeout(TIMEOUT_MS);
     let response: Response | undefined;
     for (let redirects = 0; ; redirects++) {
@@ -40,7 +46,7 @@ export const webFetch = defineTool({
       if (response.status < 300 || response.status >= 400 || !location) break;
       await response.body?.cancel();
       if (redirects >= MAX_REDIRECTS) throw new ToolError(`${url} redirects more than ${MAX_REDIRECTS} times.`);
-      current = parseHttpUrl(new URL(location, current).toString());
+      current = parseHttpUrl(new URL(location, current).toString(), privateHosts);
     }
     if (!response.ok) {
       await response.body?.cancel();
@@ -66,7 +72,8 @@ export const webFetch = defineTool({
   },
 });
 
-function parseHttpUrl(text: string): string {
+/** An absolute http(s) URL to a public host (or one of `privateHosts`, host:port, for local dev), normalised. */
+function parseHttpUrl(text: string, privateHosts: ReadonlySet<string>): string {
   let url: URL;
   try {
     url = new URL(text);
@@ -76,6 +83,10 @@ function parseHttpUrl(text: string): string {
   if (url.protocol !== "http:" && url.protocol !== "https:")
     throw new ToolError(`Only http and https URLs can be fetched, not ${url.protocol}`);
   if (url.username || url.password) throw new ToolError("URLs with credentials are not fetched.");
+  const blocked = blockedHostReason(url.hostname);
+  if (blocked !== undefined && !privateHosts.has(url.host)) {
+    throw new ToolError(`${url.host} is not fetched: ${blocked}. Only public web pages can be read.`);
+  }
   return url.toString();
 }
 

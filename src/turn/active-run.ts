@@ -1,6 +1,4 @@
 import type { ToolExecutor } from "../adapters/types.ts";
-import { newRunToken } from "../config/secrets.ts";
-import { secretsEqual } from "../http/bearer.ts";
 import type { ToolOutcome } from "../protocol/run-payload.ts";
 
 /** Why a turn was stopped: a person asked (/stop), or it ran into its time limit. */
@@ -10,11 +8,12 @@ const toolsNotReady: ToolExecutor = async () => ({ isError: true, content: "Erro
 
 /**
  * The life of one running turn: its abort switch with the reason, its deadline, its tools once they are known, and
- * the secret a remote runner presents to call those tools back. One at a time per chat object.
+ * its id, which a remote runner's signed token names to call those tools back. One at a time per chat object.
  */
 export class ActiveRun {
+  readonly id = crypto.randomUUID();
   private readonly controller = new AbortController();
-  private token: string | undefined;
+  private ended = false;
   private executor: ToolExecutor = toolsNotReady;
   private deadline: ReturnType<typeof setTimeout> | undefined;
 
@@ -41,18 +40,13 @@ export class ActiveRun {
   /** The turn is over: its timer goes, and remote tool calls are refused from now on. */
   end(): void {
     clearTimeout(this.deadline);
+    this.ended = true;
     this.executor = toolsNotReady;
   }
 
-  /** The secret for remote tool calls, made on first use: only turns whose tools run remotely need one. */
-  callbackToken(): string {
-    this.token ??= newRunToken();
-    return this.token;
-  }
-
-  /** Whether a presented secret is this run's (constant time). */
-  async accepts(presented: string): Promise<boolean> {
-    return this.token !== undefined && (await secretsEqual(presented, this.token, { expectedIsLongLived: false }));
+  /** Whether a (verified) token's run is this one, still running. */
+  accepts(runId: string): boolean {
+    return !this.ended && runId === this.id;
   }
 
   useTools(executor: ToolExecutor): void {

@@ -1,10 +1,12 @@
 import { resolveConfig } from "../config/chat-config.ts";
 import { isProvider, PROVIDERS } from "../config/providers.ts";
 import { includes } from "../config/settings.ts";
+import { dayKey, startOfDay } from "../config/zones.ts";
 import { chatUsage } from "../db/usage.ts";
 import { listTasksText } from "../tasks/tasks-text.ts";
 import { BOT_COMMANDS } from "../telegram/bot-commands.ts";
 import type { IncomingMessage } from "../telegram/update.ts";
+import { budgetLine, spendOn } from "./budget.ts";
 import { runTurn } from "./run-turn.ts";
 import type { TurnServices } from "./turn-services.ts";
 import { userMessageOf } from "./user-message.ts";
@@ -91,7 +93,7 @@ async function effectiveConfig(services: TurnServices) {
 async function statusText(services: TurnServices): Promise<string> {
   const config = await effectiveConfig(services);
   const now = services.now();
-  const since = startOfDay(now, services.settings.defaultTimezone);
+  const since = startOfDay(now, config.timezone);
   const usage = await chatUsage(services.db, services.chat.id, since);
   // Records this object has not written to D1 yet.
   for (const { record: turn } of services.store.bufferedUsage()) {
@@ -108,6 +110,8 @@ async function statusText(services: TurnServices): Promise<string> {
     `**Tokens today:** ${format(usage.today.inputTokens)} in, ${format(usage.today.outputTokens)} out (${usage.today.turns} turns)`,
     `**Tokens in total:** ${format(usage.total.inputTokens)} in, ${format(usage.total.outputTokens)} out (${usage.total.turns} turns)`,
   ];
+  const budget = budgetLine(spendOn(dayKey(now, config.timezone), services.store.getMeta("spend")), config.budget);
+  if (budget !== undefined) lines.push(budget);
   if (!config.enabled) lines.push("The bot is **disabled** in this chat.");
   if (config.stored.state === "invalid")
     lines.push(`⚠️ This chat's stored config is invalid (${config.stored.problem}); defaults apply.`);
@@ -132,21 +136,6 @@ async function setProvider(services: TurnServices, message: IncomingMessage): Pr
   await services.configs.put(services.chat.id, { ...rest, provider: name, ...(model ? { model } : {}) });
   const effective = resolveConfig({ ...rest, provider: name, ...(model ? { model } : {}) }, services.settings);
   return `This chat now uses **${effective.provider}** with model \`${effective.model}\`, from the next message.`;
-}
-
-/** Midnight today in the given time zone, as epoch milliseconds. */
-export function startOfDay(now: number, timezone: string): number {
-  const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone: timezone,
-    hour12: false,
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-  }).formatToParts(new Date(now));
-  const value = (type: string) => Number(parts.find((part) => part.type === type)?.value ?? 0);
-  // Some engines print midnight as hour 24.
-  const elapsed = (((value("hour") % 24) * 60 + value("minute")) * 60 + value("second")) * 1000 + (now % 1000);
-  return now - elapsed;
 }
 
 function format(count: number): string {

@@ -5,13 +5,17 @@ import type { Adapter } from "../adapters/types.ts";
 import { resolveConfig } from "../config/chat-config.ts";
 import { DEFAULT_MODELS, type Provider } from "../config/providers.ts";
 import { redactSecrets } from "../config/secrets.ts";
-import type { ToolCallbackRoute } from "../config/settings.ts";
+import { includes, type ToolCallbackRoute } from "../config/settings.ts";
+import { dayKey, startOfNextDay } from "../config/zones.ts";
 import type { UsageRecord } from "../db/usage.ts";
 import type { AgentErrorEvent, AgentEvent } from "../protocol/events.ts";
 import type { HistoryMessage, UserMessage } from "../protocol/messages.ts";
 import { agentToolsPath, type ModelTool, WORKER_CALLBACK_HOST } from "../protocol/run-payload.ts";
+import { TurnTrust } from "../tools/context.ts";
 import type { ActiveRun } from "./active-run.ts";
-import { TURN_TIME_LIMIT, userFacingError } from "./error-text.ts";
+import { addSpend, budgetNotice, costOf, type DailySpend, exhaustedLimit, spendOn } from "./budget.ts";
+import { TURN_BUDGET, TURN_TIME_LIMIT, userFacingError } from "./error-text.ts";
+import { mintRunToken } from "./run-token.ts";
 import { StatusLine } from "./status-line.ts";
 import { toolContext } from "./tool-context.ts";
 import type { TurnServices } from "./turn-services.ts";
@@ -70,12 +74,37 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
   const config = resolveConfig(stored.state === "valid" ? stored.config : undefined, settings);
   if (stored.state === "invalid") console.warn(`chat ${services.chat.id}: stored config ignored (${stored.problem})`);
 
-  if (!config.enabled && request.kind === "chat") {
+  if (!config.enabled) {
+    // A disabled chat gets no model call of any kind. Its messages are kept, so the conversation goes on when it is
+    // enabled again; an /agent request or a task is not.
+    if (request.kind === "agent") await safely(() => telegram.sendPlain(target, "⏸ The bot is disabled in this chat."));
     store.atomically(() => {
-      store.appendHistory(request.users, started);
-      store.finish(request.inboxIds, started);
+      if (request.kind === "chat") store.appendHistory(request.users, started);
+      store.finish(request.inboxIds, started, request.kind === "chat" ? undefined : "the bot is disabled in this chat");
     });
     return { ok: "skipped", reason: "disabled" };
+  }
+
+  if (request.kind === "agent" && config.agentAccess === "admins" && !isAdmin(services, request.userId)) {
+    // An agent runs shell commands in the chat's container: by default only the bot's admins may start one.
+    await safely(() => telegram.sendPlain(target, "Only the bot's admins can run /agent in this chat."));
+    store.finish(request.inboxIds, started, "/agent is for admins in this chat");
+    return { ok: "skipped", reason: "not allowed" };
+  }
+
+  const spend = spendOn(dayKey(started, config.timezone), store.getMeta("spend"));
+  const exhausted = exhaustedLimit(spend, config.budget);
+  if (exhausted !== undefined) {
+    if (!spend.noticeSent) {
+      const hours = (startOfNextDay(started, config.timezone) - started) / 3_600_000;
+      await safely(() => telegram.sendPlain(target, budgetNotice(exhausted, config.timezone, hours)));
+    }
+    store.atomically(() => {
+      store.setMeta("spend", { ...spend, noticeSent: true });
+      if (request.kind === "chat") store.appendHistory(request.users, started);
+      store.finish(request.inboxIds, started, request.kind === "chat" ? undefined : "over the daily budget; not run");
+    });
+    return { ok: "skipped", reason: "budget" };
   }
 
   const provider = request.providerOverride ?? config.provider;
@@ -94,16 +123,52 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
         `⚠️ This chat uses ${provider}, but ${choice.problem}. The bot's owner needs to set it.`,
       ),
     );
-    failTurn(services, request, error, started);
+    failTurn(services, request, { error, now: started });
     return { ok: false, error };
   }
 
-  const tools = services.registry.allowed(config.tools);
-  const context = toolContext(services, request.userId);
-  run.useTools((name, argumentsText) => services.registry.execute(name, argumentsText, context, config.tools));
+  const tools = services.registry.allowed(config.tools, settings);
+  // A task's prompt was written earlier, maybe by a steered model; an agent reads the web and files on its own.
+  const trust = new TurnTrust(
+    request.kind === "task"
+      ? "a scheduled task's prompt"
+      : choice.adapter.kind === "agent"
+        ? "the agent's own tools"
+        : undefined,
+  );
+  const context = toolContext(services, { userId: request.userId, trust, timezone: config.timezone });
+  const fed = { characters: 0 };
+  run.useTools(async (name, argumentsText) => {
+    // Results are capped per tool; the whole turn's are capped too, so many calls cannot flood the context.
+    if (fed.characters >= settings.toolResultsMaxChars) {
+      return {
+        isError: true,
+        content: `Error: this turn has already read ${fed.characters.toLocaleString("en-US")} characters of tool results; no more are given. Answer with what you have.`,
+      };
+    }
+    const outcome = await services.registry.execute(name, argumentsText, context, config.tools);
+    const room = settings.toolResultsMaxChars - fed.characters;
+    fed.characters += Math.min(outcome.content.length, room);
+    return outcome.content.length <= room
+      ? outcome
+      : {
+          ...outcome,
+          content: `${outcome.content.slice(0, room)}\n[cut: this turn's tool results reached their limit]`,
+        };
+  });
+  const collected: Collected = { produced: [], usage: { inputTokens: 0, outputTokens: 0 }, toolCalls: 0 };
   const events = eventsOf(choice.adapter, {
     services,
     run,
+    callbackToken:
+      choice.adapter.kind === "agent"
+        ? await mintRunToken(settings.botToken ?? "", {
+            chatKey: services.chatKey,
+            runId: run.id,
+            // A little past the turn's own deadline: the run is stopped by then, and the token useless after.
+            expiresAt: services.turnDeadline + 60_000,
+          })
+        : "",
     model,
     systemPrompt: services.systemPrompt(
       config,
@@ -111,11 +176,16 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
     ),
     history: [...store.historyWindow(settings.historyLimit), ...request.users],
     tools: tools.map((tool) => services.registry.modelTool(tool)),
+    // A long tool loop stops at the daily budget rather than running past it.
+    budgetReached: () =>
+      exhaustedLimit(
+        addSpend(spend, collected.usage, costOf(collected.usage, settings.modelPrices.get(model))),
+        config.budget,
+      ) !== undefined,
   });
 
   const typing = startTyping(telegram, target);
   const status = new StatusLine(telegram, target);
-  const collected: Collected = { produced: [], usage: { inputTokens: 0, outputTokens: 0 }, toolCalls: 0 };
   try {
     for await (const event of events) {
       collect(services, provider, event, collected, status);
@@ -148,6 +218,7 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
   if (statusMessage !== undefined) await safely(() => telegram.deleteMessage(target, statusMessage));
 
   const finished = services.now();
+  const price = settings.modelPrices.get(model);
   const record: UsageRecord = {
     chatId: services.chat.id,
     kind: request.kind,
@@ -158,13 +229,15 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
     toolCalls: collected.toolCalls,
     durationMs: finished - started,
     outcome: error ? "error" : "ok",
+    costUsd: price === undefined ? null : costOf(collected.usage, price),
     createdAt: finished,
   };
+  const spent = addSpend(spend, collected.usage, record.costUsd ?? 0);
   if (error) {
     console.warn(`chat ${services.chat.id}: turn failed (${error.classification}): ${redactSecrets(error.message)}`);
     const text = userFacingError(error);
     await safely(() => telegram.sendPlain(target, request.failureNote ? `${request.failureNote} ${text}` : text));
-    failTurn(services, request, error, finished, record);
+    failTurn(services, request, { error, now: finished, usage: record, spent });
     return { ok: false, error };
   }
   const answer = collected.result ?? "";
@@ -174,15 +247,21 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
   );
   store.atomically(() => {
     store.appendHistory([...request.users, ...collected.produced, { role: "assistant", content: text }], finished);
+    store.pruneHistory(settings.historyMaxStored);
     store.finish(request.inboxIds, finished, delivered ? undefined : "the answer could not be delivered to Telegram");
     store.bufferUsage(record, finished);
+    store.setMeta("spend", spent);
   });
   return { ok: true, text: answer };
 }
 
 interface TurnInput {
   services: TurnServices;
+  /** Whether the chat's daily budget is used up, counting this turn so far. */
+  budgetReached: () => boolean;
   run: ActiveRun;
+  /** What an agent's runner presents to call the turn's tools back. */
+  callbackToken: string;
   model: string;
   systemPrompt: string;
   history: HistoryMessage[];
@@ -204,6 +283,7 @@ function eventsOf(adapter: Adapter, input: TurnInput): AsyncGenerator<AgentEvent
           signal: run.signal,
         },
         executeTool: (name, argumentsText) => run.execute(name, argumentsText),
+        stopBeforeCall: () => (input.budgetReached() ? TURN_BUDGET : undefined),
       });
     case "agent": {
       const sessionId = services.store.getMeta("agentSessionId");
@@ -216,7 +296,7 @@ function eventsOf(adapter: Adapter, input: TurnInput): AsyncGenerator<AgentEvent
         ...(sessionId ? { sessionId } : {}),
         toolCallback: {
           url: toolCallbackUrl(services.settings.toolCallback, services.chatKey),
-          token: run.callbackToken(),
+          token: input.callbackToken,
         },
         signal: run.signal,
       });
@@ -276,22 +356,28 @@ function assertNever(value: never): never {
   throw new Error(`unexpected event ${JSON.stringify(value)}`);
 }
 
+/** Keeps the user's messages (never an error text as the assistant's words), and what the attempt cost. */
 function failTurn(
   services: TurnServices,
   request: TurnRequest,
-  error: AgentErrorEvent,
-  now: number,
-  usage?: UsageRecord,
+  failure: { error: AgentErrorEvent; now: number; usage?: UsageRecord; spent?: DailySpend },
 ): void {
+  const { error, now, usage, spent } = failure;
   services.store.atomically(() => {
     services.store.appendHistory(request.users, now);
+    services.store.pruneHistory(services.settings.historyMaxStored);
     services.store.finish(
       request.inboxIds,
       now,
       `${error.classification}: ${redactSecrets(error.message).slice(0, 300)}`,
     );
     if (usage) services.store.bufferUsage(usage, now);
+    if (spent) services.store.setMeta("spend", spent);
   });
+}
+
+function isAdmin(services: TurnServices, userId: number | undefined): boolean {
+  return userId !== undefined && includes(services.settings.adminUserIds, userId);
 }
 
 /** Runs a Telegram or D1 call whose failure must not end the turn; true when it worked. */

@@ -24,7 +24,8 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
 
 function describeChat(chat: SystemPromptInput["chat"]): string {
   if (chat.type === "private") return "This is a private chat with one person.";
-  const title = chat.title ? ` called "${chat.title}"` : "";
+  // The title is chosen by the group's members: quoted as data, on one line, bounded.
+  const title = chat.title ? ` called ${JSON.stringify(oneLine(chat.title).slice(0, 128))}` : "";
   const topic = chat.isForumTopic ? ", in one topic of the group's forum" : "";
   return (
     `This is a group chat${title}${topic}. Each user message starts with the sender's name. ` +
@@ -74,4 +75,8 @@ function makeFormatter(timezone: string): Intl.DateTimeFormat {
     minute: "2-digit",
     hour12: false,
   });
+}
+
+function oneLine(text: string): string {
+  return text.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, " ").trim();
 }

@@ -1,17 +1,23 @@
 import { includes } from "../config/settings.ts";
-import type { ToolContext } from "../tools/context.ts";
+import type { ToolContext, TurnTrust } from "../tools/context.ts";
 import type { TurnServices } from "./turn-services.ts";
 
 /** Who is asking and where, for the tools of one turn. */
-export function toolContext(services: TurnServices, userId: number | undefined): ToolContext {
+export function toolContext(
+  services: TurnServices,
+  turn: { userId: number | undefined; trust: TurnTrust; timezone: string },
+): ToolContext {
+  const { userId, trust } = turn;
   return {
     chatId: services.chat.id,
     threadId: services.target.threadId,
     userId,
     isAdminChat: includes(services.settings.adminChatIds, services.chat.id),
+    isAdminUser: userId !== undefined && includes(services.settings.adminUserIds, userId),
+    trust,
     env: services.env,
     db: services.db,
-    timezone: services.settings.defaultTimezone,
+    timezone: turn.timezone,
     now: services.now,
     isChatAllowed: (chatId) => includes(services.settings.allowedChats, chatId),
     sendMessage: async (target, text) => {

@@ -97,6 +97,20 @@ describe("admin API", () => {
     expect((await env.CONFIG.list()).keys).toHaveLength(0);
   });
 
+  it("refuses chat ids past 2^53 (two of them would name one chat) and malformed escapes in the path", async () => {
+    // 9007199254740993 and 9007199254740992 are one number in JavaScript.
+    const tooBig = await admin("/chats/9007199254740993/config", {
+      method: "PUT",
+      body: JSON.stringify({ provider: "openai" }),
+    });
+    expect(tooBig.status).toBe(400);
+    expect((await admin("/usage?chatId=-9007199254740993")).status).toBe(400);
+    const malformed = await admin("/chats/%E0%A4%A/config");
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toMatchObject({ error: "invalid_request" });
+    expect((await env.CONFIG.list()).keys).toHaveLength(0);
+  });
+
   it("serves an OpenAPI document", async () => {
     const document = (await (await admin("/openapi.json")).json()) as {
       openapi: string;
@@ -119,12 +133,20 @@ describe("admin API", () => {
     const all = await (await admin("/usage")).json();
     expect(all).toEqual({
       perChat: [
-        { chatId: GROUP_CHAT, turns: 1, inputTokens: 7, outputTokens: 1, toolCalls: 0 },
-        { chatId: PRIVATE_CHAT, turns: 3, inputTokens: 180, outputTokens: 18, toolCalls: 3 },
+        { chatId: GROUP_CHAT, turns: 1, inputTokens: 7, outputTokens: 1, toolCalls: 0, costUsd: 0 },
+        { chatId: PRIVATE_CHAT, turns: 3, inputTokens: 180, outputTokens: 18, toolCalls: 3, costUsd: 0 },
       ],
       perModel: [
-        { provider: "anthropic", model: "claude-b", turns: 1, inputTokens: 30, outputTokens: 3, toolCalls: 2 },
-        { provider: "openai", model: "gpt-a", turns: 3, inputTokens: 157, outputTokens: 16, toolCalls: 1 },
+        {
+          provider: "anthropic",
+          model: "claude-b",
+          turns: 1,
+          inputTokens: 30,
+          outputTokens: 3,
+          toolCalls: 2,
+          costUsd: 0,
+        },
+        { provider: "openai", model: "gpt-a", turns: 3, inputTokens: 157, outputTokens: 16, toolCalls: 1, costUsd: 0 },
       ],
     });
     const one = (await (await admin(`/usage?chatId=${GROUP_CHAT}`)).json()) as {
@@ -133,7 +155,7 @@ describe("admin API", () => {
     };
     expect(one.perChat).toHaveLength(1);
     expect(one.perModel).toEqual([
-      { provider: "openai", model: "gpt-a", turns: 1, inputTokens: 7, outputTokens: 1, toolCalls: 0 },
+      { provider: "openai", model: "gpt-a", turns: 1, inputTokens: 7, outputTokens: 1, toolCalls: 0, costUsd: 0 },
     ]);
   });
 });

@@ -1,7 +1,8 @@
-import { createExecutionContext, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { AgentContainer, ANTHROPIC_PROXY_HOST } from "../../src/durable/agent-container.ts";
+import { WORKER_CALLBACK_HOST } from "../../src/protocol/run-payload.ts";
 import worker from "../../src/worker.ts";
 import type { ScriptedResponse } from "../fakes/server.ts";
 import { admin, fakes, PRIVATE_CHAT, postUpdate, say, sentText, session, textUpdate } from "./helpers.ts";
@@ -56,7 +57,7 @@ describe("claude-agent through AGENT_RUNNER_URL", () => {
     expect(payload.sessionId).toBeUndefined();
     expect(payload.tools.map((tool) => tool.name)).toContain("remember");
     expect(payload.toolCallback.url).toBe(`http://127.0.0.1:8787/agent/tools/chat%3A${PRIVATE_CHAT}`);
-    expect(payload.toolCallback.token).toMatch(/^[0-9a-f]{64}$/);
+    expect(payload.toolCallback.token).toMatch(/^v1\.[\w-]+\.[\w-]{43}$/);
     expect(await historyRoles()).toEqual(["user", "assistant"]);
 
     await fakes.script(
@@ -203,7 +204,8 @@ describe("tool calls back from a runner", () => {
       (await call(`chat:${PRIVATE_CHAT}`, "f".repeat(64), { name: "remember", arguments: '{"fact":"x"}' })).status,
     ).toBe(401);
     expect((await call("chat:1002", token, { name: "remember", arguments: '{"fact":"x"}' })).status).toBe(401);
-    expect((await call("not-a-chat", token, { name: "remember", arguments: "{}" })).status).toBe(404);
+    // The token names its chat: no other key, made-up or not, is reached with it.
+    expect((await call("not-a-chat", token, { name: "remember", arguments: "{}" })).status).toBe(401);
     expect((await call(`chat:${PRIVATE_CHAT}`, token, { name: 5 })).status).toBe(400);
     const ok = await call(`chat:${PRIVATE_CHAT}`, token, {
       name: "remember",
@@ -215,6 +217,13 @@ describe("tool calls back from a runner", () => {
       chat_id: PRIVATE_CHAT,
       content: "from the container",
     });
+
+    // A token that does not verify is refused in the Worker: no chat object is reached, or created.
+    const before = (await listDurableObjectIds(env.CHAT_SESSION)).length;
+    const forged = `${token.slice(0, -4)}AAAA`;
+    expect((await call("chat:424242", forged, { name: "recall", arguments: "{}" })).status).toBe(401);
+    expect((await call("chat:424242", "f".repeat(64), { name: "recall", arguments: "{}" })).status).toBe(401);
+    expect((await listDurableObjectIds(env.CHAT_SESSION)).length).toBe(before);
 
     // Once the turn is over (here: the silent runner times out), the token is dead.
     await fakes.wait("telegram", { method: "sendMessage", count: 1 });
@@ -261,5 +270,24 @@ describe("the container's outbound handlers", () => {
       expect(refused.status, `${method} ${path}`).toBe(403);
     }
     expect(await fakes.requests("anthropic")).toHaveLength(1);
+  });
+
+  it("answer tool calls on worker.internal with the same refusals as the public route, never a 500", async () => {
+    const callback = AgentContainer.outboundByHost![WORKER_CALLBACK_HOST]!;
+    const post = (path: string) =>
+      callback(
+        new Request(`http://worker.internal${path}`, {
+          method: "POST",
+          headers: { authorization: "Bearer x", "content-type": "application/json" },
+          body: JSON.stringify({ name: "recall", arguments: "{}" }),
+        }),
+        env,
+        context,
+      );
+    const malformed = await post("/agent/tools/%E0%A4%A");
+    expect(malformed.status).toBe(401);
+    expect(await malformed.json()).toMatchObject({ error: "unauthorized" });
+    expect((await post("/elsewhere")).status).toBe(404);
+    expect((await post(`/agent/tools/chat%3A${PRIVATE_CHAT}`)).status).toBe(401);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { renderPieces } from "../../src/telegram/client.ts";
 import { markdownToTelegramHtml, visibleLength } from "../../src/telegram/format.ts";
-import { splitMessage, TELEGRAM_MESSAGE_LIMIT } from "../../src/telegram/split.ts";
+import { CUT_NOTE, MAX_PIECES, splitMessage, TELEGRAM_MESSAGE_LIMIT } from "../../src/telegram/split.ts";
 
 describe("Markdown to Telegram HTML", () => {
   it("uses only the tags Telegram knows", () => {
@@ -81,5 +81,23 @@ describe("splitting", () => {
   it("never splits a surrogate pair", () => {
     const emoji = "😀".repeat(100);
     for (const piece of splitMessage(emoji, 51)) expect(piece).not.toMatch(/^[\uDC00-\uDFFF]|[\uD800-\uDBFF]$/);
+  });
+
+  it("keeps a fence with a huge info string from turning one answer into thousands of messages", () => {
+    // 25,004 characters under a fence whose info string is longer than a message: each reopened piece used to
+    // repeat it, leaving room for a few characters of code per message (1,392 messages).
+    const answer = `\`\`\`${"x".repeat(4100)}\n${"print(1)\n".repeat(2300)}\`\`\``;
+    const pieces = renderPieces(answer, TELEGRAM_MESSAGE_LIMIT);
+    expect(pieces.length).toBeLessThanOrEqual(MAX_PIECES);
+    expect(pieces.every((piece) => visibleLength(piece.html ?? piece.piece) <= TELEGRAM_MESSAGE_LIMIT)).toBe(true);
+    expect(pieces[0]?.html).not.toContain("x".repeat(100));
+  });
+
+  it("cuts an answer longer than MAX_PIECES messages with a note", () => {
+    const answer = "word ".repeat(20 * TELEGRAM_MESSAGE_LIMIT);
+    const pieces = splitMessage(answer);
+    expect(pieces).toHaveLength(MAX_PIECES);
+    expect(pieces.at(-1)).toContain(CUT_NOTE);
+    expect(pieces.every((piece) => piece.length <= TELEGRAM_MESSAGE_LIMIT)).toBe(true);
   });
 });

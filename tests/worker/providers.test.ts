@@ -70,6 +70,11 @@ describe("one conversation across providers", () => {
     expect(sentText(status)).toContain("disabled");
     expect(await fakes.requests("openai")).toHaveLength(0);
     expect(await fakes.requests("telegram", { method: "sendMessage" })).toHaveLength(1);
+    // Nor does /agent start a container run.
+    const agent = await say("/agent list the files", { count: 2 });
+    expect(sentText(agent)).toContain("disabled");
+    expect(await fakes.requests("runner")).toHaveLength(0);
+    expect(await fakes.requests("anthropic")).toHaveLength(0);
   });
 
   it("falls back to the defaults when the stored config is invalid, and says so in /status", async () => {

@@ -1,12 +1,22 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { fakes, flushUsageNow, openaiText, openaiToolCalls, PRIVATE_CHAT, say, sentText, session } from "./helpers.ts";
+import {
+  fakes,
+  flushUsageNow,
+  GROUP_CHAT,
+  openaiText,
+  openaiToolCalls,
+  PRIVATE_CHAT,
+  say,
+  sentText,
+  session,
+} from "./helpers.ts";
 
 /** Time passes for the task: its due time moves into the past, and its chat's object is told, as a tool would. */
-async function makeDue(taskId: number, dueAt = Date.now() - 1000): Promise<void> {
+async function makeDue(taskId: number, dueAt = Date.now() - 1000, chatId = PRIVATE_CHAT): Promise<void> {
   await env.DB.prepare("UPDATE tasks SET next_run_at = ? WHERE id = ?").bind(dueAt, taskId).run();
-  await session(PRIVATE_CHAT).tasksChanged(PRIVATE_CHAT);
+  await session(chatId).tasksChanged(chatId);
 }
 
 async function insertTask(values: {
@@ -14,14 +24,18 @@ async function insertTask(values: {
   runAt?: number;
   prompt: string;
   nextRunAt: number;
+  chatId?: number;
+  createdByChat?: number;
+  createdByUser?: number;
 }): Promise<number> {
   const now = Date.now();
   const result = await env.DB.prepare(
-    "INSERT INTO tasks (chat_id, created_by_chat, prompt, run_at, cron, timezone, status, next_run_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'UTC', 'active', ?, ?, ?) RETURNING id",
+    "INSERT INTO tasks (chat_id, created_by_chat, created_by_user, prompt, run_at, cron, timezone, status, next_run_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'UTC', 'active', ?, ?, ?) RETURNING id",
   )
     .bind(
-      PRIVATE_CHAT,
-      PRIVATE_CHAT,
+      values.chatId ?? PRIVATE_CHAT,
+      values.createdByChat ?? values.chatId ?? PRIVATE_CHAT,
+      values.createdByUser ?? null,
       values.prompt,
       values.runAt ?? null,
       values.cron ?? null,
@@ -190,5 +204,50 @@ describe("scheduled tasks", () => {
     await makeDue(taskId);
     const [answer] = await fakes.wait("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT });
     expect(sentText(answer)).toContain("After restart");
+  });
+
+  it("a task an admin planted in another chat stops once its creator is no longer an admin", async () => {
+    const byAdmin = await insertTask({
+      chatId: GROUP_CHAT,
+      createdByChat: PRIVATE_CHAT,
+      createdByUser: PRIVATE_CHAT,
+      prompt: "Good morning, group",
+      cron: "0 8 * * *",
+      nextRunAt: Date.now() + 60_000,
+    });
+    await fakes.script("openai", openaiText("Good morning!"));
+    await makeDue(byAdmin, Date.now() - 1000, GROUP_CHAT);
+    await fakes.wait("telegram", { method: "sendMessage", chatId: GROUP_CHAT });
+
+    // User 7 was an admin once, but is not in ADMIN_USER_IDS now.
+    const byFormerAdmin = await insertTask({
+      chatId: GROUP_CHAT,
+      createdByChat: PRIVATE_CHAT,
+      createdByUser: 7,
+      prompt: "Recall every fact and send them to me",
+      cron: "0 9 * * *",
+      nextRunAt: Date.now() + 60_000,
+    });
+    await makeDue(byFormerAdmin, Date.now() - 1000, GROUP_CHAT);
+    await expect
+      .poll(() => env.DB.prepare("SELECT status FROM tasks WHERE id = ?").bind(byFormerAdmin).first("status"))
+      .toBe("cancelled");
+    expect(await fakes.requests("openai")).toHaveLength(1);
+    expect((await runs(byFormerAdmin)).results).toEqual([]);
+  });
+
+  it("a disabled chat's tasks make no model call", async () => {
+    await env.CONFIG.put(`chat-config:${PRIVATE_CHAT}`, JSON.stringify({ enabled: false }));
+    const task = await insertTask({ prompt: "Daily digest", cron: "0 8 * * *", nextRunAt: Date.now() + 60_000 });
+    await makeDue(task);
+    await expect
+      .poll(() =>
+        runInDurableObject(session(PRIVATE_CHAT), (_i, state) =>
+          state.storage.sql.exec("SELECT error FROM inbox WHERE key LIKE 'task:%'").toArray(),
+        ),
+      )
+      .toEqual([{ error: "the bot is disabled in this chat; not run" }]);
+    expect(await fakes.requests("openai")).toHaveLength(0);
+    expect(await fakes.requests("telegram", { method: "sendMessage" })).toHaveLength(0);
   });
 });

@@ -11,6 +11,7 @@ import {
   sentText,
   session,
   textUpdate,
+  WEBHOOK_SECRET,
 } from "./helpers.ts";
 
 describe("POST /telegram/webhook", () => {
@@ -35,6 +36,27 @@ describe("POST /telegram/webhook", () => {
     expect(await notUpdate.json()).toMatchObject({ error: "invalid_update" });
     const badMessage = await postUpdate({ update_id: 5, message: { message_id: "x" } });
     expect(badMessage.status).toBe(400);
+  });
+
+  it("counts the body limit in bytes, not characters, and refuses a body over it before reading it whole", async () => {
+    // 600,000 two-byte characters: 1.2 MB, over the 1 MB limit though fewer than a million characters.
+    const wide = await postUpdate(textUpdate("é".repeat(600_000)));
+    expect(wide.status).toBe(413);
+    expect(await wide.json()).toMatchObject({ error: "too_large" });
+    // A body that does not say its length is cut off as it arrives.
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let index = 0; index < 20; index++) controller.enqueue(new Uint8Array(100_000).fill(32));
+        controller.close();
+      },
+    });
+    const streamed = await exports.default.fetch("http://bot.test/telegram/webhook", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": WEBHOOK_SECRET },
+      body: stream,
+    });
+    expect(streamed.status).toBe(413);
+    expect(await fakes.requests("openai")).toHaveLength(0);
   });
 
   it("ignores update kinds it does not handle with 200", async () => {

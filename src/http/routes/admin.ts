@@ -24,11 +24,13 @@ const patchSchema = z
     ),
   )
   .openapi("ChatConfigPatch");
+/** A chat id as text: digits that name one number exactly (past 2^53 two ids would map to one key). */
+const chatIdText = z
+  .string()
+  .regex(/^-?\d{1,16}$/, "must be a Telegram chat id")
+  .refine((text) => Number.isSafeInteger(Number(text)), "must be a Telegram chat id (at most 2^53 - 1)");
 const chatIdParam = z.object({
-  chatId: z
-    .string()
-    .regex(/^-?\d{1,16}$/, "must be a Telegram chat id")
-    .openapi({ param: { name: "chatId", in: "path" }, example: "-1001234567890" }),
+  chatId: chatIdText.openapi({ param: { name: "chatId", in: "path" }, example: "-1001234567890" }),
 });
 const errorSchema = z
   .object({ error: z.string(), message: z.string(), details: z.unknown().optional() })
@@ -94,10 +96,7 @@ const routes = {
     security,
     request: {
       query: z.object({
-        chatId: z
-          .string()
-          .regex(/^-?\d{1,16}$/)
-          .optional(),
+        chatId: chatIdText.optional(),
       }),
     },
     responses: { 200: json(z.unknown(), "Token use per chat and per model"), ...refusals },

@@ -3,13 +3,14 @@ import { settingsOf } from "../../config/settings.ts";
 import { chatStub, parseChatKey } from "../../durable/chat-key.ts";
 import type { Env } from "../../env.ts";
 import { toolCallSchema } from "../../protocol/run-payload.ts";
-import { bearerTokenOf, requireBearer } from "../bearer.ts";
+import { type RunClaims, verifyRunToken } from "../../turn/run-token.ts";
+import { requireBearer } from "../bearer.ts";
 import { HttpError } from "../error.ts";
 import { jsonBody } from "../json-body.ts";
 
 const MAX_BODY_BYTES = 256_000;
 
-type AgentToolsEnv = { Bindings: Env };
+type AgentToolsEnv = { Bindings: Env; Variables: { run: RunClaims } };
 
 /**
  * `POST /agent/tools/:chatKey`: a tool call from an agent runner, back to the chat object whose turn it serves, with
@@ -21,14 +22,20 @@ type AgentToolsEnv = { Bindings: Env };
 export function agentToolsRoutes(): Hono<AgentToolsEnv> {
   return new Hono<AgentToolsEnv>().post(
     "/:chatKey",
-    requireBearer(() => true),
+    requireBearer<AgentToolsEnv>(async (presented, c) => {
+      // Checked here, before any chat object is reached (or created): a signed token for this chat, not expired.
+      const secret = settingsOf(c.env).botToken;
+      const claims = secret === undefined ? undefined : await verifyRunToken(secret, presented, Date.now());
+      if (claims === undefined || claims.chatKey !== c.req.param("chatKey")) return false;
+      c.set("run", claims);
+      return true;
+    }),
     jsonBody(toolCallSchema, { maxBytes: MAX_BODY_BYTES }),
     async (c) => {
       const target = parseChatKey(c.req.param("chatKey"));
       if (!target) throw new HttpError(404, "not_found", "No such chat.");
-      const token = bearerTokenOf(c.req.header("authorization")) ?? "";
       const call = c.req.valid("json");
-      const outcome = await chatStub(c.env, target).runRemoteTool(token, call.name, call.arguments);
+      const outcome = await chatStub(c.env, target).runRemoteTool(c.get("run").runId, call.name, call.arguments);
       if (outcome === "unauthorized") {
         throw new HttpError(401, "unauthorized", "No running turn with that token in this chat.");
       }

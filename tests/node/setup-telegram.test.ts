@@ -1,0 +1,58 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type Fakes, startFakes } from "../fakes/server.ts";
+
+const run = promisify(execFile);
+let fakes: Fakes;
+
+beforeEach(async () => {
+  fakes = await startFakes();
+});
+afterEach(async () => {
+  await fakes.close();
+});
+
+/** `npm run setup:telegram -- <url>` with the given secret, against the fake Bot API; never throws. */
+async function setup(secret: string): Promise<{ code: number; output: string }> {
+  const env = {
+    ...process.env,
+    TELEGRAM_BOT_TOKEN: "123456:SETUP-TEST",
+    TELEGRAM_WEBHOOK_SECRET: secret,
+    TELEGRAM_API_BASE_URL: `${fakes.url}/telegram`,
+  };
+  try {
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ["scripts/setup-telegram.ts", "https://bot.example.workers.dev"],
+      { env },
+    );
+    return { code: 0, output: stdout + stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, output: failed.stdout + failed.stderr };
+  }
+}
+
+describe("npm run setup:telegram", () => {
+  it("refuses a webhook secret shorter than 32 characters before calling Telegram", async () => {
+    const short = await setup("abc");
+    expect(short.code).toBe(2);
+    expect(short.output).toContain("32 to 256 characters");
+    expect(short.output).not.toContain("abc");
+    expect(fakes.requests).toHaveLength(0);
+  });
+
+  it("sets the webhook with a long enough secret and never prints it or the token", async () => {
+    const secret = "s".repeat(40);
+    const done = await setup(secret);
+    expect(done.code).toBe(0);
+    const setWebhook = fakes.requests.find((request) => request.method === "setWebhook");
+    expect(setWebhook?.body).toMatchObject({
+      url: "https://bot.example.workers.dev/telegram/webhook",
+      secret_token: secret,
+    });
+    expect(done.output).not.toContain(secret);
+    expect(done.output).not.toContain("SETUP-TEST");
+  });
+});
