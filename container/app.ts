@@ -1,7 +1,11 @@
-import { createHash, timingSafeEqual } from "node:crypto";
-import http from "node:http";
-import type { AgentEvent } from "../src/adapters/events.ts";
-import { type AdapterPayload, adapterPayloadSchema } from "../src/adapters/types.ts";
+import type { Server } from "node:http";
+import { createAdaptorServer } from "@hono/node-server";
+import { Hono, type MiddlewareHandler } from "hono";
+import { requireBearer, secretsEqual } from "../src/http/bearer.ts";
+import { HttpError, handleError, notFound } from "../src/http/error.ts";
+import { jsonBody } from "../src/http/json-body.ts";
+import type { AgentEvent } from "../src/protocol/events.ts";
+import { type RunPayload, runPayloadSchema } from "../src/protocol/run-payload.ts";
 import { redact } from "./redact.ts";
 import { runAgent, type TerminalEvent } from "./run-agent.ts";
 
@@ -10,6 +14,12 @@ export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 const SHUTDOWN_GRACE_MS = 5_000;
 /** How long a second run for a busy chat waits for the first one's client to turn out gone before the 409. */
 const BUSY_GRACE_MS = 1_000;
+
+const NDJSON_HEADERS = {
+  "content-type": "application/x-ndjson",
+  "cache-control": "no-store",
+  "x-content-type-options": "nosniff",
+} as const;
 
 export interface RunnerConfig {
   workspaceRoot: string;
@@ -33,129 +43,124 @@ interface ActiveRun {
 }
 
 export interface Runner {
-  server: http.Server;
+  /** The Hono app the server serves (for in-process use: `app.request(...)`). */
+  app: Hono;
+  server: Server;
   /** Cancels every run (each stream gets a `cancelled` error), waits briefly for them, closes the server. */
   shutdown: () => Promise<void>;
 }
 
 /**
- * The agent runner's HTTP face: `GET /ping`, and `POST /run` with an adapter payload, answered as NDJSON — one
- * `AgentEvent` per line as it happens, the last one the only `result` or `error`. One run per chatKey at a time.
+ * The agent runner's HTTP face, a Hono app on `@hono/node-server`: `GET /ping`, and `POST /run` with a run payload,
+ * answered as NDJSON — one `AgentEvent` per line as it happens, the last one the only `result` or `error`. One run
+ * per chatKey at a time. Refusals are the Worker's `ErrorEnvelope` (`src/http/error.ts`).
  */
 export function createRunner(config: RunnerConfig): Runner {
   const log = config.log ?? ((line: string) => console.log(line));
   const runs = new Map<string, ActiveRun>();
   let shuttingDown = false;
 
-  const server = http.createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => {
-      log(`[runner] request failed: ${redact(error instanceof Error ? error.message : String(error))}`);
-      if (!response.headersSent) sendJson(response, 500, { error: "internal", message: "The runner failed." });
-      else response.destroy();
-    });
+  const refuseWhileShuttingDown = (): void => {
+    if (shuttingDown) throw new HttpError(503, "shutting_down", "The runner is shutting down.");
+  };
+  // A runner runs shell commands for whoever may call it: with a token set, only the Worker may. A JSON content
+  // type is required too (jsonBody), which a web page cannot send cross-site without a preflight.
+  const token = config.token;
+  const authorize: MiddlewareHandler =
+    token === undefined
+      ? async (_c, next) => {
+          await next();
+        }
+      : requireBearer((presented) => secretsEqual(presented, token));
+
+  const app = new Hono();
+
+  app.get("/ping", (c) => c.text("ok"));
+  app.all("/ping", () => {
+    throw new HttpError(405, "method_not_allowed", "Use GET.");
   });
 
-  async function handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
-    const url = new URL(request.url ?? "/", "http://runner");
-    if (url.pathname === "/ping") {
-      if (request.method !== "GET" && request.method !== "HEAD")
-        return sendJson(response, 405, { error: "method_not_allowed", message: "Use GET." });
-      response.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
-      response.end("ok");
-      return;
-    }
-    if (url.pathname !== "/run") return sendJson(response, 404, { error: "not_found", message: "No such route." });
-    if (request.method !== "POST")
-      return sendJson(response, 405, { error: "method_not_allowed", message: "Use POST." });
-    // A runner runs shell commands for whoever may call it: with a token set, only the Worker may. A JSON content
-    // type is required too, which a web page cannot send cross-site without a preflight.
-    if (config.token !== undefined && !tokenMatches(request.headers.authorization, config.token)) {
-      return sendJson(response, 401, { error: "unauthorized", message: "Missing or wrong bearer token." });
-    }
-    if (!/^application\/json(;|$)/i.test(request.headers["content-type"] ?? "")) {
-      return sendJson(response, 415, {
-        error: "unsupported_media_type",
-        message: "Send the payload as application/json.",
-      });
-    }
-    if (shuttingDown)
-      return sendJson(response, 503, { error: "shutting_down", message: "The runner is shutting down." });
-
-    const body = await readBody(request);
-    if (body === "too_large") {
-      response.setHeader("connection", "close");
-      return sendJson(response, 413, {
-        error: "payload_too_large",
-        message: `The body is over ${MAX_BODY_BYTES} bytes.`,
-      });
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(body);
-    } catch {
-      return sendJson(response, 400, { error: "invalid_json", message: "The body is not JSON." });
-    }
-    const parsed = adapterPayloadSchema.safeParse(json);
-    if (!parsed.success) {
-      const message = parsed.error.issues
-        .slice(0, 10)
-        .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "(body)"}: ${issue.message}`)
-        .join("; ");
-      return sendJson(response, 400, { error: "invalid_request", message });
-    }
-    if (shuttingDown)
-      return sendJson(response, 503, { error: "shutting_down", message: "The runner is shutting down." });
-    const payload = parsed.data;
-    // A run whose answer is out may still be closing its CLI (it finishes writing the session); the next turn of
-    // the chat waits for that rather than being refused. A run still producing events is a real conflict.
-    // A client that just gave up and retried races its own disconnect, hence a short grace before the 409.
-    for (let existing = runs.get(payload.chatKey); existing; existing = runs.get(payload.chatKey)) {
-      if (!existing.ended() && !(await settlesWithin(existing.endedPromise, BUSY_GRACE_MS))) {
-        return sendJson(response, 409, {
-          error: "busy",
-          message: `A run for ${payload.chatKey} is already in progress.`,
-        });
+  app.post(
+    "/run",
+    authorize,
+    async (_c, next) => {
+      // Before the body is read: a runner that is going away does not take in 2 MiB first.
+      refuseWhileShuttingDown();
+      await next();
+    },
+    jsonBody(runPayloadSchema, { maxBytes: MAX_BODY_BYTES }),
+    async (c) => {
+      refuseWhileShuttingDown();
+      const payload = c.req.valid("json");
+      // Aborted by @hono/node-server when the client's connection closes before the response is finished.
+      const clientGone = c.req.raw.signal;
+      // A run whose answer is out may still be closing its CLI (it finishes writing the session); the next turn of
+      // the chat waits for that rather than being refused. A run still producing events is a real conflict.
+      // A client that just gave up and retried races its own disconnect, hence a short grace before the 409.
+      for (let existing = runs.get(payload.chatKey); existing; existing = runs.get(payload.chatKey)) {
+        if (!existing.ended() && !(await settlesWithin(existing.endedPromise, BUSY_GRACE_MS))) {
+          throw new HttpError(409, "busy", `A run for ${payload.chatKey} is already in progress.`);
+        }
+        await existing.done;
       }
-      await existing.done;
-    }
-    if (shuttingDown)
-      return sendJson(response, 503, { error: "shutting_down", message: "The runner is shutting down." });
-    if (!response.socket || response.socket.destroyed) return; // the client left while it waited
-    startRun(payload, response);
-  }
+      refuseWhileShuttingDown();
+      // The client left while it waited: nobody would read the answer. (499: nginx's "client closed request".)
+      if (clientGone.aborted) return new Response(null, { status: 499 });
+      return c.body(startRun(payload, clientGone), 200, NDJSON_HEADERS);
+    },
+  );
+  app.all("/run", () => {
+    throw new HttpError(405, "method_not_allowed", "Use POST.");
+  });
 
-  function startRun(payload: AdapterPayload, response: http.ServerResponse): void {
+  app.notFound(notFound);
+  app.onError((error, c) => {
+    const response = handleError(error, c, (line) => log(`[runner] ${redact(line)}`));
+    // The rest of a too large body is left unread: the connection ends with the answer instead of being reused.
+    if (response.status === 413) response.headers.set("connection", "close");
+    return response;
+  });
+
+  /** Starts the run and returns its NDJSON body; the run stops when `clientGone` aborts or the body is cancelled. */
+  function startRun(payload: RunPayload, clientGone: AbortSignal): ReadableStream<Uint8Array> {
     const started = Date.now();
     const controller = new AbortController();
+    const encoder = new TextEncoder();
     let ended = false;
     let markEnded = (): void => undefined;
     const endedPromise = new Promise<void>((resolve) => (markEnded = resolve));
+    let sink!: ReadableStreamDefaultController<Uint8Array>;
     const end = (): void => {
+      if (ended) return;
       ended = true;
       markEnded();
-    };
-    const write = (event: AgentEvent): void => {
-      if (ended || response.destroyed) return;
-      response.write(`${JSON.stringify(event)}\n`);
-      if (event.type === "result" || event.type === "error") {
-        end();
-        response.end();
+      try {
+        sink.close();
+      } catch {
+        // already cancelled by the server: the client is gone
       }
     };
-
-    response.writeHead(200, {
-      "content-type": "application/x-ndjson",
-      "cache-control": "no-store",
-      "x-content-type-options": "nosniff",
-    });
-    response.flushHeaders();
-    response.socket?.setNoDelay(true);
-    // The client went away before the end: nobody reads the answer any more, so the query stops.
-    response.on("close", () => {
+    // The client went away before the end: nobody reads the answer any more, so the query stops. @hono/node-server
+    // says so twice, both covered: it aborts the request's signal when the response closes unfinished, and cancels
+    // the body stream it was piping into the closed response.
+    const gone = (): void => {
       if (ended) return;
       end();
       controller.abort("the client disconnected");
+    };
+    const body = new ReadableStream<Uint8Array>({
+      start(streamController) {
+        sink = streamController;
+      },
+      cancel: gone,
     });
+    const write = (event: AgentEvent): void => {
+      if (ended) return;
+      // Each line is handed to the response as it comes: the server writes it out at once, no buffering.
+      sink.enqueue(encoder.encode(`${JSON.stringify(event)}\n`));
+      if (event.type === "result" || event.type === "error") end();
+    };
+    clientGone.addEventListener("abort", gone, { once: true });
 
     log(
       `[runner] run start chat=${payload.chatKey} resume=${payload.sessionId ? "yes" : "no"} tools=${payload.tools.length}`,
@@ -189,13 +194,15 @@ export function createRunner(config: RunnerConfig): Runner {
         },
       )
       .finally(() => {
+        clientGone.removeEventListener("abort", gone);
         if (runs.get(payload.chatKey) === run) runs.delete(payload.chatKey);
-        if (!ended) {
-          end();
-          response.end();
-        }
+        end();
       });
+    return body;
   }
+
+  // createAdaptorServer makes a node:http server unless told otherwise.
+  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
 
   async function shutdown(): Promise<void> {
     if (shuttingDown) return;
@@ -221,26 +228,7 @@ export function createRunner(config: RunnerConfig): Runner {
     server.closeAllConnections();
   }
 
-  return { server, shutdown };
-}
-
-/**
- * The body as text, or `too_large` past the limit. The rest of a too large body is read and dropped so that the
- * client gets to read the 413, up to a point: far beyond the limit the connection is dropped instead.
- */
-async function readBody(request: http.IncomingMessage): Promise<string | "too_large"> {
-  const declared = Number(request.headers["content-length"]);
-  let size = 0;
-  let tooLarge = Number.isFinite(declared) && declared > MAX_BODY_BYTES;
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > MAX_BODY_BYTES) tooLarge = true;
-    if (size > 8 * MAX_BODY_BYTES) break; // leaving the loop destroys the request and its socket
-    if (!tooLarge) chunks.push(buffer);
-  }
-  return tooLarge ? "too_large" : Buffer.concat(chunks).toString("utf8");
+  return { app, server, shutdown };
 }
 
 async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
@@ -251,15 +239,4 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
   } finally {
     clearTimeout(timer);
   }
-}
-
-function sendJson(response: http.ServerResponse, status: number, body: { error: string; message: string }): void {
-  response.writeHead(status, { "content-type": "application/json" });
-  response.end(JSON.stringify(body));
-}
-
-function tokenMatches(header: string | undefined, token: string): boolean {
-  const presented = /^Bearer\s+(\S+)$/i.exec(header ?? "")?.[1] ?? "";
-  const digest = (text: string) => createHash("sha256").update(text).digest();
-  return timingSafeEqual(digest(presented), digest(token));
 }

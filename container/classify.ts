@@ -1,4 +1,4 @@
-import type { AgentErrorEvent } from "../src/adapters/events.ts";
+import type { AgentErrorEvent } from "../src/protocol/events.ts";
 
 type Classified = Pick<AgentErrorEvent, "classification" | "retryable">;
 

@@ -1,6 +1,6 @@
 import { createSdkMcpServer, type McpSdkServerConfigWithInstance, tool } from "@anthropic-ai/claude-agent-sdk";
 import { z } from "zod";
-import type { ModelTool } from "../src/adapters/types.ts";
+import { type ModelTool, type ToolOutcome, toolOutcomeSchema } from "../src/protocol/run-payload.ts";
 
 /** The in-process MCP server's name: the model sees the bot's tools as `mcp__bot__<name>`. */
 export const BRIDGE_SERVER_NAME = "bot";
@@ -14,8 +14,6 @@ export interface ToolCallback {
 
 type ToolAnswer = { content: Array<{ type: "text"; text: string }>; isError: boolean };
 type Shape = Record<string, z.ZodType>;
-
-const answerSchema = z.object({ content: z.string(), isError: z.boolean() });
 
 /**
  * The Worker's tools as an in-process MCP server. Each call goes back to the Worker: `POST toolCallback.url` with
@@ -67,9 +65,9 @@ export async function callWorkerTool(
   }
   const body = await response.text().catch(() => "");
   if (!response.ok) return failed(`The tool ${name} failed: the bot answered HTTP ${response.status}.`);
-  let parsed: z.infer<typeof answerSchema>;
+  let parsed: ToolOutcome;
   try {
-    parsed = answerSchema.parse(JSON.parse(body));
+    parsed = toolOutcomeSchema.parse(JSON.parse(body));
   } catch {
     return failed(`The tool ${name} failed: the bot's answer was malformed.`);
   }

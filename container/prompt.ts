@@ -1,4 +1,4 @@
-import type { HistoryMessage } from "../src/adapters/messages.ts";
+import type { HistoryMessage } from "../src/protocol/messages.ts";
 
 /** How much earlier conversation a fresh session gets as context, and how much of any one message. */
 export const MAX_TRANSCRIPT_CHARS = 24_000;

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { type HookCallback, type Options, type Query, query, type SDKMessage } from "@anthropic-ai/claude-agent-sdk";
-import { type AgentErrorEvent, type AgentEvent, toolPreview } from "../src/adapters/events.ts";
-import type { AdapterPayload } from "../src/adapters/types.ts";
+import { type AgentErrorEvent, type AgentEvent, toolPreview } from "../src/protocol/events.ts";
+import type { RunPayload } from "../src/protocol/run-payload.ts";
 import { archiveTranscript } from "./archive.ts";
 import { classifyApiError, classifyResultSubtype, classifyThrown } from "./classify.ts";
 import { BRIDGE_SERVER_NAME, BRIDGE_TOOL_PREFIX, createToolBridge } from "./mcp-bridge.ts";
@@ -62,7 +62,7 @@ export function childEnv(base: NodeJS.ProcessEnv = process.env): Record<string, 
  * A `sessionId` the CLI no longer has (the container restarted and lost its disk) is not an error: the run starts a
  * new session with the whole history as context, and the new `session_init` replaces the old id.
  */
-export async function runAgent(payload: AdapterPayload, options: RunAgentOptions): Promise<TerminalEvent> {
+export async function runAgent(payload: RunPayload, options: RunAgentOptions): Promise<TerminalEvent> {
   const secrets = payload.toolCallback ? [payload.toolCallback.token] : [];
   let terminal: TerminalEvent | undefined;
   const emit = (event: AgentEvent): void => {

@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { type AgentEvent, agentEventSchema } from "../../src/adapters/events.ts";
+import { type AgentEvent, agentEventSchema } from "../../src/protocol/events.ts";
 
 const SERVER = fileURLToPath(new URL("../server.ts", import.meta.url));
 export const TEST_API_KEY = "sk-ant-test-dummy-key-0123456789";

@@ -3,7 +3,7 @@ import { readdir, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { AgentEvent } from "../../src/adapters/events.ts";
+import type { AgentEvent } from "../../src/protocol/events.ts";
 import { chatDirectoryName } from "../workspace.ts";
 import { FakeAnthropic, isMainLoop, messagesText, toolResults, USAGE } from "./fake-anthropic.ts";
 import { FakeToolEndpoint, payloadFor, postRun, RunnerProcess, streamRun, TEST_API_KEY } from "./helpers.ts";
@@ -363,6 +363,20 @@ describe("bad requests and concurrency", () => {
     expect(await response.text()).toBe("ok");
   });
 
+  it("answers HEAD /ping, and refuses other methods and routes with the error envelope", async () => {
+    const head = await fetch(`${runner.url}/ping`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    const postPing = await fetch(`${runner.url}/ping`, { method: "POST" });
+    expect(postPing.status).toBe(405);
+    expect(await postPing.json()).toEqual({ error: "method_not_allowed", message: expect.any(String) });
+    const getRun = await fetch(`${runner.url}/run`);
+    expect(getRun.status).toBe(405);
+    expect(await getRun.json()).toMatchObject({ error: "method_not_allowed" });
+    const elsewhere = await fetch(`${runner.url}/elsewhere`);
+    expect(elsewhere.status).toBe(404);
+    expect(await elsewhere.json()).toEqual({ error: "not_found", message: expect.any(String) });
+  });
+
   it("refuses a body that is not JSON", async () => {
     const answer = await postRun(runner.url, undefined, { rawBody: "{not json" });
     expect(answer.status).toBe(400);
@@ -383,6 +397,7 @@ describe("bad requests and concurrency", () => {
       body: JSON.stringify(payloadFor("chat:1104")),
     });
     expect(response.status).toBe(415);
+    expect(await response.json()).toMatchObject({ error: "unsupported_media_type" });
     expect(api.requests).toHaveLength(0);
   });
 
@@ -395,7 +410,9 @@ describe("bad requests and concurrency", () => {
           headers: { "content-type": "application/json", ...(authorization ? { authorization } : {}) },
           body: JSON.stringify({}),
         });
-      expect((await post()).status).toBe(401);
+      const refused = await post();
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toEqual({ error: "unauthorized", message: expect.any(String) });
       expect((await post("Bearer wrong")).status).toBe(401);
       // The right token gets past the check to the payload validation.
       expect((await post("Bearer runner-secret")).status).toBe(400);
@@ -410,6 +427,27 @@ describe("bad requests and concurrency", () => {
       payloadFor("chat:1102", { history: [{ role: "user", content: "x".repeat(3 * 1024 * 1024) }] }),
     );
     expect(answer.status).toBe(413);
+    expect(answer.body).toMatchObject({ error: "too_large" });
+    expect(api.requests).toHaveLength(0);
+  });
+
+  it("refuses a body over the size limit that does not declare its length, counting as it arrives", async () => {
+    const chunk = new TextEncoder().encode("x".repeat(1024 * 1024));
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let index = 0; index < 3; index++) controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    const response = await fetch(`${runner.url}/run`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+      duplex: "half",
+    });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ error: "too_large" });
+    expect(api.requests).toHaveLength(0);
   });
 
   it("allows one run per chat at a time, and stops a run whose client went away", async () => {

@@ -15,15 +15,22 @@ export interface ErrorEnvelope {
  */
 export class HttpError extends Error {
   override readonly name = "HttpError";
+  // Plain fields, not constructor parameter properties: the runner runs this file with Node's type stripping.
+  readonly status: ContentfulStatusCode;
+  readonly code: string;
+  readonly details: unknown;
 
   constructor(
-    readonly status: ContentfulStatusCode,
-    readonly code: string,
+    status: ContentfulStatusCode,
+    code: string,
     message: string,
-    readonly details?: unknown,
+    details?: unknown,
     options?: { cause?: unknown },
   ) {
     super(message, options);
+    this.status = status;
+    this.code = code;
+    this.details = details;
   }
 
   envelope(): ErrorEnvelope {
