@@ -3,6 +3,8 @@
  * forwards each to the local webhook with the secret header, as Telegram would. An update is forwarded until the
  * webhook takes it (2xx), and only then is the offset moved past it, so nothing is lost or forwarded twice.
  */
+import { ALLOWED_UPDATES } from "../src/telegram/bot-commands.ts";
+
 export interface BridgeOptions {
   apiBaseUrl: string;
   botToken: string;
@@ -42,7 +44,7 @@ export async function runPollingBridge(options: BridgeOptions): Promise<void> {
         headers: { "content-type": "application/json" },
         body: JSON.stringify({
           timeout: pollSeconds,
-          allowed_updates: ["message"],
+          allowed_updates: [...ALLOWED_UPDATES],
           ...(offset !== undefined ? { offset } : {}),
         }),
         signal: options.signal,

@@ -3,7 +3,7 @@
  * secret header and the update kinds the bot handles, and registers the command list. Reads TELEGRAM_BOT_TOKEN and
  * TELEGRAM_WEBHOOK_SECRET from the environment or `.dev.vars`; never prints them.
  */
-import { BOT_COMMANDS } from "../src/telegram/bot-commands.ts";
+import { ALLOWED_UPDATES, BOT_COMMANDS } from "../src/telegram/bot-commands.ts";
 import { localVariables } from "./dev-vars.ts";
 
 const variables = localVariables();
@@ -39,7 +39,12 @@ async function call(method: string, body: unknown): Promise<unknown> {
 }
 
 const webhookUrl = `${baseUrl.replace(/\/+$/, "")}/telegram/webhook`;
-await call("setWebhook", { url: webhookUrl, secret_token: secret, allowed_updates: ["message"], max_connections: 40 });
+await call("setWebhook", {
+  url: webhookUrl,
+  secret_token: secret,
+  allowed_updates: [...ALLOWED_UPDATES],
+  max_connections: 40,
+});
 await call("setMyCommands", { commands: BOT_COMMANDS.map(({ command, description }) => ({ command, description })) });
 const info = (await call("getWebhookInfo", {})) as {
   url: string;

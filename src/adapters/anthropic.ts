@@ -6,10 +6,10 @@ import type {
   Tool,
   ToolUseBlock,
 } from "@anthropic-ai/sdk/resources/messages/messages";
-import { type HistoryMessage, parseToolArguments } from "../protocol/messages.ts";
+import { type HistoryMessage, parseToolArguments, type ToolCall } from "../protocol/messages.ts";
 import type { ModelTool } from "../protocol/run-payload.ts";
-import { providerErrorFrom } from "./errors.ts";
-import type { ModelAdapter, ModelRequest, ModelResponse } from "./types.ts";
+import { ProviderError, providerErrorFrom } from "./errors.ts";
+import type { ModelAdapter, ModelRequest, ModelResponse, ModelStreamPart } from "./types.ts";
 
 export interface AnthropicAdapterOptions {
   apiKey: string;
@@ -43,52 +43,109 @@ export class AnthropicAdapter implements ModelAdapter {
   }
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
-    const tools = toAnthropicTools(request.tools);
     let reply: Message;
     try {
-      reply = await this.client.messages.create(
-        {
-          model: request.model,
-          max_tokens: this.maxOutputTokens,
-          system: [{ type: "text", text: request.system, cache_control: CACHE }],
-          messages: toAnthropicMessages(request.messages),
-          ...(tools.length > 0 ? { tools } : {}),
-        },
-        { signal: request.signal },
-      );
+      reply = await this.client.messages.create(this.body(request), { signal: request.signal });
     } catch (error) {
       throw providerErrorFrom(error, this.label, Anthropic);
     }
     const content = Array.isArray(reply.content) ? reply.content : [];
-    const text = content
-      .filter((block) => block.type === "text")
-      .map((block) => block.text)
-      .join("");
-    const toolUses = content.filter((block): block is ToolUseBlock => block.type === "tool_use");
-    const cacheRead = reply.usage?.cache_read_input_tokens ?? 0;
-    const cacheWrite = reply.usage?.cache_creation_input_tokens ?? 0;
-    return {
-      message: {
-        role: "assistant",
-        content: text,
-        ...(toolUses.length > 0
-          ? {
-              toolCalls: toolUses.map((use) => ({
-                id: use.id,
-                name: use.name,
-                arguments: JSON.stringify(use.input ?? {}),
-              })),
+    return responseOf(
+      content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join(""),
+      content
+        .filter((block): block is ToolUseBlock => block.type === "tool_use")
+        .map((use) => ({ id: use.id, name: use.name, arguments: JSON.stringify(use.input ?? {}) })),
+      reply.usage,
+    );
+  }
+
+  async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
+    let text = "";
+    let stopped = false;
+    const usage: UsageCounts = {};
+    // Tool uses arrive as a start block and then pieces of their JSON input, keyed by the block's index.
+    const toolUses = new Map<number, ToolCall>();
+    try {
+      const stream = await this.client.messages.create(
+        { ...this.body(request), stream: true },
+        { signal: request.signal },
+      );
+      for await (const event of stream) {
+        switch (event.type) {
+          case "message_start":
+            Object.assign(usage, event.message.usage);
+            break;
+          case "content_block_start":
+            if (event.content_block.type === "tool_use") {
+              toolUses.set(event.index, { id: event.content_block.id, name: event.content_block.name, arguments: "" });
+            } else if (event.content_block.type === "text" && event.content_block.text !== "") {
+              text += event.content_block.text;
+              yield { type: "text_delta", text: event.content_block.text };
             }
-          : {}),
-      },
-      usage: {
-        inputTokens: (reply.usage?.input_tokens ?? 0) + cacheRead + cacheWrite,
-        outputTokens: reply.usage?.output_tokens ?? 0,
-        cacheReadTokens: cacheRead,
-        cacheWriteTokens: cacheWrite,
-      },
+            break;
+          case "content_block_delta":
+            if (event.delta.type === "text_delta") {
+              text += event.delta.text;
+              yield { type: "text_delta", text: event.delta.text };
+            } else if (event.delta.type === "input_json_delta") {
+              const use = toolUses.get(event.index);
+              if (use) use.arguments += event.delta.partial_json;
+            }
+            break;
+          case "message_delta":
+            if (event.usage.output_tokens !== undefined && event.usage.output_tokens !== null) {
+              usage.output_tokens = event.usage.output_tokens;
+            }
+            break;
+          case "message_stop":
+            stopped = true;
+            break;
+          default:
+            break;
+        }
+      }
+    } catch (error) {
+      throw providerErrorFrom(error, this.label, Anthropic);
+    }
+    if (!stopped) throw new ProviderError("transport", "Anthropic: the stream ended before the answer was complete");
+    const calls = [...toolUses.entries()]
+      .sort(([left], [right]) => left - right)
+      .map(([, use]) => ({ ...use, arguments: use.arguments === "" ? "{}" : use.arguments }));
+    yield { type: "response", response: responseOf(text, calls, usage) };
+  }
+
+  private body(request: ModelRequest) {
+    const tools = toAnthropicTools(request.tools);
+    return {
+      model: request.model,
+      max_tokens: this.maxOutputTokens,
+      system: [{ type: "text" as const, text: request.system, cache_control: CACHE }],
+      messages: toAnthropicMessages(request.messages),
+      ...(tools.length > 0 ? { tools } : {}),
     };
   }
+}
+
+/** Token counts as the API reports them; the cache fields may be missing or null. */
+interface UsageCounts {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+}
+
+function responseOf(text: string, toolCalls: ToolCall[], usage: UsageCounts | undefined): ModelResponse {
+  const cacheRead = usage?.cache_read_input_tokens ?? 0;
+  const cacheWrite = usage?.cache_creation_input_tokens ?? 0;
+  return {
+    message: { role: "assistant", content: text, ...(toolCalls.length > 0 ? { toolCalls } : {}) },
+    usage: {
+      inputTokens: (usage?.input_tokens ?? 0) + cacheRead + cacheWrite,
+      outputTokens: usage?.output_tokens ?? 0,
+      cacheReadTokens: cacheRead,
+      cacheWriteTokens: cacheWrite,
+    },
+  };
 }
 
 /**

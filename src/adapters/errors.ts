@@ -58,6 +58,8 @@ function classify(
   if (status !== undefined && status >= 500) return "transport";
   if (status !== undefined && status >= 400) return "invalid_request";
   if ((sdk && error instanceof sdk.APIConnectionError) || error instanceof TypeError) return "transport";
+  // A connection that breaks mid-stream surfaces as a plain Error from the body reader.
+  if (/network|connection|socket|terminated|fetch failed|ECONNRESET/i.test(messageOf(error))) return "transport";
   return "internal";
 }
 

@@ -4,10 +4,10 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from "openai/resources/chat/completions";
-import type { HistoryMessage } from "../protocol/messages.ts";
+import type { HistoryMessage, ToolCall } from "../protocol/messages.ts";
 import type { ModelTool } from "../protocol/run-payload.ts";
 import { ProviderError, providerErrorFrom } from "./errors.ts";
-import type { ModelAdapter, ModelRequest, ModelResponse } from "./types.ts";
+import type { ModelAdapter, ModelRequest, ModelResponse, ModelStreamPart } from "./types.ts";
 
 export interface OpenAIAdapterOptions {
   apiKey: string;
@@ -36,17 +36,9 @@ export class OpenAIAdapter implements ModelAdapter {
   }
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
-    const tools = request.tools.map(toOpenAITool);
     let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
-      completion = await this.client.chat.completions.create(
-        {
-          model: request.model,
-          messages: [{ role: "system", content: request.system }, ...request.messages.map(toOpenAIMessage)],
-          ...(tools.length > 0 ? { tools } : {}),
-        },
-        { signal: request.signal },
-      );
+      completion = await this.client.chat.completions.create(this.body(request), { signal: request.signal });
     } catch (error) {
       throw providerErrorFrom(error, this.label, OpenAI);
     }
@@ -55,33 +47,95 @@ export class OpenAIAdapter implements ModelAdapter {
     const toolCalls = (reply.tool_calls ?? []).filter(
       (call): call is ChatCompletionMessageFunctionToolCall => call.type === "function",
     );
+    return responseOf({
+      text: reply.content ?? "",
+      refusal: reply.refusal ?? "",
+      toolCalls: toolCalls.map((call) => ({
+        id: call.id,
+        name: call.function.name,
+        arguments: call.function.arguments,
+      })),
+      usage: completion.usage,
+    });
+  }
+
+  async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
+    let text = "";
+    let refusal = "";
+    let finished = false;
+    let usage: OpenAI.CompletionUsage | undefined;
+    // Tool calls arrive in pieces, keyed by their index in the message.
+    const calls = new Map<number, ToolCall>();
+    try {
+      const stream = await this.client.chat.completions.create(
+        { ...this.body(request), stream: true, stream_options: { include_usage: true } },
+        { signal: request.signal },
+      );
+      for await (const chunk of stream) {
+        if (chunk.usage) usage = chunk.usage;
+        const choice = chunk.choices?.[0];
+        if (!choice) continue;
+        if (choice.finish_reason) finished = true;
+        const delta = choice.delta;
+        if (delta?.content) {
+          text += delta.content;
+          yield { type: "text_delta", text: delta.content };
+        }
+        if (delta?.refusal) refusal += delta.refusal;
+        for (const piece of delta?.tool_calls ?? []) {
+          const call = calls.get(piece.index) ?? { id: "", name: "", arguments: "" };
+          if (piece.id) call.id = piece.id;
+          if (piece.function?.name) call.name += piece.function.name;
+          if (piece.function?.arguments) call.arguments += piece.function.arguments;
+          calls.set(piece.index, call);
+        }
+      }
+    } catch (error) {
+      throw providerErrorFrom(error, this.label, OpenAI);
+    }
+    if (!finished) throw new ProviderError("transport", "OpenAI: the stream ended before the answer was complete");
+    const toolCalls = [...calls.entries()].sort(([left], [right]) => left - right).map(([, call]) => call);
+    yield { type: "response", response: responseOf({ text, refusal, toolCalls, usage }) };
+  }
+
+  private body(request: ModelRequest) {
+    const tools = request.tools.map(toOpenAITool);
     return {
-      message: {
-        role: "assistant",
-        content: toolCalls.length > 0 ? (reply.content ?? "") : (reply.content ?? reply.refusal ?? ""),
-        ...(toolCalls.length > 0
-          ? {
-              toolCalls: toolCalls.map((call) => ({
-                id: call.id,
-                name: call.function.name,
-                arguments: call.function.arguments,
-              })),
-            }
-          : {}),
-      },
-      ...(completion.usage
-        ? {
-            usage: {
-              inputTokens: completion.usage.prompt_tokens ?? 0,
-              outputTokens: completion.usage.completion_tokens ?? 0,
-              ...(completion.usage.prompt_tokens_details?.cached_tokens !== undefined
-                ? { cacheReadTokens: completion.usage.prompt_tokens_details.cached_tokens }
-                : {}),
-            },
-          }
-        : {}),
+      model: request.model,
+      messages: [
+        { role: "system" as const, content: request.system },
+        ...request.messages.map(toOpenAIMessage),
+      ] satisfies ChatCompletionMessageParam[],
+      ...(tools.length > 0 ? { tools } : {}),
     };
   }
+}
+
+/** The neutral response: the text (or the refusal, when there is nothing else), the tool calls, the usage. */
+function responseOf(reply: {
+  text: string;
+  refusal: string;
+  toolCalls: ToolCall[];
+  usage: OpenAI.CompletionUsage | undefined | null;
+}): ModelResponse {
+  const hasCalls = reply.toolCalls.length > 0;
+  const cached = reply.usage?.prompt_tokens_details?.cached_tokens;
+  return {
+    message: {
+      role: "assistant",
+      content: hasCalls || reply.text !== "" ? reply.text : reply.refusal,
+      ...(hasCalls ? { toolCalls: reply.toolCalls } : {}),
+    },
+    ...(reply.usage
+      ? {
+          usage: {
+            inputTokens: reply.usage.prompt_tokens ?? 0,
+            outputTokens: reply.usage.completion_tokens ?? 0,
+            ...(typeof cached === "number" ? { cacheReadTokens: cached } : {}),
+          },
+        }
+      : {}),
+  };
 }
 
 export function toOpenAIMessage(message: HistoryMessage): ChatCompletionMessageParam {

@@ -1,7 +1,7 @@
 import { type AgentEvent, toolPreview } from "../protocol/events.ts";
 import type { HistoryMessage, ToolResultMessage } from "../protocol/messages.ts";
 import { errorEventOf } from "./errors.ts";
-import type { ModelAdapter, ModelRequest, ToolExecutor } from "./types.ts";
+import type { ModelAdapter, ModelRequest, ModelResponse, ToolExecutor } from "./types.ts";
 
 /** The most model calls one turn may make before it is stopped without an answer. */
 export const MAX_MODEL_CALLS = 50;
@@ -13,6 +13,8 @@ export interface ToolLoopInput {
   maxModelCalls?: number;
   /** Asked before every call after the first: a reason (e.g. a spent budget) ends the loop with a quota error. */
   stopBeforeCall?: () => string | undefined;
+  /** Stream each call, yielding `text_delta` events as the text arrives. */
+  stream?: boolean;
 }
 
 /**
@@ -31,11 +33,22 @@ export async function* runToolLoop(input: ToolLoopInput): AsyncGenerator<AgentEv
       yield { type: "error", classification: "quota", retryable: false, message: stop };
       return;
     }
-    let response: Awaited<ReturnType<ModelAdapter["generate"]>>;
+    let response: ModelResponse | undefined;
     try {
-      response = await adapter.generate({ ...request, messages });
+      if (input.stream) {
+        for await (const part of adapter.stream({ ...request, messages })) {
+          if (part.type === "text_delta") yield { type: "text_delta", text: part.text };
+          else response = part.response;
+        }
+      } else {
+        response = await adapter.generate({ ...request, messages });
+      }
     } catch (error) {
       yield errorEventOf(error, adapter.label);
+      return;
+    }
+    if (!response) {
+      yield { type: "error", classification: "transport", retryable: true, message: `${adapter.label}: no response` };
       return;
     }
     if (response.usage) yield { type: "usage", ...response.usage };

@@ -31,13 +31,15 @@ export type ModelStreamPart = { type: "text_delta"; text: string } | { type: "re
 /**
  * The code for a function-calling provider: it makes one model call, translating the neutral conversation into its
  * API and back. It never loops and never runs tools (`runToolLoop` does, for every such adapter). A failure is thrown
- * as a `ProviderError`, after the SDK's own retries.
+ * as a `ProviderError`, after the SDK's own retries; a stream that breaks off is one too, after what it streamed.
  */
 export interface ModelAdapter {
   readonly kind: "model";
   /** The provider's name in messages, e.g. "OpenAI". */
   readonly label: string;
   generate(request: ModelRequest): Promise<ModelResponse>;
+  /** The same call, streamed: text deltas as they come, then exactly one `response` part. */
+  stream(request: ModelRequest): AsyncGenerator<ModelStreamPart>;
 }
 
 /** Runs one tool call by name with the model's argument text; never throws. */

@@ -38,6 +38,10 @@ export interface Settings {
   historyMaxStored: number;
   /** The most characters of tool results one turn feeds back to the model, all calls together. */
   toolResultsMaxChars: number;
+  /** How a streamed answer is shown: drafts in private chats, and edits (groups) at most this often. */
+  stream: { draftIntervalMs: number; editIntervalMs: number; stopButtonAfterMs: number };
+  /** Where a 👀 reaction acknowledges a message whose answer takes more than a moment. */
+  ackReaction: "private" | "all" | "off";
   /** How long a chat object may keep usage records before writing them to D1 in one batch. */
   usageFlushMs: number;
   /** Variables that are set but unusable, by name, with what is wrong. Never their values. */
@@ -148,6 +152,13 @@ export function readSettings(env: Env): Settings {
     }
     return value;
   };
+  const choice = <Choice extends string>(name: EnvVariable, choices: readonly Choice[], fallback: Choice): Choice => {
+    const raw = text(env[name])?.toLowerCase();
+    if (raw === undefined) return fallback;
+    const found = choices.find((option) => option === raw);
+    if (found === undefined) problems.push(`${name} must be one of ${choices.join(", ")}`);
+    return found ?? fallback;
+  };
   const runnerUrl = url("AGENT_RUNNER_URL");
   const historyLimit = integer("HISTORY_LIMIT", DEFAULT_HISTORY_LIMIT, 2, 1000);
   const callbackUrl = url("AGENT_CALLBACK_URL");
@@ -182,6 +193,13 @@ export function readSettings(env: Env): Settings {
         : { kind: "url", url: runnerUrl, token: text(env.AGENT_RUNNER_TOKEN) },
     toolCallback: callbackUrl === undefined ? { kind: "container" } : { kind: "public-route", baseUrl: callbackUrl },
     agentTimeoutMs: integer("AGENT_TIMEOUT_SECONDS", 300, 1, 3600) * 1000,
+    stream: {
+      draftIntervalMs: integer("STREAM_DRAFT_INTERVAL_MS", 400, 300, 10_000),
+      // Telegram allows about 20 messages a minute in a group, edits included: one every 3 s stays well under.
+      editIntervalMs: integer("STREAM_EDIT_INTERVAL_MS", 3000, 1000, 60_000),
+      stopButtonAfterMs: integer("STOP_BUTTON_AFTER_SECONDS", 3, 0, 600) * 1000,
+    },
+    ackReaction: choice("ACK_REACTION", ["private", "all", "off"], "private"),
     webFetch: {
       enabled: onOff("WEB_FETCH", true),
       privateHosts: new Set(

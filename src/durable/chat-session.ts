@@ -8,7 +8,7 @@ import { enqueueDueTasks, runTask } from "../tasks/task-runner.ts";
 import { nextDueAt } from "../tasks/task-store.ts";
 import { isBotCommand } from "../telegram/bot-commands.ts";
 import { TelegramClient } from "../telegram/client.ts";
-import type { ChatDescription, ChatTarget, IncomingMessage } from "../telegram/update.ts";
+import type { ButtonPress, ChatDescription, ChatTarget, IncomingMessage } from "../telegram/update.ts";
 import { database } from "../tools/context.ts";
 import { tools } from "../tools/index.ts";
 import { ActiveRun } from "../turn/active-run.ts";
@@ -104,6 +104,20 @@ export class ChatSession extends DurableObject<Env> {
     return run.execute(name, argumentsText);
   }
 
+  /** A press of one of this chat's buttons; returns what the presser is told. */
+  async pressButton(press: ButtonPress, byAdmin: boolean): Promise<string> {
+    const stop = /^stop:(.+)$/.exec(press.data);
+    if (!stop) return "That button is not known any more.";
+    const run = this.activeRun;
+    if (!run?.accepts(stop[1]!)) return "That has already finished.";
+    // Whoever started the turn may stop it; in a group, nobody else but an admin.
+    if (!byAdmin && run.startedBy !== undefined && run.startedBy !== press.userId) {
+      return "Only the person who asked, or an admin, can stop this.";
+    }
+    run.stop("stopped");
+    return "Stopping…";
+  }
+
   override async alarm(): Promise<void> {
     await this.schedule.runAlarm(() => this.drain());
   }
@@ -140,6 +154,7 @@ export class ChatSession extends DurableObject<Env> {
           kind: "chat",
           users: messages.map(userMessageOf),
           inboxIds: ids,
+          messageId: last.messageId,
           ...(last.from ? { userId: last.from.id } : {}),
           ...(last.chat.type === "private" ? {} : { replyToMessageId: last.messageId }),
         }),
@@ -257,8 +272,8 @@ export class ChatSession extends DurableObject<Env> {
           now: new Date(),
           timezone: config.timezone,
         }),
-      beginRun: () => {
-        this.activeRun = new ActiveRun();
+      beginRun: (startedBy) => {
+        this.activeRun = new ActiveRun(startedBy);
         return this.activeRun;
       },
       endRun: (run) => {

@@ -32,6 +32,8 @@ export interface ChatMeta {
   prunedAt: number;
   /** What the chat spent today, against its daily budget. */
   spend: DailySpend;
+  /** Telegram refused a draft here once: answers stream as an edited message instead. */
+  draftsRefused: boolean;
 }
 
 /** Rows older than this are pruned once finished; Telegram stops redelivering an update long before. */

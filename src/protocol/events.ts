@@ -4,7 +4,8 @@ import { historyMessageSchema } from "./messages.ts";
 /**
  * The one event stream every adapter speaks, the agent container included (it imports this very module).
  * The seeds' five kinds (`session_init`, `result`, `tool_start`, `tool_progress`, `adapter_stderr`) plus what a real
- * run needs: `message` (a conversation message to append to history), `usage` and a classified `error`.
+ * run needs: `text_delta` (the answer as it streams), `message` (a conversation message to append to history),
+ * `usage` and a classified `error`.
  */
 export const errorClassificationSchema = z.enum([
   "auth",
@@ -19,10 +20,14 @@ export const errorClassificationSchema = z.enum([
 export type ErrorClassification = z.infer<typeof errorClassificationSchema>;
 
 export const TOOL_PREVIEW_LENGTH = 200;
+/** The longest text one `text_delta` carries; a runner splits longer pieces. */
+export const MAX_DELTA_LENGTH = 16_000;
 
 export const agentEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("session_init"), sessionId: z.string().min(1).max(500) }),
   z.object({ type: z.literal("result"), text: z.string() }),
+  /** A piece of the answer as the model writes it; the `result` that ends the turn carries the whole text again. */
+  z.object({ type: z.literal("text_delta"), text: z.string().max(MAX_DELTA_LENGTH) }),
   z.object({
     type: z.literal("tool_start"),
     toolName: z.string().max(300),

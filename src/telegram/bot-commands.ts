@@ -21,3 +21,6 @@ const names: ReadonlySet<string> = new Set(BOT_COMMANDS.map((entry) => entry.com
 export function isBotCommand(name: string): name is BotCommandName {
   return names.has(name);
 }
+
+/** The update kinds the bot handles: messages, and presses of its buttons (Stop). */
+export const ALLOWED_UPDATES = ["message", "callback_query"] as const;

@@ -20,15 +20,121 @@ export interface SendOptions {
 export const SEND_BUDGET_MS = 120_000;
 
 /**
- * The outbound Bot API, on grammY's `Api` (web build) with a retry transformer: a 429 is retried after Telegram's
- * `retry_after` (up to 60 s, three times), a 5xx a few times with backoff.
+ * How a call that must not hold up a stream went: it went, Telegram asked to wait (`retry_after` seconds), changed
+ * nothing (an edit to the same text), or failed. Such calls are never retried here; the caller paces the next one.
+ */
+export type QuickResult<T = true> =
+  | { kind: "ok"; value: T }
+  | { kind: "wait"; seconds: number }
+  | { kind: "unchanged" }
+  | { kind: "failed"; description: string };
+
+/** An inline keyboard with one row of buttons, each with the data its press sends back. */
+export type Buttons = { text: string; data: string }[];
+
+/**
+ * The outbound Bot API, on grammY's `Api` (web build). `api` retries: a 429 after Telegram's `retry_after` (up to
+ * 60 s, three times), a 5xx a few times with backoff; answers and commands use it. `quick` never retries: streamed
+ * drafts and edits use it, and a refused update is simply superseded by the next one.
  */
 export class TelegramClient {
   readonly api: Api;
+  private readonly quick: Api;
 
   constructor(options: TelegramClientOptions) {
     this.api = new Api(options.botToken, { apiRoot: options.apiBaseUrl });
     this.api.config.use(retryTransformer({ maxAttempts: 3, maxRetryAfterSeconds: 60 }));
+    this.quick = new Api(options.botToken, { apiRoot: options.apiBaseUrl });
+  }
+
+  /** A private chat's draft (Bot API 9.3): an ephemeral preview the final sendMessage replaces. */
+  sendDraft(target: ChatTarget, draftId: number, text: string): Promise<QuickResult> {
+    return quickly(() => this.quick.sendMessageDraft(target.chatId, draftId, text, threadOf(target)));
+  }
+
+  /** A plain message sent without retries (the first piece of a streamed answer, a status line). */
+  sendQuick(
+    target: ChatTarget,
+    text: string,
+    options: { replyToMessageId?: number; buttons?: Buttons } = {},
+  ): Promise<QuickResult<number>> {
+    return quickly(async () => {
+      const sent = await this.quick.sendMessage(target.chatId, text, {
+        link_preview_options: { is_disabled: true },
+        ...threadOf(target),
+        ...replyOf(options),
+        ...(options.buttons?.length ? keyboardOf(options.buttons) : {}),
+      });
+      return sent.message_id;
+    });
+  }
+
+  /** A plain edit without retries; `buttons: []` removes the keyboard. */
+  editQuick(target: ChatTarget, messageId: number, text: string, buttons?: Buttons): Promise<QuickResult> {
+    return quickly(async () => {
+      await this.quick.editMessageText(target.chatId, messageId, text, {
+        link_preview_options: { is_disabled: true },
+        ...keyboardOf(buttons),
+      });
+      return true as const;
+    });
+  }
+
+  /**
+   * Replaces a message's text with a rendered piece (HTML), or the piece as plain text when Telegram cannot parse
+   * it; the keyboard goes. With retries: this is the final form of an answer.
+   */
+  async editPiece(target: ChatTarget, messageId: number, piece: { piece: string; html?: string }): Promise<void> {
+    const plain = () =>
+      this.api.editMessageText(target.chatId, messageId, piece.piece, { link_preview_options: { is_disabled: true } });
+    try {
+      if (piece.html === undefined) await plain();
+      else {
+        await this.api.editMessageText(target.chatId, messageId, piece.html, {
+          parse_mode: "HTML",
+          link_preview_options: { is_disabled: true },
+        });
+      }
+    } catch (error) {
+      if (isNotModified(error)) return;
+      if (!isEntityParseError(error)) throw error;
+      try {
+        await plain();
+      } catch (again) {
+        if (!isNotModified(again)) throw again;
+      }
+    }
+  }
+
+  /** Sends one rendered piece as a new message (HTML, or plain when Telegram cannot parse it). */
+  async sendPiece(
+    target: ChatTarget,
+    piece: { piece: string; html?: string },
+    options: SendOptions = {},
+  ): Promise<number> {
+    if (piece.html !== undefined) {
+      try {
+        const sent = await this.api.sendMessage(target.chatId, piece.html, {
+          parse_mode: "HTML",
+          link_preview_options: { is_disabled: true },
+          ...threadOf(target),
+          ...replyOf(options),
+        });
+        return sent.message_id;
+      } catch (error) {
+        if (!isEntityParseError(error)) throw error;
+      }
+    }
+    const [id] = await this.sendPlain(target, piece.piece, replyOf(options));
+    return id!;
+  }
+
+  async setReaction(target: ChatTarget, messageId: number, emoji: "👀"): Promise<void> {
+    await this.quick.setMessageReaction(target.chatId, messageId, [{ type: "emoji", emoji }]);
+  }
+
+  async answerCallback(queryId: string, text: string): Promise<void> {
+    await this.api.answerCallbackQuery(queryId, { text });
   }
 
   async sendTyping(target: ChatTarget): Promise<void> {
@@ -122,6 +228,31 @@ function renderAll(markdown: string, limit: number): { piece: string; html?: str
     if (html !== "" && limit > 1000 && piece.length > 1000) return renderAll(piece, Math.floor(limit * 0.7));
     return [{ piece }];
   });
+}
+
+/** Runs a call that must not wait: Telegram's refusals come back as values, with `retry_after` when it gave one. */
+async function quickly<T>(call: () => Promise<T>): Promise<QuickResult<T>> {
+  try {
+    return { kind: "ok", value: await call() };
+  } catch (error) {
+    if (error instanceof GrammyError) {
+      if (error.error_code === 429) return { kind: "wait", seconds: error.parameters.retry_after ?? 1 };
+      if (isNotModified(error)) return { kind: "unchanged" };
+      return { kind: "failed", description: `${error.error_code} ${error.description}` };
+    }
+    return { kind: "failed", description: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function keyboardOf(buttons: Buttons | undefined): {
+  reply_markup?: { inline_keyboard: { text: string; callback_data: string }[][] };
+} {
+  if (buttons === undefined) return {};
+  return {
+    reply_markup: {
+      inline_keyboard: buttons.length === 0 ? [] : [buttons.map((b) => ({ text: b.text, callback_data: b.data }))],
+    },
+  };
 }
 
 function threadOf(target: ChatTarget): { message_thread_id?: number } {

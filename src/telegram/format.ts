@@ -2,8 +2,8 @@ import { Marked, type Tokens } from "marked";
 
 /**
  * The model's Markdown as Telegram HTML. Telegram's HTML mode knows only a few tags (b, i, s, u, code, pre, a,
- * blockquote, tg-spoiler), so headings become bold lines, lists become bullet lines and tables become plain rows;
- * raw HTML in the model's text is shown as text. marked parses; this renderer only chooses the tags.
+ * blockquote, tg-spoiler), so headings become bold lines, lists become bullet lines (nested ones indented) and tables
+ * become aligned columns in a monospace block; raw HTML in the model's text is shown as text. marked parses; this renderer only chooses the tags.
  */
 const telegram = new Marked({
   gfm: true,
@@ -35,8 +35,10 @@ const telegram = new Marked({
       const lines = token.items.map((item, index) => {
         const marker = token.ordered ? `${start + index}.` : "•";
         const box = item.task ? (item.checked ? "☑ " : "☐ ") : "";
-        const body = this.parser
-          .parse(item.tokens)
+        // A nested list starts on its own line under the item's text, indented with the item's body.
+        const body = item.tokens
+          .map((child) => (child.type === "list" ? `\n${this.parser.parse([child])}` : this.parser.parse([child])))
+          .join("")
           .trim()
           .replace(/\n{2,}/g, "\n")
           .replace(/\n/g, "\n   ");
@@ -46,8 +48,24 @@ const telegram = new Marked({
     },
     checkbox: () => "",
     table(token: Tokens.Table) {
-      const row = (cells: Tokens.TableCell[]) => cells.map((cell) => this.parser.parseInline(cell.tokens)).join(" | ");
-      return `${[row(token.header), ...token.rows.map(row)].join("\n")}\n\n`;
+      // Telegram's HTML has no tables: the cells' plain text, padded into columns, in a monospace block.
+      const rows = [token.header, ...token.rows].map((row) =>
+        row.map((cell) => plainTextOf(this.parser.parseInline(cell.tokens))),
+      );
+      const widths = token.header.map((_, column) =>
+        Math.max(1, ...rows.map((row) => Array.from(row[column] ?? "").length)),
+      );
+      const line = (row: string[]) =>
+        row
+          .map((cell, column) => {
+            const padding = " ".repeat(Math.max(0, widths[column]! - Array.from(cell).length));
+            return token.align[column] === "right" ? padding + cell : cell + padding;
+          })
+          .join(" | ")
+          .trimEnd();
+      const rule = widths.map((width) => "-".repeat(width)).join("-+-");
+      const [header, ...body] = rows;
+      return `<pre>${escapeHtml([line(header!), rule, ...body.map(line)].join("\n"))}</pre>\n\n`;
     },
     strong({ tokens }) {
       return `<b>${this.parser.parseInline(tokens)}</b>`;
@@ -76,6 +94,17 @@ const telegram = new Marked({
 export function markdownToTelegramHtml(markdown: string): string {
   const html = telegram.parse(markdown) as string;
   return html.replace(/\n{3,}/g, "\n\n").trim();
+}
+
+/** The text of rendered inline HTML: tags dropped, our escapes undone. */
+function plainTextOf(html: string): string {
+  return html
+    .replace(/<[^>]*>/g, "")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, "&")
+    .trim();
 }
 
 /** What Telegram counts against its 4096 limit: the text once tags are removed and entities decoded. */

@@ -45,11 +45,52 @@ const messageSchema = baseMessageSchema.extend({ reply_to_message: baseMessageSc
 export type TelegramMessage = z.infer<typeof messageSchema>;
 export type TelegramUser = z.infer<typeof userSchema>;
 
+/** A press of an inline button: who pressed, on which message, and the button's data. */
+const callbackQuerySchema = z.looseObject({
+  id: z.string().min(1).max(200),
+  from: userSchema,
+  message: z
+    .looseObject({
+      message_id: z.number().int(),
+      message_thread_id: z.number().int().optional(),
+      is_topic_message: z.boolean().optional(),
+      chat: chatSchema,
+    })
+    .optional(),
+  data: z.string().max(64).optional(),
+});
+
 export const updateSchema = z.looseObject({
   update_id: z.number().int().nonnegative(),
   message: messageSchema.optional(),
+  callback_query: callbackQuerySchema.optional(),
 });
 export type TelegramUpdate = z.infer<typeof updateSchema>;
+
+/** A button press the bot handles: on one of its messages in a chat, with the button's data. */
+export interface ButtonPress {
+  queryId: string;
+  userId: number;
+  chat: { id: number; type: ChatDescription["type"] };
+  threadId?: number;
+  messageId: number;
+  data: string;
+}
+
+export function buttonPressOf(update: TelegramUpdate): ButtonPress | undefined {
+  const query = update.callback_query;
+  const message = query?.message;
+  if (!query || !message || query.data === undefined || message.chat.type === "channel") return undefined;
+  const isForumTopic = message.chat.is_forum === true && message.is_topic_message === true;
+  return {
+    queryId: query.id,
+    userId: query.from.id,
+    chat: { id: message.chat.id, type: message.chat.type },
+    ...(isForumTopic && message.message_thread_id !== undefined ? { threadId: message.message_thread_id } : {}),
+    messageId: message.message_id,
+    data: query.data,
+  };
+}
 
 /** Where an answer goes: a chat, and in forum supergroups one topic of it. */
 export interface ChatTarget {

@@ -12,6 +12,10 @@ const toolsNotReady: ToolExecutor = async () => ({ isError: true, content: "Erro
  */
 export class ActiveRun {
   readonly id = crypto.randomUUID();
+
+  /** `startedBy`: the user whose message started the turn (a task's creator), who may stop it. */
+  constructor(readonly startedBy?: number) {}
+
   private readonly controller = new AbortController();
   private ended = false;
   private executor: ToolExecutor = toolsNotReady;

@@ -63,6 +63,7 @@ export async function handleCommand(
         kind: "agent",
         users: [userMessageOf({ ...message, text: command.args })],
         inboxIds: [inboxId],
+        messageId: message.messageId,
         ...(message.from ? { userId: message.from.id } : {}),
         providerOverride: "claude-agent",
         ...(message.chat.type === "private" ? {} : { replyToMessageId: message.messageId }),

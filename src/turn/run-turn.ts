@@ -15,6 +15,8 @@ import { TurnTrust } from "../tools/context.ts";
 import type { ActiveRun } from "./active-run.ts";
 import { addSpend, budgetNotice, costOf, type DailySpend, exhaustedLimit, spendOn } from "./budget.ts";
 import { TURN_BUDGET, TURN_TIME_LIMIT, userFacingError } from "./error-text.ts";
+import { DraftAnswer, EditedAnswer, FinalAnswer, type LiveAnswer } from "./live-answer.ts";
+import { Pacer } from "./pacer.ts";
 import { mintRunToken } from "./run-token.ts";
 import { StatusLine } from "./status-line.ts";
 import { toolContext } from "./tool-context.ts";
@@ -27,6 +29,8 @@ export interface TurnRequest {
   users: UserMessage[];
   inboxIds: number[];
   userId?: number;
+  /** The Telegram message the turn answers (the last one of a batch): acknowledged with a reaction. */
+  messageId?: number;
   replyToMessageId?: number;
   /** `/agent` runs one turn on claude-agent whatever the chat's provider. */
   providerOverride?: Provider;
@@ -38,6 +42,13 @@ export type TurnOutcome =
   | { ok: true; text: string }
   | { ok: false; error: AgentErrorEvent }
   | { ok: "skipped"; reason: string };
+
+/** The first streamed edit in a group waits this long, so that a quick answer is one formatted message. */
+const FIRST_EDIT_AFTER_MS = 1_000;
+/** Streamed calls to a group per minute, answer and status together: well under Telegram's 20. */
+const GROUP_CALLS_PER_MINUTE = 15;
+/** How long an answer may keep someone waiting before their message gets a 👀. */
+const ACK_AFTER_MS = 1_500;
 
 /** What a turn collected from its adapter's events. */
 interface Collected {
@@ -56,7 +67,7 @@ interface Collected {
  */
 export async function runTurn(services: TurnServices, request: TurnRequest): Promise<TurnOutcome> {
   // Registered first, so that /stop reaches a turn that is still reading its config.
-  const run = services.beginRun();
+  const run = services.beginRun(request.userId);
   // The platform ends an alarm after 15 minutes and would run the turn again from the start: end it first.
   run.stopAfter(services.turnDeadline - services.now());
   try {
@@ -159,6 +170,7 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
   const collected: Collected = { produced: [], usage: { inputTokens: 0, outputTokens: 0 }, toolCalls: 0 };
   const events = eventsOf(choice.adapter, {
     services,
+    stream: request.kind !== "task",
     run,
     callbackToken:
       choice.adapter.kind === "agent"
@@ -185,10 +197,16 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
   });
 
   const typing = startTyping(telegram, target);
-  const status = new StatusLine(telegram, target);
+  const { answer, status } = presentation(services, request);
+  const interactive = request.kind !== "task";
+  // A person waiting sees a Stop button after a few seconds, and a 👀 if nothing else shows up within a moment.
+  const stopOffer = interactive
+    ? setTimeout(() => status.offerStop(`stop:${run.id}`), settings.stream.stopButtonAfterMs)
+    : undefined;
+  const acknowledgement = acknowledge(services, request, answer);
   try {
     for await (const event of events) {
-      collect(services, provider, event, collected, status);
+      collect({ services, provider, event, collected, status, answer });
       if (collected.result !== undefined || collected.error) break;
     }
   } catch (thrown) {
@@ -197,6 +215,8 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
     // From here on /stop and remote tool calls find no running turn.
     run.end();
     services.endRun(run);
+    clearTimeout(stopOffer);
+    clearTimeout(acknowledgement);
     await typing.stop();
   }
   let error = collected.error;
@@ -215,7 +235,13 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
   }
 
   const statusMessage = await status.close();
-  if (statusMessage !== undefined) await safely(() => telegram.deleteMessage(target, statusMessage));
+  // The status line goes once the answer (or the error) is there.
+  const removeStatus = async () => {
+    if (statusMessage !== undefined) await safely(() => telegram.deleteMessage(target, statusMessage));
+  };
+  // Nothing of an answer cut short stays on screen as if it were whole.
+  if (error)
+    await safely(() => answer.abandon(error.classification === "cancelled" ? "⏹ (stopped)" : "⚠️ (interrupted)"));
 
   const finished = services.now();
   const price = settings.modelPrices.get(model);
@@ -237,14 +263,16 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
     console.warn(`chat ${services.chat.id}: turn failed (${error.classification}): ${redactSecrets(error.message)}`);
     const text = userFacingError(error);
     await safely(() => telegram.sendPlain(target, request.failureNote ? `${request.failureNote} ${text}` : text));
+    await removeStatus();
     failTurn(services, request, { error, now: finished, usage: record, spent });
     return { ok: false, error };
   }
-  const answer = collected.result ?? "";
-  const text = answer.trim() === "" ? "…" : answer;
+  const result = collected.result ?? "";
+  const text = result.trim() === "" ? "…" : result;
   const delivered = await safely(() =>
-    telegram.sendMarkdown(target, text, request.replyToMessageId ? { replyToMessageId: request.replyToMessageId } : {}),
+    answer.finish(text, request.replyToMessageId ? { replyToMessageId: request.replyToMessageId } : {}),
   );
+  await removeStatus();
   store.atomically(() => {
     store.appendHistory([...request.users, ...collected.produced, { role: "assistant", content: text }], finished);
     store.pruneHistory(settings.historyMaxStored);
@@ -252,11 +280,13 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
     store.bufferUsage(record, finished);
     store.setMeta("spend", spent);
   });
-  return { ok: true, text: answer };
+  return { ok: true, text: result };
 }
 
 interface TurnInput {
   services: TurnServices;
+  /** Stream model calls (someone is watching); a task's turn does not. */
+  stream: boolean;
   /** Whether the chat's daily budget is used up, counting this turn so far. */
   budgetReached: () => boolean;
   run: ActiveRun;
@@ -283,6 +313,7 @@ function eventsOf(adapter: Adapter, input: TurnInput): AsyncGenerator<AgentEvent
           signal: run.signal,
         },
         executeTool: (name, argumentsText) => run.execute(name, argumentsText),
+        stream: input.stream,
         stopBeforeCall: () => (input.budgetReached() ? TURN_BUDGET : undefined),
       });
     case "agent": {
@@ -313,19 +344,27 @@ function toolCallbackUrl(route: ToolCallbackRoute, chatKey: string): string {
   }
 }
 
-function collect(
-  services: TurnServices,
-  provider: Provider,
-  event: AgentEvent,
-  collected: Collected,
-  status: StatusLine,
-): void {
+function collect(turn: {
+  services: TurnServices;
+  provider: Provider;
+  event: AgentEvent;
+  collected: Collected;
+  status: StatusLine;
+  answer: LiveAnswer;
+}): void {
+  const { services, provider, event, collected, status, answer } = turn;
   switch (event.type) {
     case "session_init":
       services.store.setMeta("agentSessionId", event.sessionId);
       return;
+    case "text_delta":
+      answer.delta(event.text);
+      status.writing();
+      return;
     case "tool_start":
       collected.toolCalls++;
+      // The text before a tool call was its preamble; the answer starts afresh after the tools.
+      answer.restart();
       status.show(`⚙️ ${event.toolName}${event.preview ? `: ${event.preview}` : ""}`);
       return;
     case "tool_progress":
@@ -350,6 +389,55 @@ function collect(
     default:
       assertNever(event);
   }
+}
+
+/**
+ * How this turn shows itself: in a private chat the answer streams as a draft (or, where Telegram refused drafts, as
+ * one edited message), in groups and topics as one edited message; a task delivers only its final answer. The
+ * answer and the status line share one pacer.
+ */
+function presentation(services: TurnServices, request: TurnRequest): { answer: LiveAnswer; status: StatusLine } {
+  const { telegram, target, settings, store } = services;
+  const privateChat = services.chat.type === "private";
+  // In a group the answer's edits and the status line share the group's limit; in a private chat drafts are not
+  // messages, so the status line paces itself apart from them (one message a second).
+  const pacer = new Pacer(
+    privateChat
+      ? { minIntervalMs: settings.stream.draftIntervalMs }
+      : { minIntervalMs: settings.stream.editIntervalMs, perMinute: GROUP_CALLS_PER_MINUTE },
+  );
+  const status = new StatusLine(telegram, target, privateChat ? new Pacer({ minIntervalMs: 1000 }) : pacer);
+  const edited = (interval: Pacer) =>
+    new EditedAnswer(telegram, target, interval, {
+      ...(request.replyToMessageId ? { replyToMessageId: request.replyToMessageId } : {}),
+      firstAfterMs: FIRST_EDIT_AFTER_MS,
+    });
+  if (request.kind === "task") return { answer: new FinalAnswer(telegram, target), status };
+  if (!privateChat) return { answer: edited(pacer), status };
+  // One message edit per second in a private chat, where a draft was not possible.
+  const editsPerSecond = () => new Pacer({ minIntervalMs: 1000 });
+  if (store.getMeta("draftsRefused")) return { answer: edited(editsPerSecond()), status };
+  const answer = new DraftAnswer(telegram, target, pacer, () => {
+    store.setMeta("draftsRefused", true);
+    return edited(editsPerSecond());
+  });
+  return { answer, status };
+}
+
+/** Puts 👀 on the message being answered once the answer has kept the person waiting a moment (where configured). */
+function acknowledge(
+  services: TurnServices,
+  request: TurnRequest,
+  answer: LiveAnswer,
+): ReturnType<typeof setTimeout> | undefined {
+  const where = services.settings.ackReaction;
+  const messageId = request.messageId;
+  if (request.kind === "task" || messageId === undefined || where === "off") return undefined;
+  if (where === "private" && services.chat.type !== "private") return undefined;
+  return setTimeout(() => {
+    if (answer.visible) return;
+    services.telegram.setReaction(services.target, messageId, "👀").catch(() => undefined);
+  }, ACK_AFTER_MS);
 }
 
 function assertNever(value: never): never {

@@ -26,7 +26,7 @@ export interface TurnServices {
   turnDeadline: number;
   systemPrompt: (config: EffectiveConfig, toolNames: string[]) => string;
   /** Registers the running turn (one at a time) so /stop and remote tool calls can find it. */
-  beginRun: () => ActiveRun;
+  beginRun: (startedBy: number | undefined) => ActiveRun;
   endRun: (run: ActiveRun) => void;
   /** Re-arms a chat's alarm after a change to its scheduled tasks (this chat's, or another's). */
   tasksChanged: (chatId: number, threadId?: number) => Promise<void>;

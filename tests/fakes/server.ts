@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { anthropicMessage, openaiCompletion } from "./bodies.ts";
+import { anthropicEvents, openaiEvents, type StreamShape } from "./streams.ts";
+import { htmlProblem } from "./telegram-html.ts";
 
 /**
  * Fake upstreams on 127.0.0.1, one server: Telegram (`/telegram/bot<token>/<method>`), OpenAI (`/openai/v1/...`),
@@ -26,6 +28,8 @@ export interface ScriptedResponse {
   hang?: boolean;
   /** Drop the connection without an answer. */
   destroy?: boolean;
+  /** Model APIs: how a streamed request gets this answer (a JSON `body`, sent as server-sent events). */
+  stream?: StreamShape;
 }
 
 export interface RecordedRequest {
@@ -35,6 +39,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   body: unknown;
   at: number;
+  /** Telegram: the `result` the fake answered with (a sent message's id is there). */
+  result?: unknown;
 }
 
 export interface FakeOptions {
@@ -115,15 +121,26 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
           : service === "web"
             ? take(service, (script) => script.path === url.pathname)
             : take(service, () => true);
-      if (scripted) return await answer(response, scripted);
-      return await defaultAnswer(service, method, body, response);
+      const streamed =
+        (service === "openai" || service === "anthropic") && (body as { stream?: unknown })?.stream === true;
+      if (scripted) return await answer(response, scripted, streamed ? service : undefined);
+      return await defaultAnswer(service, method, body, response, streamed, record);
     } catch (error) {
       send(response, 500, { error: String(error) });
     }
   });
 
-  async function answer(response: ServerResponse, script: ScriptedResponse): Promise<void> {
+  async function answer(
+    response: ServerResponse,
+    script: ScriptedResponse,
+    streamAs?: "openai" | "anthropic",
+  ): Promise<void> {
     if (script.delayMs) await sleep(script.delayMs);
+    if (streamAs && script.body !== undefined && (script.status ?? 200) === 200) {
+      const events =
+        streamAs === "openai" ? openaiEvents(script.body, script.stream) : anthropicEvents(script.body, script.stream);
+      return streamEvents(response, events, script.stream);
+    }
     if (script.destroy) {
       response.socket?.destroy();
       return;
@@ -157,25 +174,49 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
     send(response, script.status ?? 200, script.body ?? {}, script.headers);
   }
 
+  async function streamEvents(response: ServerResponse, events: string[], shape: StreamShape = {}): Promise<void> {
+    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    response.flushHeaders();
+    for (const [index, event] of events.entries()) {
+      if (shape.breakAfter !== undefined && index >= shape.breakAfter) {
+        response.socket?.destroy();
+        return;
+      }
+      if (shape.delayMs && index > 0) await sleep(shape.delayMs);
+      if (response.destroyed) return;
+      response.write(event);
+    }
+    response.end();
+  }
+
   async function defaultAnswer(
     service: Service,
     method: string,
     body: unknown,
     response: ServerResponse,
+    streamed: boolean,
+    record: RecordedRequest,
   ): Promise<void> {
     switch (service) {
-      case "telegram":
+      case "telegram": {
         if (method === "getUpdates") {
           // Like Telegram's long poll: hold an empty answer for the requested timeout (at most 2 s here).
           const seconds = Math.min(Number((body as { timeout?: number } | undefined)?.timeout ?? 0), 2);
           if (seconds > 0) await sleep(seconds * 1000);
         }
-        return send(response, 200, { ok: true, result: telegramDefault(method, body, ++messageId) });
+        const refusal = telegramRefusal(method, body);
+        if (refusal) return send(response, 400, { ok: false, error_code: 400, description: refusal });
+        record.result = telegramDefault(method, body, ++messageId);
+        return send(response, 200, { ok: true, result: record.result });
+      }
       case "openai":
         if (options.modelDelayMs) await sleep(options.modelDelayMs);
+        if (streamed) return streamEvents(response, openaiEvents(openaiDefault(body)));
         return send(response, 200, openaiDefault(body));
       case "anthropic":
         if (options.modelDelayMs) await sleep(options.modelDelayMs);
+        if (streamed)
+          return streamEvents(response, anthropicEvents(anthropicMessage("Hello from the fake Anthropic API.")));
         return send(response, 200, anthropicMessage("Hello from the fake Anthropic API."));
       case "runner":
         return send(response, 503, { error: "no runner scripted" });
@@ -256,6 +297,26 @@ function serviceOf(path: string): Service | undefined {
     ? first
     : undefined;
 }
+
+/** What Telegram itself would refuse in a default answer: HTML it cannot parse, or an edit that changes nothing. */
+function telegramRefusal(method: string, body: unknown): string | undefined {
+  const payload = (body ?? {}) as { text?: string; parse_mode?: string; chat_id?: number; message_id?: number };
+  if (payload.parse_mode === "HTML" && typeof payload.text === "string") {
+    const problem = htmlProblem(payload.text);
+    if (problem) return `Bad Request: can't parse entities: ${problem}`;
+  }
+  if (method === "sendMessage" || method === "editMessageText") {
+    const key = `${payload.chat_id}:${payload.message_id}`;
+    if (method === "editMessageText" && shownTexts.get(key) === JSON.stringify(body)) {
+      return "Bad Request: message is not modified: specified new message content and reply markup are exactly the same";
+    }
+    if (method === "editMessageText") shownTexts.set(key, JSON.stringify(body));
+  }
+  return undefined;
+}
+
+/** The last edit of each message, to answer an identical edit as Telegram does. */
+const shownTexts = new Map<string, string>();
 
 function telegramDefault(method: string, body: unknown, messageId: number): unknown {
   const payload = (body ?? {}) as { chat_id?: number; text?: string; message_id?: number };

@@ -170,3 +170,34 @@ export async function flushUsageNow(chatId: number): Promise<void> {
   });
   await runDurableObjectAlarm(session(chatId));
 }
+
+let nextCallbackId = 1;
+
+/** A press of an inline button on message `messageId`, as Telegram would POST it. */
+export function buttonPress(
+  data: string,
+  options: { chatId?: number; fromId?: number; messageId: number; chatType?: "private" | "group" | "supergroup" },
+): Record<string, unknown> {
+  const chatId = options.chatId ?? PRIVATE_CHAT;
+  return {
+    update_id: nextUpdateId++,
+    callback_query: {
+      id: `cb${nextCallbackId++}`,
+      from: { id: options.fromId ?? chatId, is_bot: false, first_name: "Presser" },
+      chat_instance: "1",
+      data,
+      message: {
+        message_id: options.messageId,
+        date: Math.floor(Date.now() / 1000),
+        chat: { id: chatId, type: options.chatType ?? (chatId > 0 ? "private" : "group") },
+      },
+    },
+  };
+}
+
+/** Waits until the chat's object has finished its running drain (its turn's writes are committed). */
+export async function settled(chatId: number, threadId?: number): Promise<void> {
+  await runInDurableObject(session(chatId, threadId), async (instance) => {
+    await instance.schedule.drain?.catch(() => undefined);
+  });
+}

@@ -11,6 +11,7 @@ import {
   say,
   sentText,
   session,
+  settled,
 } from "./helpers.ts";
 
 /** Time passes for the task: its due time moves into the past, and its chat's object is told, as a tool would. */
@@ -67,6 +68,7 @@ describe("scheduled tasks", () => {
     const task = await env.DB.prepare("SELECT id, next_run_at FROM tasks").first<{ id: number; next_run_at: number }>();
     expect(task!.next_run_at).toBe(Date.parse(at));
     // Once the turn has finished and its usage is written, the chat's alarm is the task's time.
+    await settled(PRIVATE_CHAT);
     await flushUsageNow(PRIVATE_CHAT);
     await expect
       .poll(() => runInDurableObject(session(PRIVATE_CHAT), (_i, state) => state.storage.getAlarm()))

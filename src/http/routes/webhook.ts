@@ -1,12 +1,12 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { createMiddleware } from "hono/factory";
-import { settingsOf } from "../../config/settings.ts";
+import { includes, settingsOf } from "../../config/settings.ts";
 import { chatStub } from "../../durable/chat-key.ts";
 import type { Env } from "../../env.ts";
 import { isAddressedToBot, isChatAllowed, withoutBotSuffix } from "../../telegram/access.ts";
 import { botIdentity } from "../../telegram/bot-identity.ts";
 import { TelegramClient } from "../../telegram/client.ts";
-import { incomingMessageOf, updateSchema } from "../../telegram/update.ts";
+import { type ButtonPress, buttonPressOf, incomingMessageOf, updateSchema } from "../../telegram/update.ts";
 import { secretsEqual } from "../bearer.ts";
 import { HttpError } from "../error.ts";
 import { jsonBody } from "../json-body.ts";
@@ -47,6 +47,8 @@ export function webhookRoutes(): Hono<WebhookEnv> {
     }),
     async (c) => {
       const update = c.req.valid("json");
+      const press = buttonPressOf(update);
+      if (press) return answerButton(c, press);
       let message = incomingMessageOf(update);
       if (!message || !update.message) return c.json({ ok: true, ignored: "update kind not handled" });
 
@@ -67,6 +69,27 @@ export function webhookRoutes(): Hono<WebhookEnv> {
       return c.json({ ok: true, result });
     },
   );
+}
+
+/**
+ * A button press goes to its chat's object, which decides (e.g. Stop: only the person who asked, or an admin); the
+ * answer to the press is sent after the 200, so Telegram's spinner stops without holding up the webhook.
+ */
+async function answerButton(c: Context<WebhookEnv>, press: ButtonPress): Promise<Response> {
+  const settings = settingsOf(c.env);
+  const target =
+    press.threadId === undefined ? { chatId: press.chat.id } : { chatId: press.chat.id, threadId: press.threadId };
+  const text = isChatAllowed(settings, press.chat.id)
+    ? await chatStub(c.env, target).pressButton(press, includes(settings.adminUserIds, press.userId))
+    : "This bot is private.";
+  c.executionCtx.waitUntil(
+    telegramFor(c.env)
+      .answerCallback(press.queryId, text)
+      .catch((error: unknown) =>
+        console.warn("answering a button press failed", error instanceof Error ? error.message : error),
+      ),
+  );
+  return c.json({ ok: true, result: "answered" });
 }
 
 const clients = new WeakMap<Env, TelegramClient>();
