@@ -34,7 +34,7 @@ export class ClaudeAgentAdapter implements AgentAdapter {
       model: input.model,
       systemPrompt: input.systemPrompt,
       history: fitHistory(input.history, {
-        fixedBytes: input.systemPrompt.length + JSON.stringify(input.tools).length,
+        fixedBytes: new TextEncoder().encode(input.systemPrompt + JSON.stringify(input.tools)).byteLength,
         maxBytes: MAX_PAYLOAD_BYTES,
       }),
       tools: input.tools,

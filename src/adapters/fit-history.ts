@@ -1,17 +1,21 @@
 import type { HistoryMessage } from "../protocol/messages.ts";
 
+const encoder = new TextEncoder();
+
 /** Drops the oldest messages (keeping the window opening at a user message) until the payload fits the runner. */
 export function fitHistory(
   history: readonly HistoryMessage[],
   { fixedBytes, maxBytes }: { fixedBytes: number; maxBytes: number },
 ): HistoryMessage[] {
+  // Bytes as sent (UTF-8), not characters: Cyrillic, Chinese or emoji take two to four bytes each.
+  const sizes = history.map((message) => encoder.encode(JSON.stringify(message)).byteLength + 1);
   let start = 0;
-  let size = fixedBytes + JSON.stringify(history).length;
+  let size = fixedBytes + sizes.reduce((sum, bytes) => sum + bytes, 1);
   while (size > maxBytes && start < history.length - 1) {
-    size -= JSON.stringify(history[start]).length + 1;
+    size -= sizes[start]!;
     start++;
     while (start < history.length - 1 && history[start]!.role !== "user") {
-      size -= JSON.stringify(history[start]).length + 1;
+      size -= sizes[start]!;
       start++;
     }
   }

@@ -2,7 +2,8 @@ import type { Env } from "../env.ts";
 import type { ChatTarget } from "../telegram/update.ts";
 import type { ChatSession } from "./chat-session.ts";
 
-const CHAT_KEY = /^chat:(-?\d{1,16})(?::topic:(\d{1,16}))?$/;
+/** Exactly the keys chatKeyOf writes: no leading zeros, no "-0", so one chat never has two names. */
+const CHAT_KEY = /^chat:(0|-?[1-9]\d{0,15})(?::topic:([1-9]\d{0,15}))?$/;
 
 /** The name of a chat's object: one per chat, and one per topic in forum supergroups. */
 export function chatKeyOf(target: ChatTarget): string {

@@ -24,6 +24,8 @@ export interface LiveAnswer {
 /** Streamed text over this length is cut so that a message (or draft) never exceeds Telegram's limit. */
 const STREAM_LIMIT = TELEGRAM_MESSAGE_LIMIT - 96;
 const CURSOR = " ▍";
+/** A draft appears this long after the answer's first text (well within the 150 ms a person notices). */
+const FIRST_DRAFT_AFTER_MS = 100;
 
 /** Delivers only the final answer (scheduled tasks: nobody is watching the stream). */
 export class FinalAnswer implements LiveAnswer {
@@ -51,6 +53,7 @@ export class FinalAnswer implements LiveAnswer {
  */
 export class DraftAnswer implements LiveAnswer {
   private text = "";
+  private started = 0;
   private restartPending = false;
   private shown = "";
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -79,6 +82,7 @@ export class DraftAnswer implements LiveAnswer {
       this.text = "";
       this.restartPending = false;
     }
+    if (this.started === 0) this.started = Date.now();
     this.text += text;
     this.schedule();
   }
@@ -114,7 +118,9 @@ export class DraftAnswer implements LiveAnswer {
 
   private schedule(): void {
     if (this.timer !== undefined || this.closed) return;
-    this.timer = setTimeout(() => this.flush(), Math.max(0, this.pacer.nextSlot() - Date.now()));
+    // An answer that arrives all at once needs no draft: the first one waits a moment for more to come.
+    const at = Math.max(this.pacer.nextSlot(), this.started + FIRST_DRAFT_AFTER_MS);
+    this.timer = setTimeout(() => this.flush(), Math.max(0, at - Date.now()));
   }
 
   private flush(): void {

@@ -1,0 +1,279 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_HISTORY_LIMIT, includes, readSettings } from "../../src/config/settings.ts";
+import type { Env, EnvVariable } from "../../src/env.ts";
+
+/**
+ * An environment with only the given variables. `readSettings` reads nothing but string variables, so a partial
+ * object stands in for the generated `Env` (bindings and all); this is the one cast, kept here.
+ */
+function envOf(variables: Partial<Record<EnvVariable, string>> = {}): Env {
+  return variables as unknown as Env;
+}
+
+const settingsWith = (variables: Partial<Record<EnvVariable, string>>) => readSettings(envOf(variables));
+
+describe("readSettings with nothing set", () => {
+  it("has the defaults and no problems", () => {
+    const settings = readSettings(envOf());
+    expect(settings.problems).toEqual([]);
+    expect(settings.botToken).toBeUndefined();
+    expect(settings.telegramApiBaseUrl).toBe("https://api.telegram.org");
+    expect(settings.allowedChats).toEqual({ kind: "some", ids: new Set() });
+    expect(settings.adminUserIds).toEqual({ kind: "some", ids: new Set() });
+    expect(settings.botName).toBe("Assistant");
+    expect(settings.defaultProvider).toBeUndefined();
+    expect(settings.historyLimit).toBe(DEFAULT_HISTORY_LIMIT);
+    expect(settings.historyMaxStored).toBe(DEFAULT_HISTORY_LIMIT * 10);
+    expect(settings.providerMaxRetries).toBe(3);
+    expect(settings.providerTimeoutMs).toBe(120_000);
+    expect(settings.defaultTimezone).toBe("UTC");
+    expect(settings.agentRunner).toEqual({ kind: "container" });
+    expect(settings.toolCallback).toEqual({ kind: "container" });
+    expect(settings.agentTimeoutMs).toBe(300_000);
+    expect(settings.dailyTokenBudget).toBeUndefined();
+    expect(settings.webFetch.enabled).toBe(true);
+    expect(settings.ackReaction).toBe("private");
+  });
+});
+
+describe("empty strings", () => {
+  it("are unset, not values and not problems", () => {
+    const blank = settingsWith({
+      TELEGRAM_BOT_TOKEN: "",
+      ADMIN_TOKEN: "   ",
+      BOT_NAME: " ",
+      ALLOWED_CHAT_IDS: "",
+      HISTORY_LIMIT: "",
+      PROVIDER_TIMEOUT_SECONDS: "  ",
+      TELEGRAM_API_BASE_URL: "",
+      OPENAI_BASE_URL: " ",
+      DEFAULT_PROVIDER: "",
+      DEFAULT_TIMEZONE: "",
+      AGENT_RUNNER_URL: "",
+      AGENT_CALLBACK_URL: "  ",
+      DAILY_TOKEN_BUDGET: "",
+      WEB_FETCH: "",
+      ACK_REACTION: "",
+    });
+    expect(blank.problems).toEqual([]);
+    expect(blank.botToken).toBeUndefined();
+    expect(blank.adminToken).toBeUndefined();
+    expect(blank.botName).toBe("Assistant");
+    expect(blank.allowedChats).toEqual({ kind: "some", ids: new Set() });
+    expect(blank.historyLimit).toBe(DEFAULT_HISTORY_LIMIT);
+    expect(blank.providerTimeoutMs).toBe(120_000);
+    expect(blank.telegramApiBaseUrl).toBe("https://api.telegram.org");
+    expect(blank.openaiBaseUrl).toBeUndefined();
+    expect(blank.defaultProvider).toBeUndefined();
+    expect(blank.defaultTimezone).toBe("UTC");
+    expect(blank.agentRunner).toEqual({ kind: "container" });
+    expect(blank.toolCallback).toEqual({ kind: "container" });
+    expect(blank.dailyTokenBudget).toBeUndefined();
+    expect(blank.webFetch.enabled).toBe(true);
+  });
+
+  it("trims the values that are set", () => {
+    const settings = settingsWith({ TELEGRAM_BOT_TOKEN: "  123:abc \n", BOT_NAME: " Testbot " });
+    expect(settings.botToken).toBe("123:abc");
+    expect(settings.botName).toBe("Testbot");
+  });
+});
+
+describe("id lists", () => {
+  it("* allows every chat", () => {
+    const settings = settingsWith({ ALLOWED_CHAT_IDS: " * " });
+    expect(settings.allowedChats).toEqual({ kind: "everyone" });
+    expect(includes(settings.allowedChats, 123)).toBe(true);
+    expect(settings.problems).toEqual([]);
+  });
+
+  it("* is refused for admins, who get nobody", () => {
+    const settings = settingsWith({ ADMIN_USER_IDS: "*", ADMIN_CHAT_IDS: "*" });
+    expect(settings.adminUserIds).toEqual({ kind: "some", ids: new Set() });
+    expect(settings.adminChatIds).toEqual({ kind: "some", ids: new Set() });
+    expect(settings.problems).toEqual([
+      "ADMIN_USER_IDS cannot be *: list the ids",
+      "ADMIN_CHAT_IDS cannot be *: list the ids",
+    ]);
+  });
+
+  it("reads a comma list with spaces, negative ids and empty entries", () => {
+    const settings = settingsWith({ ALLOWED_CHAT_IDS: " 1001 , -1002003004005,, 42 ,", ADMIN_USER_IDS: "7" });
+    expect(settings.allowedChats).toEqual({ kind: "some", ids: new Set([1001, -1002003004005, 42]) });
+    expect(includes(settings.allowedChats, -1002003004005)).toBe(true);
+    expect(includes(settings.allowedChats, 1002)).toBe(false);
+    expect(settings.adminUserIds).toEqual({ kind: "some", ids: new Set([7]) });
+    expect(settings.problems).toEqual([]);
+  });
+
+  it("reports a bad entry by the variable's name, never with its value, and keeps the good ones", () => {
+    const bad = ["not-an-id", "12.5", "1e3", "0x10", "9007199254740993", "@someone"];
+    const settings = settingsWith({ ALLOWED_CHAT_IDS: `1001, ${bad.join(", ")}, 1002` });
+    expect(settings.allowedChats).toEqual({ kind: "some", ids: new Set([1001, 1002]) });
+    expect(settings.problems).toHaveLength(bad.length);
+    for (const problem of settings.problems) {
+      expect(problem).toBe("ALLOWED_CHAT_IDS has an entry that is not a chat or user id");
+    }
+    const reported = settings.problems.join("\n");
+    for (const value of bad) expect(reported).not.toContain(value);
+  });
+
+  it("accepts ids up to 2^53 - 1", () => {
+    const settings = settingsWith({ ADMIN_CHAT_IDS: "9007199254740991,-9007199254740991" });
+    expect(settings.adminChatIds).toEqual({ kind: "some", ids: new Set([9007199254740991, -9007199254740991]) });
+    expect(settings.problems).toEqual([]);
+  });
+});
+
+describe("whole numbers", () => {
+  it("reads one in range", () => {
+    const settings = settingsWith({
+      HISTORY_LIMIT: " 100 ",
+      PROVIDER_TIMEOUT_SECONDS: "600",
+      PROVIDER_MAX_RETRIES: "0",
+    });
+    expect(settings.historyLimit).toBe(100);
+    expect(settings.historyMaxStored).toBe(1000);
+    expect(settings.providerTimeoutMs).toBe(600_000);
+    expect(settings.providerMaxRetries).toBe(0);
+    expect(settings.problems).toEqual([]);
+  });
+
+  it.each(["1", "1001", "2.5", "abc", "-40", "Infinity"])(
+    "HISTORY_LIMIT=%s falls back to the default with a problem that names the range",
+    (value) => {
+      const settings = settingsWith({ HISTORY_LIMIT: value });
+      expect(settings.historyLimit).toBe(DEFAULT_HISTORY_LIMIT);
+      expect(settings.problems).toEqual(["HISTORY_LIMIT must be a whole number from 2 to 1000"]);
+    },
+  );
+
+  it("refuses values past either end for other variables too", () => {
+    const settings = settingsWith({
+      PROVIDER_TIMEOUT_SECONDS: "0",
+      PROVIDER_MAX_RETRIES: "11",
+      AGENT_TIMEOUT_SECONDS: "3601",
+    });
+    expect(settings.providerTimeoutMs).toBe(120_000);
+    expect(settings.providerMaxRetries).toBe(3);
+    expect(settings.agentTimeoutMs).toBe(300_000);
+    expect(settings.problems).toEqual([
+      "PROVIDER_MAX_RETRIES must be a whole number from 0 to 10",
+      "PROVIDER_TIMEOUT_SECONDS must be a whole number from 1 to 600",
+      "AGENT_TIMEOUT_SECONDS must be a whole number from 1 to 3600",
+    ]);
+  });
+
+  it("keeps HISTORY_MAX_STORED at least HISTORY_LIMIT", () => {
+    const settings = settingsWith({ HISTORY_LIMIT: "50", HISTORY_MAX_STORED: "49" });
+    expect(settings.historyMaxStored).toBe(500);
+    expect(settings.problems).toEqual(["HISTORY_MAX_STORED must be a whole number from 50 to 1000000"]);
+  });
+});
+
+describe("URLs", () => {
+  it("removes trailing slashes", () => {
+    const settings = settingsWith({
+      TELEGRAM_API_BASE_URL: "http://127.0.0.1:9999/telegram///",
+      OPENAI_BASE_URL: "https://gateway.example/v1/",
+      ANTHROPIC_BASE_URL: "https://anthropic.example",
+    });
+    expect(settings.telegramApiBaseUrl).toBe("http://127.0.0.1:9999/telegram");
+    expect(settings.openaiBaseUrl).toBe("https://gateway.example/v1");
+    expect(settings.anthropicBaseUrl).toBe("https://anthropic.example");
+    expect(settings.problems).toEqual([]);
+  });
+
+  it.each(["ftp://files.example/", "javascript:alert(1)", "not a url", "//no-scheme.example", "file:///etc/passwd"])(
+    "refuses %s, by name and without the value",
+    (value) => {
+      const settings = settingsWith({ TELEGRAM_API_BASE_URL: value, OPENAI_BASE_URL: value });
+      expect(settings.telegramApiBaseUrl).toBe("https://api.telegram.org");
+      expect(settings.openaiBaseUrl).toBeUndefined();
+      expect(settings.problems).toEqual([
+        "TELEGRAM_API_BASE_URL must be an http(s) URL",
+        "OPENAI_BASE_URL must be an http(s) URL",
+      ]);
+    },
+  );
+});
+
+describe("DEFAULT_PROVIDER and DEFAULT_TIMEZONE", () => {
+  it("reads a known provider", () => {
+    expect(settingsWith({ DEFAULT_PROVIDER: "anthropic" }).defaultProvider).toBe("anthropic");
+    expect(settingsWith({ DEFAULT_PROVIDER: " claude-agent " }).defaultProvider).toBe("claude-agent");
+  });
+
+  it("reports an unknown provider and has none", () => {
+    const settings = settingsWith({ DEFAULT_PROVIDER: "gemini" });
+    expect(settings.defaultProvider).toBeUndefined();
+    expect(settings.problems).toEqual(["DEFAULT_PROVIDER must be one of openai, anthropic, claude-agent"]);
+  });
+
+  it("reads an IANA time zone", () => {
+    const settings = settingsWith({ DEFAULT_TIMEZONE: "Europe/Berlin" });
+    expect(settings.defaultTimezone).toBe("Europe/Berlin");
+    expect(settings.problems).toEqual([]);
+  });
+
+  it("falls back to UTC for an invalid time zone, with a problem", () => {
+    const settings = settingsWith({ DEFAULT_TIMEZONE: "Mars/Olympus_Mons" });
+    expect(settings.defaultTimezone).toBe("UTC");
+    expect(settings.problems).toEqual(["DEFAULT_TIMEZONE must be an IANA time zone such as Europe/Berlin"]);
+  });
+});
+
+describe("agentRunner and toolCallback", () => {
+  it("are the container when their URLs are not set", () => {
+    const settings = settingsWith({ AGENT_RUNNER_TOKEN: "ignored without a URL" });
+    expect(settings.agentRunner).toEqual({ kind: "container" });
+    expect(settings.toolCallback).toEqual({ kind: "container" });
+  });
+
+  it("are a URL and the public route when set", () => {
+    const settings = settingsWith({
+      AGENT_RUNNER_URL: "http://127.0.0.1:8080/",
+      AGENT_RUNNER_TOKEN: " runner-token ",
+      AGENT_CALLBACK_URL: "https://bot.example.workers.dev/",
+    });
+    expect(settings.agentRunner).toEqual({ kind: "url", url: "http://127.0.0.1:8080", token: "runner-token" });
+    expect(settings.toolCallback).toEqual({ kind: "public-route", baseUrl: "https://bot.example.workers.dev" });
+    expect(settings.problems).toEqual([]);
+  });
+
+  it("have no token when AGENT_RUNNER_TOKEN is empty", () => {
+    const settings = settingsWith({ AGENT_RUNNER_URL: "http://runner.local:8080", AGENT_RUNNER_TOKEN: "" });
+    expect(settings.agentRunner).toEqual({ kind: "url", url: "http://runner.local:8080", token: undefined });
+  });
+
+  it("stay the container when the URL is unusable, with a problem", () => {
+    const settings = settingsWith({ AGENT_RUNNER_URL: "runner:8080", AGENT_CALLBACK_URL: "ws://bot.example" });
+    expect(settings.agentRunner).toEqual({ kind: "container" });
+    expect(settings.toolCallback).toEqual({ kind: "container" });
+    expect(settings.problems).toEqual([
+      "AGENT_RUNNER_URL must be an http(s) URL",
+      "AGENT_CALLBACK_URL must be an http(s) URL",
+    ]);
+  });
+});
+
+describe("problems", () => {
+  it("never carry a variable's value", () => {
+    const secretish = "sk-this-value-must-not-appear";
+    const settings = settingsWith({
+      ALLOWED_CHAT_IDS: secretish,
+      ADMIN_USER_IDS: secretish,
+      HISTORY_LIMIT: secretish,
+      TELEGRAM_API_BASE_URL: secretish,
+      AGENT_RUNNER_URL: secretish,
+      DEFAULT_PROVIDER: secretish,
+      DEFAULT_TIMEZONE: secretish,
+      DAILY_TOKEN_BUDGET: secretish,
+      WEB_FETCH: secretish,
+      ACK_REACTION: secretish,
+      MODEL_PRICES: secretish,
+    });
+    expect(settings.problems).toHaveLength(11);
+    expect(settings.problems.join("\n")).not.toContain("must-not-appear");
+  });
+});

@@ -1,0 +1,256 @@
+import { describe, expect, it } from "vitest";
+import { type AlarmStorage, type DueWork, nextWakeAt, WakeSchedule } from "../../src/durable/wake-schedule.ts";
+
+/** A promise with its resolve and reject at hand, to hold a drain (or a storage write) open. */
+function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** Due work as plain fields a test sets. */
+function workOf(initial: { pending?: boolean; taskAt?: number; flushAt?: number } = {}) {
+  const state = { pending: false, taskAt: undefined as number | undefined, flushAt: undefined as number | undefined };
+  Object.assign(state, initial);
+  const work: DueWork = {
+    hasPending: () => state.pending,
+    nextTaskAt: () => state.taskAt,
+    nextUsageFlushAt: () => state.flushAt,
+  };
+  return { state, work };
+}
+
+type StorageCall = ["setAlarm", number] | ["deleteAlarm"];
+
+/** Alarm storage that records its calls; `hold` makes the next write wait until released. */
+function storageOf() {
+  const calls: StorageCall[] = [];
+  let held: Promise<void> | undefined;
+  const storage: AlarmStorage = {
+    async setAlarm(at) {
+      calls.push(["setAlarm", at]);
+      await held;
+    },
+    async deleteAlarm() {
+      calls.push(["deleteAlarm"]);
+      await held;
+    },
+  };
+  return {
+    calls,
+    storage,
+    hold() {
+      const gate = deferred();
+      held = gate.promise;
+      return () => {
+        held = undefined;
+        gate.resolve();
+      };
+    },
+  };
+}
+
+function setup(initial: { pending?: boolean; taskAt?: number; flushAt?: number } = {}) {
+  const clock = { now: 1_000_000 };
+  const { state, work } = workOf(initial);
+  const { calls, storage, hold } = storageOf();
+  const schedule = new WakeSchedule(storage, work, () => clock.now);
+  return { clock, state, calls, hold, schedule, storage, work };
+}
+
+/** Lets every pending microtask (and promise chain) run. */
+const settle = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+describe("nextWakeAt", () => {
+  const now = 10_000;
+
+  it("is now when messages wait, whatever else is due", () => {
+    expect(nextWakeAt(workOf({ pending: true }).work, now)).toBe(now);
+    expect(nextWakeAt(workOf({ pending: true, taskAt: now + 5000, flushAt: now - 5000 }).work, now)).toBe(now);
+  });
+
+  it("is the earliest of the next task and the usage flush", () => {
+    expect(nextWakeAt(workOf({ taskAt: now + 5000, flushAt: now + 3000 }).work, now)).toBe(now + 3000);
+    expect(nextWakeAt(workOf({ taskAt: now + 2000, flushAt: now + 3000 }).work, now)).toBe(now + 2000);
+    expect(nextWakeAt(workOf({ taskAt: now + 2000 }).work, now)).toBe(now + 2000);
+    expect(nextWakeAt(workOf({ flushAt: now + 3000 }).work, now)).toBe(now + 3000);
+  });
+
+  it("is never in the past", () => {
+    expect(nextWakeAt(workOf({ taskAt: now - 60_000 }).work, now)).toBe(now);
+    expect(nextWakeAt(workOf({ taskAt: now + 60_000, flushAt: now - 1 }).work, now)).toBe(now);
+  });
+
+  it("treats a time of 0 as due, not as missing", () => {
+    expect(nextWakeAt(workOf({ taskAt: 0 }).work, now)).toBe(now);
+  });
+
+  it("is null when nothing is due", () => {
+    expect(nextWakeAt(workOf().work, now)).toBeNull();
+  });
+});
+
+describe("WakeSchedule.workArrived", () => {
+  it("sets the alarm for now while idle, and a second arrival costs no second write", async () => {
+    const { clock, calls, schedule } = setup({ pending: true });
+    await schedule.workArrived();
+    expect(calls).toEqual([["setAlarm", clock.now]]);
+    await schedule.workArrived();
+    expect(calls).toHaveLength(1);
+    // Later arrivals are covered by the alarm already due.
+    clock.now += 5000;
+    await schedule.workArrived();
+    expect(calls).toHaveLength(1);
+  });
+
+  it("writes again in a new instance, which cannot know the alarm", async () => {
+    const first = setup({ pending: true });
+    await first.schedule.workArrived();
+    const second = new WakeSchedule(first.storage, first.work, () => first.clock.now);
+    await second.workArrived();
+    expect(first.calls).toEqual([
+      ["setAlarm", first.clock.now],
+      ["setAlarm", first.clock.now],
+    ]);
+  });
+
+  it("moves a later alarm forward", async () => {
+    const { clock, calls, schedule, state } = setup({ taskAt: 1_000_000 + 60_000 });
+    await schedule.replan();
+    expect(calls).toEqual([["setAlarm", clock.now + 60_000]]);
+    state.pending = true;
+    await schedule.workArrived();
+    expect(calls).toEqual([
+      ["setAlarm", clock.now + 60_000],
+      ["setAlarm", clock.now],
+    ]);
+  });
+
+  it("sets the alarm after a replan deleted it", async () => {
+    const { clock, calls, schedule } = setup();
+    await schedule.replan();
+    expect(calls).toEqual([["deleteAlarm"]]);
+    await schedule.workArrived();
+    expect(calls).toEqual([["deleteAlarm"], ["setAlarm", clock.now]]);
+  });
+});
+
+describe("WakeSchedule.runAlarm", () => {
+  it("deletes the alarm when nothing is due after the drain", async () => {
+    const { calls, schedule } = setup();
+    await schedule.runAlarm(async () => {});
+    expect(calls).toEqual([["deleteAlarm"]]);
+  });
+
+  it("sets the alarm for the next task or usage flush after the drain", async () => {
+    const { clock, calls, schedule } = setup({ taskAt: 1_000_000 + 90_000, flushAt: 1_000_000 + 30_000 });
+    await schedule.runAlarm(async () => {});
+    expect(calls).toEqual([["setAlarm", clock.now + 30_000]]);
+  });
+
+  it("plans from what the drain left behind, at the time the drain ended", async () => {
+    const { clock, calls, schedule, state } = setup({ pending: true });
+    await schedule.runAlarm(async () => {
+      clock.now += 2000;
+      state.pending = false;
+      state.taskAt = clock.now + 10_000;
+    });
+    expect(calls).toEqual([["setAlarm", 1_000_000 + 2000 + 10_000]]);
+  });
+
+  it("is draining while the drain runs, and not after", async () => {
+    const { clock, schedule } = setup();
+    expect(schedule.isDraining).toBe(false);
+    expect(schedule.drain).toBeUndefined();
+    const gate = deferred();
+    const startedAt = clock.now;
+    const running = schedule.runAlarm(() => gate.promise);
+    expect(schedule.isDraining).toBe(true);
+    expect(schedule.drain).toBeInstanceOf(Promise);
+    expect(schedule.drainStartedAt).toBe(startedAt);
+    clock.now += 500;
+    await settle();
+    expect(schedule.isDraining).toBe(true);
+    gate.resolve();
+    await running;
+    expect(schedule.isDraining).toBe(false);
+    expect(schedule.drain).toBeUndefined();
+    expect(schedule.drainStartedAt).toBe(startedAt);
+  });
+
+  it("sets no alarm for work that arrives during the drain, and re-arms it as the drain ends", async () => {
+    const { clock, calls, schedule, state } = setup();
+    const gate = deferred();
+    const running = schedule.runAlarm(() => gate.promise);
+    state.pending = true;
+    await schedule.workArrived();
+    await schedule.workArrived();
+    expect(calls).toEqual([]);
+    clock.now += 700;
+    gate.resolve();
+    await running;
+    expect(calls).toEqual([["setAlarm", clock.now]]);
+  });
+
+  it("re-arms the alarm for work that arrives while the drain's replan is being written", async () => {
+    const { clock, calls, hold, schedule, state } = setup();
+    const release = hold();
+    const running = schedule.runAlarm(async () => {});
+    await settle();
+    // The drain found nothing due and is deleting the alarm when a message arrives.
+    expect(calls).toEqual([["deleteAlarm"]]);
+    state.pending = true;
+    await schedule.workArrived();
+    expect(calls).toEqual([["deleteAlarm"]]);
+    release();
+    await running;
+    expect(calls).toEqual([["deleteAlarm"], ["setAlarm", clock.now]]);
+    expect(schedule.isDraining).toBe(false);
+  });
+
+  it("does not re-arm for arrivals during the drain that it already handled", async () => {
+    const { calls, schedule, state } = setup();
+    const gate = deferred();
+    const running = schedule.runAlarm(() => gate.promise);
+    state.pending = true;
+    await schedule.workArrived();
+    // The drain takes the message before it ends.
+    state.pending = false;
+    gate.resolve();
+    await running;
+    expect(calls).toEqual([["deleteAlarm"]]);
+  });
+
+  it("propagates a drain's error, leaves isDraining false, and writes nothing", async () => {
+    const { calls, schedule } = setup({ pending: true });
+    const gate = deferred();
+    const running = schedule.runAlarm(() => gate.promise);
+    expect(schedule.isDraining).toBe(true);
+    const failure = new Error("the turn blew up");
+    gate.reject(failure);
+    await expect(running).rejects.toBe(failure);
+    expect(schedule.isDraining).toBe(false);
+    expect(schedule.drain).toBeUndefined();
+    // No replan: the platform retries the alarm. The next arrival cannot rely on an alarm it knows of.
+    expect(calls).toEqual([]);
+  });
+
+  it("forgets the alarm it knew when an alarm runs, so the next arrival writes", async () => {
+    const { clock, calls, schedule, state } = setup({ pending: true });
+    await schedule.workArrived();
+    const gate = deferred();
+    const running = schedule.runAlarm(() => gate.promise);
+    gate.reject(new Error("failed"));
+    await expect(running).rejects.toThrow("failed");
+    state.pending = true;
+    await schedule.workArrived();
+    expect(calls).toEqual([
+      ["setAlarm", clock.now],
+      ["setAlarm", clock.now],
+    ]);
+  });
+});
