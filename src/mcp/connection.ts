@@ -2,7 +2,6 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { redactSecrets } from "../config/secrets.ts";
-import { scrub } from "./headers.ts";
 
 /** A tool as a server lists it (the parts the bot uses). */
 export interface ListedTool {
@@ -21,14 +20,20 @@ export interface CalledTool {
 /** The one error type of the MCP boundary: which server, what failed (secrets scrubbed), the SDK's error as cause. */
 export class McpServerError extends Error {
   override readonly name = "McpServerError";
+  readonly server: string;
 
-  constructor(
-    readonly server: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
+  constructor(server: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
+    this.server = server;
   }
+}
+
+/** The server as a connection needs it: its headers resolved, and their secret values to scrub from errors. */
+export interface McpEndpoint {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+  secrets: string[];
 }
 
 /** Listings past this many pages are cut: a server offering thousands of tools is not meant for a chat. */
@@ -45,11 +50,13 @@ export const schemaValidator = new CfWorkerJsonSchemaValidator({ draft: "2020-12
  */
 export class McpConnection {
   private client: Promise<Client> | undefined;
+  private readonly server: McpEndpoint;
+  private readonly options: { timeoutMs: number; signal?: AbortSignal | undefined };
 
-  constructor(
-    private readonly server: { name: string; url: string; headers: Record<string, string>; secrets: string[] },
-    private readonly options: { timeoutMs: number; signal?: AbortSignal | undefined },
-  ) {}
+  constructor(server: McpEndpoint, options: { timeoutMs: number; signal?: AbortSignal | undefined }) {
+    this.server = server;
+    this.options = options;
+  }
 
   async listTools(): Promise<ListedTool[]> {
     const client = await this.connected();
@@ -130,6 +137,13 @@ export class McpConnection {
       throw new McpServerError(this.server.name, `could not ${doing}: ${text}`, { cause: error });
     }
   }
+}
+
+/** Removes every resolved secret from a text (an error message may quote a request or a server's answer). */
+export function scrub(text: string, secrets: readonly string[]): string {
+  let clean = text;
+  for (const secret of secrets) if (secret.length >= 4) clean = clean.split(secret).join("…");
+  return clean;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -26,13 +26,6 @@ export function resolveHeaders(server: McpServerConfig, env: Env): ResolvedHeade
   return { kind: "ok", headers, secrets };
 }
 
-/** Removes every resolved secret from a text (an error message may quote a request or a server's answer). */
-export function scrub(text: string, secrets: readonly string[]): string {
-  let clean = text;
-  for (const secret of secrets) if (secret.length >= 4) clean = clean.split(secret).join("…");
-  return clean;
-}
-
 /** A key for a server and the credentials it is reached with, without holding the credentials themselves. */
 export async function identityOf(server: McpServerConfig, headers: Record<string, string>): Promise<string> {
   const text = JSON.stringify([

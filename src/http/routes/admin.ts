@@ -6,9 +6,9 @@ import { type ChatConfig, chatConfigSchema, resolveConfig } from "../../config/c
 import { ChatConfigStore, type StoredConfig } from "../../config/config-store.ts";
 import { settingsOf } from "../../config/settings.ts";
 import { usageReport } from "../../db/usage.ts";
-import { describeMcpServers } from "../../mcp/describe.ts";
 import { chatStub } from "../../durable/chat-key.ts";
 import type { Env } from "../../env.ts";
+import { describeMcpServers } from "../../mcp/describe.ts";
 import { tools } from "../../tools/index.ts";
 import { requireBearer, secretsEqual } from "../bearer.ts";
 import { HttpError } from "../error.ts";
