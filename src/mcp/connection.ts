@@ -67,11 +67,9 @@ export class McpConnection {
         client.listTools(cursor === undefined ? {} : { cursor }, this.requestOptions()),
       );
       for (const tool of listed.tools) {
-        tools.push({
-          name: tool.name,
-          description: tool.description ?? tool.title ?? "",
-          inputSchema: { ...tool.inputSchema },
-        });
+        // `$schema` names the server's draft; providers want the schema alone, as the bot's own tools give it.
+        const { $schema: _draft, ...inputSchema } = tool.inputSchema;
+        tools.push({ name: tool.name, description: tool.description ?? tool.title ?? "", inputSchema });
       }
       cursor = listed.nextCursor;
       if (cursor === undefined) break;
