@@ -24,6 +24,8 @@ export default defineConfig({
                 MCP_FAKE_URL: inject("mcpUrl"),
                 // The secret a chat's MCP server config names (tests/fakes/mcp-server.ts wants it as a bearer token).
                 MCP_TEST_TOKEN: MCP_TEST_TOKEN,
+                // A server that hangs costs a turn this long (then its tools are left out).
+                MCP_TIMEOUT_SECONDS: "2",
                 TELEGRAM_API_BASE_URL: `${inject("fakesUrl")}/telegram`,
                 OPENAI_BASE_URL: `${inject("fakesUrl")}/openai/v1`,
                 ANTHROPIC_BASE_URL: `${inject("fakesUrl")}/anthropic`,

@@ -53,25 +53,29 @@ export async function openChatMcp(
         { timeoutMs: options.settings.mcp.timeoutMs, signal: options.signal },
       );
       connections.push(connection);
-      try {
-        const identity = await identityOf(server, resolved.headers);
-        let cached = options.refresh ? undefined : listingCache.get(identity, now());
-        if (cached === undefined) {
-          const tools = await connection.listTools();
-          cached = { tools, listedAt: now() };
-          listingCache.put(identity, tools, cached.listedAt, options.settings.mcp.listCacheMs);
+      const identity = await identityOf(server, resolved.headers);
+      let cached = options.refresh ? undefined : listingCache.get(identity, now());
+      if (cached === undefined) {
+        try {
+          cached = { state: "ok", tools: await connection.listTools(), listedAt: now() };
+        } catch (error) {
+          const problem = error instanceof McpServerError ? error.message : "could not be listed";
+          console.warn(`mcp server ${server.name}: ${problem}`);
+          cached = { state: "failed", problem, listedAt: now() };
         }
-        return {
-          server: server.name,
-          state: "ok",
-          listedAt: cached.listedAt,
-          ...toolsOf(server.name, cached.tools, connection),
-        };
-      } catch (error) {
-        const problem = error instanceof McpServerError ? error.message : "could not be listed";
-        console.warn(`mcp server ${server.name}: ${problem}`);
+        listingCache.put(identity, cached, options.settings.mcp.listCacheMs);
+      }
+      if (cached.state === "failed") {
+        const age = Math.round((now() - cached.listedAt) / 1000);
+        const problem = age > 0 ? `${cached.problem}, ${age} s ago` : cached.problem;
         return { server: server.name, state: "unavailable", problem };
       }
+      return {
+        server: server.name,
+        state: "ok",
+        listedAt: cached.listedAt,
+        ...toolsOf(server.name, cached.tools, connection),
+      };
     }),
   );
   const down = listings.filter((listing) => listing.state === "unavailable");

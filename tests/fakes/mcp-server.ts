@@ -25,7 +25,7 @@ export interface FakeMcp {
 /**
  * A small real MCP server (the official SDK's McpServer over Streamable HTTP, stateless) on 127.0.0.1:
  * `/open/mcp` offers `add`, `long_text`, `fail` and a tool whose name the bot cannot offer; `/secure/mcp` wants
- * `Authorization: Bearer MCP_TEST_TOKEN` and offers `whoami`. `GET /__mcp/calls` lists the tool calls it ran,
+ * `Authorization: Bearer MCP_TEST_TOKEN` and offers `whoami`; `/hang/mcp` never answers. `GET /__mcp/calls` lists the tool calls it ran,
  * `POST /__mcp/reset` forgets them.
  */
 export async function startFakeMcp(): Promise<FakeMcp> {
@@ -98,6 +98,11 @@ export async function startFakeMcp(): Promise<FakeMcp> {
       query: new URL(request.url ?? "/", "http://fake").search,
       ...(typeof rpcMethod === "string" ? { rpcMethod } : {}),
     });
+    if (path === "/hang/mcp") {
+      // A server that accepts the connection and never answers.
+      response.on("close", () => undefined);
+      return;
+    }
     if (path !== "/open/mcp" && path !== "/secure/mcp") {
       response.writeHead(404).end();
       return;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { McpServerError, scrub } from "../../src/mcp/connection.ts";
-import { ListingCache } from "../../src/mcp/listing-cache.ts";
+import { FAILURE_TTL_MS, ListingCache } from "../../src/mcp/listing-cache.ts";
 import { MAX_MCP_RESULT_CHARS, resultText } from "../../src/mcp/result-text.ts";
 import { allowlistAllows, mcpServersSchema } from "../../src/mcp/server-config.ts";
 
@@ -64,13 +64,16 @@ describe("MCP errors and the listing cache", () => {
     expect(new McpServerError("docs", "could not connect").server).toBe("docs");
   });
 
-  it("keep a listing for its time, then forget it; a zero time keeps nothing", () => {
+  it("keep a listing for its time, then forget it; a zero time keeps nothing; a failure at most 30 s", () => {
     const cache = new ListingCache();
-    const tools = [{ name: "t", description: "", inputSchema: { type: "object" } }];
-    cache.put("a", tools, 1_000, 500);
-    expect(cache.get("a", 1_400)?.tools).toEqual(tools);
+    const listing = { state: "ok" as const, tools: [{ name: "t", description: "", inputSchema: {} }], listedAt: 1_000 };
+    cache.put("a", listing, 500);
+    expect(cache.get("a", 1_400)).toMatchObject(listing);
     expect(cache.get("a", 1_500)).toBeUndefined();
-    cache.put("b", tools, 1_000, 0);
+    cache.put("b", listing, 0);
     expect(cache.get("b", 1_000)).toBeUndefined();
+    cache.put("c", { state: "failed", problem: "down", listedAt: 1_000 }, 300_000);
+    expect(cache.get("c", 1_000 + FAILURE_TTL_MS - 1)?.state).toBe("failed");
+    expect(cache.get("c", 1_000 + FAILURE_TTL_MS)).toBeUndefined();
   });
 });

@@ -147,7 +147,7 @@ describe("a chat's MCP server", () => {
 
 describe("a server that is down", () => {
   it("loses its tools for the turn, with a note to the model; the turn and the other server go on", async () => {
-    await configure({ mcpServers: [{ name: "down", url: "http://127.0.0.1:1/mcp" }, openServer()] });
+    await configure({ mcpServers: [{ name: "down", url: `http://127.0.0.1:1/mcp?${tag}` }, openServer()] });
     await fakes.script("openai", openaiText("Still here."));
     const answer = await say("hello");
     expect(sentText(answer)).toBe("Still here.");
@@ -161,9 +161,25 @@ describe("a server that is down", () => {
     expect(system).not.toContain('The MCP server "calc"');
   });
 
+  it("that hangs costs one turn its timeout; later turns skip it at once for a while", async () => {
+    await configure({ mcpServers: [{ name: "slow", url: `${env.MCP_FAKE_URL}/hang/mcp?${tag}` }, openServer()] });
+    await fakes.script("openai", openaiText("First."), openaiText("Second."));
+    await say("one", { count: 1 });
+    await say("two", { count: 2 });
+    const [first, second] = await openaiRequests();
+    for (const body of [first!, second!]) {
+      expect(String(body.messages[0]!.content)).toContain('The MCP server "slow" is unavailable in this turn');
+      expect(toolNames(body)).toContain("calc__add");
+    }
+    expect(String(first!.messages[0]!.content)).toMatch(/slow.*could not connect: .*(time|abort)/i);
+    // The second turn did not ask the hanging server again.
+    const hung = (await mcpLog()).requests.filter((request) => request.path === "/hang/mcp");
+    expect(hung).toHaveLength(1);
+  });
+
   it("is reported by the admin API, as is a secret that is not set", async () => {
     await configure({
-      mcpServers: [{ name: "down", url: "http://127.0.0.1:1/mcp" }, secureServer("MCP_NOT_SET")],
+      mcpServers: [{ name: "down", url: `http://127.0.0.1:1/mcp?${tag}` }, secureServer("MCP_NOT_SET")],
     });
     const listed = await admin(`/chats/${PRIVATE_CHAT}/mcp`);
     expect(listed.status).toBe(200);
