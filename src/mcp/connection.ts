@@ -36,6 +36,8 @@ export interface McpEndpoint {
   secrets: string[];
 }
 
+/** How long closing waits for a server to end its session. */
+const SESSION_END_WAIT_MS = 2_000;
 /** Listings past this many pages are cut: a server offering thousands of tools is not meant for a chat. */
 const MAX_LIST_PAGES = 5;
 /**
@@ -93,7 +95,21 @@ export class McpConnection {
     const client = this.client;
     this.client = undefined;
     if (!client) return;
-    await client.then((open) => open.close()).catch(() => undefined);
+    const open = await client.catch(() => undefined);
+    if (!open) return;
+    // A server that keeps sessions is told this one is over (DELETE), briefly: the turn is already answered.
+    const transport = open.transport;
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        transport.terminateSession().catch(() => undefined),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, SESSION_END_WAIT_MS);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    await open.close().catch(() => undefined);
   }
 
   private connected(): Promise<Client> {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -25,12 +26,14 @@ export interface FakeMcp {
 /**
  * A small real MCP server (the official SDK's McpServer over Streamable HTTP, stateless) on 127.0.0.1:
  * `/open/mcp` offers `add`, `long_text`, `fail` and a tool whose name the bot cannot offer; `/secure/mcp` wants
- * `Authorization: Bearer MCP_TEST_TOKEN` and offers `whoami`; `/hang/mcp` never answers. `GET /__mcp/calls` lists the tool calls it ran,
+ * `Authorization: Bearer MCP_TEST_TOKEN` and offers `whoami`; `/hang/mcp` never answers;
+ * `/stateful/mcp` offers the open tools in sessions (`Mcp-Session-Id`). `GET /__mcp/calls` lists the tool calls it ran,
  * `POST /__mcp/reset` forgets them.
  */
 export async function startFakeMcp(): Promise<FakeMcp> {
   const calls: McpCall[] = [];
   const requests: FakeMcp["requests"] = [];
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
 
   const serverFor = (path: string): McpServer => {
     const mcp = new McpServer({ name: "fake-mcp", version: "1.0.0" });
@@ -101,6 +104,31 @@ export async function startFakeMcp(): Promise<FakeMcp> {
     if (path === "/hang/mcp") {
       // A server that accepts the connection and never answers.
       response.on("close", () => undefined);
+      return;
+    }
+    if (path === "/stateful/mcp") {
+      // Sessions, as a stateful server keeps them: the bot should end its session (DELETE) after the turn.
+      const sessionId = request.headers["mcp-session-id"];
+      let transport = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
+      if (!transport) {
+        if (request.method !== "POST") {
+          response.writeHead(400).end();
+          return;
+        }
+        const created = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          enableJsonResponse: true,
+          onsessioninitialized: (id) => {
+            sessions.set(id, created);
+          },
+          onsessionclosed: (id) => {
+            sessions.delete(id);
+          },
+        });
+        await serverFor("/open/mcp").connect(created);
+        transport = created;
+      }
+      await transport.handleRequest(request, response, body);
       return;
     }
     if (path !== "/open/mcp" && path !== "/secure/mcp") {

@@ -131,6 +131,25 @@ describe("a chat's MCP server", () => {
     expect(JSON.stringify(await refused.json())).toContain("no MCP server named search");
   });
 
+  it("ends a stateful server's session when the turn is over", async () => {
+    await configure({ mcpServers: [{ name: "calc", url: `${env.MCP_FAKE_URL}/stateful/mcp?${tag}` }] });
+    await fakes.script(
+      "openai",
+      openaiToolCalls([{ name: "calc__add", arguments: { a: 20, b: 22 } }]),
+      openaiText("42."),
+    );
+    await say("add", { count: 2 });
+    expect(toolResults((await openaiRequests())[1]!)).toEqual(["The sum is 42."]);
+    await expect
+      .poll(
+        async () => (await mcpLog()).requests.filter((request) => request.path === "/stateful/mcp").at(-1)?.method,
+        {
+          timeout: 10_000,
+        },
+      )
+      .toBe("DELETE");
+  });
+
   it("lists a server once and uses the cached list in later turns", async () => {
     await configure({ mcpServers: [openServer()] });
     await fakes.script("openai", openaiText("one"), openaiText("two"));
