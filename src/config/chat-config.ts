@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { MCP_ALLOWLIST_ENTRY, type McpServerConfig, mcpServersSchema } from "../mcp/server-config.ts";
 import { DEFAULT_MODELS, type Provider, providerSchema } from "./providers.ts";
 import type { Settings } from "./settings.ts";
 import { isTimezone } from "./zones.ts";
@@ -12,7 +13,7 @@ export function chatConfigSchema(toolNames: readonly string[]) {
   const key = toolNames.join(",");
   let schema = schemas.get(key);
   if (!schema) {
-    schema = buildSchema(toolNames);
+    schema = buildSchema(toolNames).superRefine(mcpAllowlistNamesServers);
     schemas.set(key, schema);
   }
   return schema;
@@ -25,7 +26,9 @@ function buildSchema(toolNames: readonly string[]) {
     systemPrompt: z.string().max(MAX_SYSTEM_PROMPT_LENGTH).optional(),
     tools: z
       .array(
-        z.string().refine((name) => toolNames.includes(name), { message: `must be one of: ${toolNames.join(", ")}` }),
+        z.string().refine((name) => toolNames.includes(name) || MCP_ALLOWLIST_ENTRY.test(name), {
+          message: `must be one of: ${toolNames.join(", ")}, or <mcp server>__<tool> or <mcp server>__*`,
+        }),
       )
       .max(100)
       .optional(),
@@ -45,7 +48,27 @@ function buildSchema(toolNames: readonly string[]) {
       .optional(),
     /** Who may use /agent (a shell in a container): the bot's admins (default), or everyone in the chat. */
     agentAccess: z.enum(["admins", "everyone"]).optional(),
+    /** Remote MCP servers whose tools join this chat's (src/mcp/). */
+    mcpServers: mcpServersSchema.optional(),
   });
+}
+
+/** An allowlist entry for an MCP tool must name one of the chat's MCP servers. */
+function mcpAllowlistNamesServers(
+  config: { tools?: string[] | undefined; mcpServers?: McpServerConfig[] | undefined },
+  context: z.RefinementCtx,
+): void {
+  const servers = new Set((config.mcpServers ?? []).map((server) => server.name));
+  for (const [index, name] of (config.tools ?? []).entries()) {
+    const server = MCP_ALLOWLIST_ENTRY.exec(name)?.[1];
+    if (server !== undefined && !servers.has(server)) {
+      context.addIssue({
+        code: "custom",
+        path: ["tools", index],
+        message: `no MCP server named ${server} in mcpServers`,
+      });
+    }
+  }
 }
 export type ChatConfig = z.infer<ReturnType<typeof buildSchema>>;
 
@@ -60,6 +83,7 @@ export interface EffectiveConfig {
   /** Undefined limits are unlimited. */
   budget: { dailyTokens?: number; dailyCostUsd?: number };
   agentAccess: "admins" | "everyone";
+  mcpServers: McpServerConfig[];
   /** Where provider and model came from, for /status and the admin API. */
   source: { provider: "chat" | "DEFAULT_PROVIDER" | "built-in"; model: "chat" | "DEFAULT_MODEL" | "built-in" };
 }
@@ -97,6 +121,7 @@ export function resolveConfig(config: ChatConfig | undefined, settings: Settings
       ...limit("dailyCostUsd", config?.budget?.dailyCostUsd, settings.dailyCostBudgetUsd),
     },
     agentAccess: config?.agentAccess ?? "admins",
+    mcpServers: config?.mcpServers ?? [],
     source: { provider: providerSource, model: modelSource },
   };
 }
