@@ -1,5 +1,12 @@
 import { z } from "zod";
-import { DEFAULT_MODELS, type Provider, providerSchema } from "./providers.ts";
+import {
+  DEFAULT_MODELS,
+  type Fallback,
+  fallbackSchema,
+  MAX_FALLBACKS,
+  type Provider,
+  providerSchema,
+} from "./providers.ts";
 import type { Settings } from "./settings.ts";
 import { isTimezone } from "./zones.ts";
 
@@ -45,6 +52,8 @@ function buildSchema(toolNames: readonly string[]) {
       .optional(),
     /** Who may use /agent (a shell in a container): the bot's admins (default), or everyone in the chat. */
     agentAccess: z.enum(["admins", "everyone"]).optional(),
+    /** Models tried in order when the chat's own is overloaded, rate-limited or unreachable; [] turns off a default. */
+    fallbacks: z.array(fallbackSchema).max(MAX_FALLBACKS).optional(),
   });
 }
 export type ChatConfig = z.infer<ReturnType<typeof buildSchema>>;
@@ -60,6 +69,8 @@ export interface EffectiveConfig {
   /** Undefined limits are unlimited. */
   budget: { dailyTokens?: number; dailyCostUsd?: number };
   agentAccess: "admins" | "everyone";
+  /** The chat's fallback chain (its own, else DEFAULT_FALLBACKS), each with its model resolved. */
+  fallbacks: { provider: Fallback["provider"]; model: string }[];
   /** Where provider and model came from, for /status and the admin API. */
   source: { provider: "chat" | "DEFAULT_PROVIDER" | "built-in"; model: "chat" | "DEFAULT_MODEL" | "built-in" };
 }
@@ -97,6 +108,10 @@ export function resolveConfig(config: ChatConfig | undefined, settings: Settings
       ...limit("dailyCostUsd", config?.budget?.dailyCostUsd, settings.dailyCostBudgetUsd),
     },
     agentAccess: config?.agentAccess ?? "admins",
+    fallbacks: (config?.fallbacks ?? settings.defaultFallbacks).map((fallback) => ({
+      provider: fallback.provider,
+      model: fallback.model ?? DEFAULT_MODELS[fallback.provider],
+    })),
     source: { provider: providerSource, model: modelSource },
   };
 }

@@ -8,6 +8,24 @@ export function isProvider(name: string): name is Provider {
   return (PROVIDERS as readonly string[]).includes(name);
 }
 
+/** Providers whose adapter makes one model call, so that a turn can move to another mid-way (fallbacks). */
+export const MODEL_PROVIDERS = ["openai", "anthropic"] as const satisfies readonly Provider[];
+export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
+export const modelProviderSchema = z.enum(MODEL_PROVIDERS);
+
+export function isModelProvider(name: string): name is ModelProvider {
+  return (MODEL_PROVIDERS as readonly string[]).includes(name);
+}
+
+/** One step of a fallback chain: a model provider and, optionally, its model (else the provider's default). */
+export const fallbackSchema = z.strictObject({
+  provider: modelProviderSchema,
+  model: z.string().trim().min(1).max(200).optional(),
+});
+export type Fallback = z.infer<typeof fallbackSchema>;
+/** The longest fallback chain, after the chat's own model. */
+export const MAX_FALLBACKS = 4;
+
 /** Each provider's model when neither the chat nor DEFAULT_MODEL names one. */
 export const DEFAULT_MODELS: Record<Provider, string> = {
   openai: "gpt-4o-mini",

@@ -1,5 +1,12 @@
 import type { Env, EnvVariable } from "../env.ts";
-import { isProvider, type Provider } from "./providers.ts";
+import {
+  type Fallback,
+  isModelProvider,
+  isProvider,
+  MAX_FALLBACKS,
+  MODEL_PROVIDERS,
+  type Provider,
+} from "./providers.ts";
 import { isTimezone } from "./zones.ts";
 
 /** A list of chat or user ids from a comma-separated variable; `*` means everyone. */
@@ -20,6 +27,8 @@ export interface Settings {
   anthropicBaseUrl: string | undefined;
   defaultProvider: Provider | undefined;
   defaultModel: string | undefined;
+  /** The fallback chain of chats that do not set their own (DEFAULT_FALLBACKS). */
+  defaultFallbacks: Fallback[];
   historyLimit: number;
   providerMaxRetries: number;
   providerTimeoutMs: number;
@@ -178,6 +187,7 @@ export function readSettings(env: Env): Settings {
     anthropicBaseUrl: url("ANTHROPIC_BASE_URL"),
     defaultProvider,
     defaultModel: text(env.DEFAULT_MODEL),
+    defaultFallbacks: fallbacksOf(text(env.DEFAULT_FALLBACKS), problems),
     historyLimit,
     historyMaxStored: integer("HISTORY_MAX_STORED", historyLimit * 10, historyLimit, 1_000_000),
     toolResultsMaxChars: integer("TOOL_RESULTS_MAX_CHARS", 200_000, 1_000, 10_000_000),
@@ -216,6 +226,29 @@ export function readSettings(env: Env): Settings {
 
 export function includes(list: IdList, id: number): boolean {
   return list.kind === "everyone" || list.ids.has(id);
+}
+
+/** DEFAULT_FALLBACKS: `provider[:model]`, comma-separated, tried in order (a model name may itself contain ":"). */
+function fallbacksOf(raw: string | undefined, problems: string[]): Fallback[] {
+  if (raw === undefined) return [];
+  const fallbacks: Fallback[] = [];
+  for (const part of raw.split(",")) {
+    const item = part.trim();
+    if (item === "") continue;
+    const colon = item.indexOf(":");
+    const provider = colon < 0 ? item : item.slice(0, colon);
+    const model = colon < 0 ? "" : item.slice(colon + 1).trim();
+    if (!isModelProvider(provider) || (colon >= 0 && (model === "" || model.length > 200))) {
+      problems.push(`DEFAULT_FALLBACKS must list provider[:model] entries (providers: ${MODEL_PROVIDERS.join(", ")})`);
+      return [];
+    }
+    fallbacks.push(model === "" ? { provider } : { provider, model });
+  }
+  if (fallbacks.length > MAX_FALLBACKS) {
+    problems.push(`DEFAULT_FALLBACKS may list at most ${MAX_FALLBACKS} entries`);
+    return [];
+  }
+  return fallbacks;
 }
 
 /** MODEL_PRICES: `{"<model>": {"input": <USD per million tokens>, "output": <USD per million tokens>}}`. */

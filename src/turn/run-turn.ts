@@ -16,6 +16,7 @@ import type { ActiveRun } from "./active-run.ts";
 import { addSpend, budgetNotice, costOf, type DailySpend, exhaustedLimit, spendOn } from "./budget.ts";
 import { TURN_BUDGET, TURN_TIME_LIMIT, userFacingError } from "./error-text.ts";
 import { DraftAnswer, EditedAnswer, FinalAnswer, type LiveAnswer } from "./live-answer.ts";
+import { type Answering, withFallbacks } from "./model-chain.ts";
 import { Pacer } from "./pacer.ts";
 import { mintRunToken } from "./run-token.ts";
 import { StatusLine } from "./status-line.ts";
@@ -54,6 +55,10 @@ const ACK_AFTER_MS = 1_500;
 interface Collected {
   produced: HistoryMessage[];
   usage: { inputTokens: number; outputTokens: number };
+  /** Each call's cost at the price of the model that made it (a turn may move to a fallback model). */
+  costUsd: number;
+  /** Whether any call's model has a price (else the turn's cost is unknown). */
+  priced: boolean;
   toolCalls: number;
   result?: string;
   error?: AgentErrorEvent;
@@ -138,6 +143,11 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
     return { ok: false, error };
   }
 
+  // The turn's usage and cost are recorded under the model that answers, a fallback when the chain moved to one.
+  const answering: Answering = { provider, model };
+  const adapter = request.providerOverride
+    ? choice.adapter
+    : withFallbacks({ services, config, adapter: choice.adapter, answering });
   const tools = services.registry.allowed(config.tools, settings);
   // A task's prompt was written earlier, maybe by a steered model; an agent reads the web and files on its own.
   const trust = new TurnTrust(
@@ -167,8 +177,14 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
           content: `${outcome.content.slice(0, room)}\n[cut: this turn's tool results reached their limit]`,
         };
   });
-  const collected: Collected = { produced: [], usage: { inputTokens: 0, outputTokens: 0 }, toolCalls: 0 };
-  const events = eventsOf(choice.adapter, {
+  const collected: Collected = {
+    produced: [],
+    usage: { inputTokens: 0, outputTokens: 0 },
+    costUsd: 0,
+    priced: false,
+    toolCalls: 0,
+  };
+  const events = eventsOf(adapter, {
     services,
     stream: request.kind !== "task",
     run,
@@ -190,10 +206,7 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
     tools: tools.map((tool) => services.registry.modelTool(tool)),
     // A long tool loop stops at the daily budget rather than running past it.
     budgetReached: () =>
-      exhaustedLimit(
-        addSpend(spend, collected.usage, costOf(collected.usage, settings.modelPrices.get(model))),
-        config.budget,
-      ) !== undefined,
+      exhaustedLimit(addSpend(spend, collected.usage, collected.costUsd), config.budget) !== undefined,
   });
 
   const typing = startTyping(telegram, target);
@@ -206,6 +219,11 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
   const acknowledgement = acknowledge(services, request, answer);
   try {
     for await (const event of events) {
+      if (event.type === "usage") {
+        const price = settings.modelPrices.get(answering.model);
+        collected.costUsd += costOf(event, price);
+        collected.priced ||= price !== undefined;
+      }
       collect({ services, provider, event, collected, status, answer });
       if (collected.result !== undefined || collected.error) break;
     }
@@ -244,18 +262,17 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
     await safely(() => answer.abandon(error.classification === "cancelled" ? "⏹ (stopped)" : "⚠️ (interrupted)"));
 
   const finished = services.now();
-  const price = settings.modelPrices.get(model);
   const record: UsageRecord = {
     chatId: services.chat.id,
     kind: request.kind,
-    provider,
-    model,
+    provider: answering.provider,
+    model: answering.model,
     inputTokens: collected.usage.inputTokens,
     outputTokens: collected.usage.outputTokens,
     toolCalls: collected.toolCalls,
     durationMs: finished - started,
     outcome: error ? "error" : "ok",
-    costUsd: price === undefined ? null : costOf(collected.usage, price),
+    costUsd: collected.priced ? collected.costUsd : null,
     createdAt: finished,
   };
   const spent = addSpend(spend, collected.usage, record.costUsd ?? 0);
