@@ -30,6 +30,8 @@ export interface Settings {
   /** The fallback chain of chats that do not set their own (DEFAULT_FALLBACKS). */
   defaultFallbacks: Fallback[];
   historyLimit: number;
+  /** The history the model sees, in estimated tokens; older messages are folded into the chat's summary. */
+  historyWindowTokens: number;
   providerMaxRetries: number;
   providerTimeoutMs: number;
   defaultTimezone: string;
@@ -189,6 +191,7 @@ export function readSettings(env: Env): Settings {
     defaultModel: text(env.DEFAULT_MODEL),
     defaultFallbacks: fallbacksOf(text(env.DEFAULT_FALLBACKS), problems),
     historyLimit,
+    historyWindowTokens: integer("HISTORY_WINDOW_TOKENS", 16_000, 500, 2_000_000),
     historyMaxStored: integer("HISTORY_MAX_STORED", historyLimit * 10, historyLimit, 1_000_000),
     toolResultsMaxChars: integer("TOOL_RESULTS_MAX_CHARS", 200_000, 1_000, 10_000_000),
     dailyTokenBudget: optionalNumber("DAILY_TOKEN_BUDGET", 1e12),

@@ -13,6 +13,7 @@ import { database } from "../tools/context.ts";
 import { tools } from "../tools/index.ts";
 import { ActiveRun } from "../turn/active-run.ts";
 import { handleCommand } from "../turn/commands.ts";
+import { compactIfDue } from "../turn/compaction.ts";
 import { runTurn } from "../turn/run-turn.ts";
 import { buildSystemPrompt } from "../turn/system-prompt.ts";
 import type { TurnServices } from "../turn/turn-services.ts";
@@ -132,6 +133,10 @@ export class ChatSession extends DurableObject<Env> {
       if (Date.now() > deadline) break;
       await this.queueDueTasks();
     }
+    // After the answers are out: nobody waits for a summary.
+    await compactIfDue(this.services()).catch((error: unknown) =>
+      console.warn("compaction failed:", redactSecrets(error instanceof Error ? error.message : String(error))),
+    );
     this.pruneOccasionally();
     await this.usage.flushIfDue(Date.now());
   }

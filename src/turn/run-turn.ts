@@ -1,4 +1,5 @@
 import { errorEventOf } from "../adapters/errors.ts";
+import { fitHistory } from "../adapters/fit-history.ts";
 import { createAdapter } from "../adapters/index.ts";
 import { runToolLoop } from "../adapters/tool-loop.ts";
 import type { Adapter } from "../adapters/types.ts";
@@ -20,6 +21,7 @@ import { type Answering, withFallbacks } from "./model-chain.ts";
 import { Pacer } from "./pacer.ts";
 import { mintRunToken } from "./run-token.ts";
 import { StatusLine } from "./status-line.ts";
+import { bytesForTokens, summarySection } from "./summary.ts";
 import { toolContext } from "./tool-context.ts";
 import type { TurnServices } from "./turn-services.ts";
 import { startTyping } from "./typing.ts";
@@ -177,6 +179,7 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
           content: `${outcome.content.slice(0, room)}\n[cut: this turn's tool results reached their limit]`,
         };
   });
+  const summary = store.getMeta("summary");
   const collected: Collected = {
     produced: [],
     usage: { inputTokens: 0, outputTokens: 0 },
@@ -198,11 +201,19 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
           })
         : "",
     model,
-    systemPrompt: services.systemPrompt(
-      config,
-      tools.map((tool) => tool.name),
-    ),
-    history: [...store.historyWindow(settings.historyLimit), ...request.users],
+    // The rolling summary (compaction) stands in for what the window no longer shows.
+    systemPrompt:
+      services.systemPrompt(
+        config,
+        tools.map((tool) => tool.name),
+      ) + summarySection(summary),
+    history: [
+      ...fitHistory(store.historyWindow(settings.historyLimit, summary?.throughId ?? 0), {
+        fixedBytes: 0,
+        maxBytes: bytesForTokens(settings.historyWindowTokens),
+      }),
+      ...request.users,
+    ],
     tools: tools.map((tool) => services.registry.modelTool(tool)),
     // A long tool loop stops at the daily budget rather than running past it.
     budgetReached: () =>
