@@ -39,7 +39,10 @@ describe("planCompaction", () => {
   });
 
   it("never leaves the window without its newest user message", () => {
-    const rows = rowsOf([{ role: "user", content: "x".repeat(50_000) }, { role: "assistant", content: "ok" }]);
+    const rows = rowsOf([
+      { role: "user", content: "x".repeat(50_000) },
+      { role: "assistant", content: "ok" },
+    ]);
     expect(planCompaction(rows, { windowTokens: 1000, windowMessages: 40 })).toBeUndefined();
   });
 });
