@@ -221,6 +221,16 @@ export class ChatStore {
     this.prepared.pruneHistoryUpTo.run({ lastId: newest - keep });
   }
 
+  /** How many rows are stored after `afterId`, and their size in UTF-8 bytes, without reading them. */
+  historyTotalsAfter(afterId: number): { count: number; bytes: number } {
+    const row = this.db
+      .select({ count: count(), bytes: sql<number | null>`sum(length(cast(${schema.history.message} as blob)))` })
+      .from(schema.history)
+      .where(gt(schema.history.id, afterId))
+      .all()[0];
+    return { count: row?.count ?? 0, bytes: row?.bytes ?? 0 };
+  }
+
   /** Every stored row after `afterId`, oldest first, with its id: what a summary does not cover yet. */
   historyAfter(afterId: number): { id: number; message: HistoryMessage }[] {
     return this.db

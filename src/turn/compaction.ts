@@ -7,7 +7,13 @@ import { redactSecrets } from "../config/secrets.ts";
 import { dayKey } from "../config/zones.ts";
 import type { UsageRecord } from "../db/usage.ts";
 import { addSpend, costOf, exhaustedLimit, spendOn } from "./budget.ts";
-import { planCompaction, SUMMARY_MAX_CHARS, SUMMARY_SYSTEM_PROMPT, summaryRequestText } from "./summary.ts";
+import {
+  planCompaction,
+  SUMMARY_MAX_CHARS,
+  SUMMARY_SYSTEM_PROMPT,
+  summaryRequestText,
+  tokensOfBytes,
+} from "./summary.ts";
 import type { TurnServices } from "./turn-services.ts";
 
 /** Summary passes one drain makes at most; a longer backlog is folded after later turns. */
@@ -19,13 +25,23 @@ const MAX_PASSES = 4;
  * model (the provider-neutral text survives a provider switch); a failure is recorded and tried again after the
  * next turn, and never throws: the window alone is used meanwhile.
  */
-export async function compactIfDue(services: TurnServices): Promise<void> {
+export async function compactIfDue(services: TurnServices, signal?: AbortSignal): Promise<void> {
   const { store, settings } = services;
   const limits = { windowTokens: settings.historyWindowTokens, windowMessages: settings.historyLimit };
   for (let pass = 0; pass < MAX_PASSES; pass++) {
+    if (signal?.aborted) return;
     const summary = store.getMeta("summary");
-    const plan = planCompaction(store.historyAfter(summary?.throughId ?? 0), limits);
+    const afterId = summary?.throughId ?? 0;
+    // Most drains end here, without reading the rows: their count and size say they fit.
+    const totals = store.historyTotalsAfter(afterId);
+    if (totals.count <= limits.windowMessages && tokensOfBytes(totals.bytes, totals.count) <= limits.windowTokens)
+      return;
+    const rows = store.historyAfter(afterId);
+    const plan = planCompaction(rows, limits);
     if (!plan) return;
+    // A backlog near the stored limit is folded even if a message is waiting, so that pruning never drops rows the
+    // summary has not read; otherwise the next message stops this pass, and it runs again after that turn.
+    const urgent = rows.length >= settings.historyMaxStored / 2;
     const stored = await services.configs.get(services.chat.id);
     const config = resolveConfig(stored.state === "valid" ? stored.config : undefined, settings);
     const started = services.now();
@@ -49,6 +65,7 @@ export async function compactIfDue(services: TurnServices): Promise<void> {
           },
         ],
         tools: [],
+        ...(signal && !urgent ? { signal } : {}),
       });
       const text = response.message.content.trim().slice(0, SUMMARY_MAX_CHARS);
       if (text === "") throw new Error("the model wrote an empty summary");
@@ -80,6 +97,7 @@ export async function compactIfDue(services: TurnServices): Promise<void> {
         store.setMeta("spend", addSpend(spend, usage, record.costUsd ?? 0));
       });
     } catch (error) {
+      if (signal?.aborted && !urgent) return;
       const reason = redactSecrets(providerErrorFrom(error, summariser.label).message).slice(0, 300);
       console.warn(`chat ${services.chat.id}: summary failed, the window alone is used for now: ${reason}`);
       store.setMeta("summaryFailure", { at: services.now(), reason });

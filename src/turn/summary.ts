@@ -27,6 +27,11 @@ export function estimateTokens(message: HistoryMessage): number {
   return Math.ceil(encoder.encode(JSON.stringify(message)).byteLength / 3) + 4;
 }
 
+/** Tokens of `count` stored messages of `bytes` UTF-8 bytes in all, by the same estimate. */
+export function tokensOfBytes(bytes: number, count: number): number {
+  return Math.ceil(bytes / 3) + 4 * count;
+}
+
 /** Bytes that hold about `tokens` tokens, by the same estimate (for fitting a window). */
 export function bytesForTokens(tokens: number): number {
   return tokens * 3;

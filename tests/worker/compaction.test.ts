@@ -108,6 +108,23 @@ describe("compaction by summary", () => {
     expect(retried.failure).toBeUndefined();
   });
 
+  it("stops a summary pass when a message arrives, answers it, and folds after that turn", async () => {
+    await seed(conversation(30));
+    // The answer, then a summary pass that never ends by itself.
+    await fakes.script("openai", openaiText("First."), { hang: true });
+    expect(sentText(await say("hello again"))).toBe("First.");
+    const [, hanging] = await fakes.wait("openai", { count: 2 });
+    expect(isSummaryRequest(hanging!)).toBe(true);
+    // Answered although the summary was still being written: the message stopped it.
+    expect(sentText(await say("are you there?", { count: 2 }))).toBe("echo: are you there?");
+    await fakes.wait("openai", { count: 4 });
+    await settled(PRIVATE_CHAT);
+    const after = await stored();
+    // A stopped pass is no failure; the one after the second turn wrote the summary.
+    expect(after.failure).toBeUndefined();
+    expect(after.summary?.text).toContain("Zebulon");
+  });
+
   it("shows the summary with /summary and its size and age in /status; /new clears it", async () => {
     expect(sentText(await say("/summary"))).toContain("There is no summary yet");
     await seed(conversation(30));
