@@ -7,7 +7,7 @@ import {
   type Provider,
   providerSchema,
 } from "./providers.ts";
-import type { Settings } from "./settings.ts";
+import { builtInProvider, type Settings } from "./settings.ts";
 import { isTimezone } from "./zones.ts";
 
 export const MAX_SYSTEM_PROMPT_LENGTH = 8000;
@@ -76,12 +76,12 @@ export interface EffectiveConfig {
 }
 
 /**
- * Resolution, as in the seeds: the chat's config, then DEFAULT_PROVIDER / DEFAULT_MODEL, then `anthropic` with the
- * provider's own default model. DEFAULT_MODEL applies only to the default provider: a chat switched to another
+ * Resolution, as in the seeds: the chat's config, then DEFAULT_PROVIDER / DEFAULT_MODEL, then the built-in provider
+ * (the first with a key, else `workers-ai`: see `builtInProvider`) with the provider's own default model. DEFAULT_MODEL applies only to the default provider: a chat switched to another
  * provider without a model gets that provider's default model, not a model name another provider would refuse.
  */
 export function resolveConfig(config: ChatConfig | undefined, settings: Settings): EffectiveConfig {
-  const defaultProvider = settings.defaultProvider ?? "anthropic";
+  const defaultProvider = settings.defaultProvider ?? builtInProvider(settings);
   const provider = config?.provider ?? defaultProvider;
   const providerSource = config?.provider ? "chat" : settings.defaultProvider ? "DEFAULT_PROVIDER" : "built-in";
   let model: string;

@@ -1,6 +1,6 @@
 import * as z from "zod";
 
-export const PROVIDERS = ["openai", "anthropic", "claude-agent"] as const;
+export const PROVIDERS = ["openai", "anthropic", "claude-agent", "workers-ai"] as const;
 export const providerSchema = z.enum(PROVIDERS);
 export type Provider = z.infer<typeof providerSchema>;
 
@@ -9,7 +9,7 @@ export function isProvider(name: string): name is Provider {
 }
 
 /** Providers whose adapter makes one model call, so that a turn can move to another mid-way (fallbacks). */
-export const MODEL_PROVIDERS = ["openai", "anthropic"] as const satisfies readonly Provider[];
+export const MODEL_PROVIDERS = ["openai", "anthropic", "workers-ai"] as const satisfies readonly Provider[];
 export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
 export const modelProviderSchema = z.enum(MODEL_PROVIDERS);
 
@@ -31,4 +31,6 @@ export const DEFAULT_MODELS: Record<Provider, string> = {
   openai: "gpt-4o-mini",
   anthropic: "claude-sonnet-4-5",
   "claude-agent": "claude-sonnet-4-5",
+  // Function calling, 128k context, and fast on Workers AI.
+  "workers-ai": "@cf/meta/llama-3.3-70b-instruct-fp8-fast",
 };

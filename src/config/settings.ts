@@ -5,6 +5,7 @@ import {
   isProvider,
   MAX_FALLBACKS,
   MODEL_PROVIDERS,
+  PROVIDERS,
   type Provider,
 } from "./providers.ts";
 import { isTimezone } from "./zones.ts";
@@ -25,6 +26,8 @@ export interface Settings {
   openaiBaseUrl: string | undefined;
   anthropicApiKey: string | undefined;
   anthropicBaseUrl: string | undefined;
+  /** Workers AI through its OpenAI-compatible endpoint (both set), else through the `AI` binding. */
+  workersAi: WorkersAiRoute;
   defaultProvider: Provider | undefined;
   defaultModel: string | undefined;
   /** The fallback chain of chats that do not set their own (DEFAULT_FALLBACKS). */
@@ -57,6 +60,19 @@ export interface Settings {
   usageFlushMs: number;
   /** Variables that are set but unusable, by name, with what is wrong. Never their values. */
   problems: string[];
+}
+
+/** How `workers-ai` is reached: the Worker's `AI` binding (no key), or an OpenAI-compatible URL with an API token. */
+export type WorkersAiRoute = { kind: "binding" } | { kind: "endpoint"; baseUrl: string; apiToken: string };
+
+/**
+ * The provider of chats without their own when DEFAULT_PROVIDER is unset: the first with a key (OpenAI, then
+ * Anthropic), else Workers AI, which needs none.
+ */
+export function builtInProvider(settings: Pick<Settings, "openaiApiKey" | "anthropicApiKey">): Provider {
+  if (settings.openaiApiKey) return "openai";
+  if (settings.anthropicApiKey) return "anthropic";
+  return "workers-ai";
 }
 
 /** Where `claude-agent` runs: the chat's container, or (dev and tests) a runner started by hand at a URL. */
@@ -139,7 +155,7 @@ export function readSettings(env: Env): Settings {
   let defaultProvider: Provider | undefined;
   if (providerName !== undefined) {
     if (isProvider(providerName)) defaultProvider = providerName;
-    else problems.push("DEFAULT_PROVIDER must be one of openai, anthropic, claude-agent");
+    else problems.push(`DEFAULT_PROVIDER must be one of ${PROVIDERS.join(", ")}`);
   }
 
   const defaultTimezone = text(env.DEFAULT_TIMEZONE) ?? "UTC";
@@ -187,6 +203,7 @@ export function readSettings(env: Env): Settings {
     openaiBaseUrl: url("OPENAI_BASE_URL"),
     anthropicApiKey: text(env.ANTHROPIC_API_KEY),
     anthropicBaseUrl: url("ANTHROPIC_BASE_URL"),
+    workersAi: workersAiRouteOf(url("WORKERS_AI_BASE_URL"), text(env.WORKERS_AI_API_TOKEN), problems),
     defaultProvider,
     defaultModel: text(env.DEFAULT_MODEL),
     defaultFallbacks: fallbacksOf(text(env.DEFAULT_FALLBACKS), problems),
@@ -279,4 +296,14 @@ function modelPricesOf(raw: string | undefined, problems: string[]): ReadonlyMap
     }
   }
   return prices;
+}
+
+function workersAiRouteOf(
+  baseUrl: string | undefined,
+  apiToken: string | undefined,
+  problems: string[],
+): WorkersAiRoute {
+  if (baseUrl && apiToken) return { kind: "endpoint", baseUrl, apiToken };
+  if (baseUrl || apiToken) problems.push("WORKERS_AI_BASE_URL and WORKERS_AI_API_TOKEN must be set together");
+  return { kind: "binding" };
 }
