@@ -27,9 +27,12 @@ export function estimateTokens(message: HistoryMessage): number {
   return Math.ceil(encoder.encode(JSON.stringify(message)).byteLength / 3) + 4;
 }
 
-/** Tokens of `count` stored messages of `bytes` UTF-8 bytes in all, by the same estimate. */
+/**
+ * Tokens of `count` stored messages of `bytes` UTF-8 bytes in all, by the same estimate, rounded up: never less than
+ * the sum of `estimateTokens` over them (each message's own rounding adds less than one token).
+ */
 export function tokensOfBytes(bytes: number, count: number): number {
-  return Math.ceil(bytes / 3) + 4 * count;
+  return Math.ceil(bytes / 3) + 5 * count;
 }
 
 /** Bytes that hold about `tokens` tokens, by the same estimate (for fitting a window). */

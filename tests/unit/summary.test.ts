@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { HistoryMessage } from "../../src/protocol/messages.ts";
-import { estimateTokens, planCompaction, summaryRequestText } from "../../src/turn/summary.ts";
+import { estimateTokens, planCompaction, summaryRequestText, tokensOfBytes } from "../../src/turn/summary.ts";
 
 const rowsOf = (messages: HistoryMessage[]) => messages.map((message, index) => ({ id: index + 1, message }));
 const turn = (index: number, size = 10): HistoryMessage[] => [
@@ -55,5 +55,18 @@ describe("summaryRequestText", () => {
     expect(text).toContain("Assistant: [called recall({})]");
     expect(text).toContain("Tool recall: nothing");
     expect(summaryRequestText(undefined, [])).toContain("(none yet)");
+  });
+});
+
+describe("tokensOfBytes", () => {
+  it("is never below the per-message estimate, so the quick check never skips a history that needs folding", () => {
+    const messages = [...turn(1, 7), ...turn(2, 1), { role: "user" as const, content: "é".repeat(11) }];
+    const bytes = messages.reduce(
+      (sum, message) => sum + new TextEncoder().encode(JSON.stringify(message)).byteLength,
+      0,
+    );
+    const perMessage = messages.reduce((sum, message) => sum + estimateTokens(message), 0);
+    expect(tokensOfBytes(bytes, messages.length)).toBeGreaterThanOrEqual(perMessage);
+    expect(tokensOfBytes(bytes, messages.length)).toBeLessThanOrEqual(perMessage + messages.length);
   });
 });
