@@ -56,6 +56,8 @@ export interface Settings {
   stream: { draftIntervalMs: number; editIntervalMs: number; stopButtonAfterMs: number };
   /** Where a 👀 reaction acknowledges a message whose answer takes more than a moment. */
   ackReaction: "private" | "all" | "off";
+  /** Chats' MCP servers: how long a tool list is cached, and the time one request to a server may take. */
+  mcp: { listCacheMs: number; timeoutMs: number };
   /** How long a chat object may keep usage records before writing them to D1 in one batch. */
   usageFlushMs: number;
   /** Variables that are set but unusable, by name, with what is wrong. Never their values. */
@@ -240,6 +242,10 @@ export function readSettings(env: Env): Settings {
       ),
     },
     usageFlushMs: integer("USAGE_FLUSH_SECONDS", 30, 0, 3600) * 1000,
+    mcp: {
+      listCacheMs: integer("MCP_LIST_CACHE_SECONDS", 300, 0, 86_400) * 1000,
+      timeoutMs: integer("MCP_TIMEOUT_SECONDS", 20, 1, 300) * 1000,
+    },
     problems,
   };
 }

@@ -3,12 +3,13 @@ import { fitHistory } from "../adapters/fit-history.ts";
 import { createAdapter } from "../adapters/index.ts";
 import { runToolLoop } from "../adapters/tool-loop.ts";
 import type { Adapter } from "../adapters/types.ts";
-import { resolveConfig } from "../config/chat-config.ts";
+import { type EffectiveConfig, resolveConfig } from "../config/chat-config.ts";
 import { DEFAULT_MODELS, type Provider } from "../config/providers.ts";
 import { redactSecrets } from "../config/secrets.ts";
 import { includes, type ToolCallbackRoute } from "../config/settings.ts";
 import { dayKey, startOfNextDay } from "../config/zones.ts";
 import type { UsageRecord } from "../db/usage.ts";
+import { type ChatMcp, openChatMcp } from "../mcp/chat-mcp.ts";
 import type { AgentErrorEvent, AgentEvent } from "../protocol/events.ts";
 import type { HistoryMessage, UserMessage } from "../protocol/messages.ts";
 import { agentToolsPath, type ModelTool, WORKER_CALLBACK_HOST } from "../protocol/run-payload.ts";
@@ -145,12 +146,41 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
     return { ok: false, error };
   }
 
+  // The chat's MCP servers' tools join the registry for this turn (only servers the allowlist leaves a tool of).
+  const mcp = await openChatMcp(
+    config.mcpServers.filter((server) => config.tools?.some((name) => name.startsWith(`${server.name}__`)) ?? true),
+    { env: services.env, settings, signal: run.signal },
+  );
+  try {
+    return await runTurnWithTools(services, request, { run, config, choice, provider, model, spend, started, mcp });
+  } finally {
+    await mcp.close();
+  }
+}
+
+async function runTurnWithTools(
+  services: TurnServices,
+  request: TurnRequest,
+  turn: {
+    run: ActiveRun;
+    config: EffectiveConfig;
+    choice: { kind: "ready"; adapter: Adapter };
+    provider: Provider;
+    model: string;
+    spend: DailySpend;
+    started: number;
+    mcp: ChatMcp;
+  },
+): Promise<TurnOutcome> {
+  const { store, settings, telegram, target } = services;
+  const { run, config, choice, provider, model, spend, started, mcp } = turn;
+  const registry = services.registry.extendedWith(mcp.tools);
+  const tools = registry.allowed(config.tools, settings);
   // The turn's usage and cost are recorded under the model that answers, a fallback when the chain moved to one.
   const answering: Answering = { provider, model };
   const adapter = request.providerOverride
     ? choice.adapter
     : withFallbacks({ services, config, adapter: choice.adapter, answering });
-  const tools = services.registry.allowed(config.tools, settings);
   // A task's prompt was written earlier, maybe by a steered model; an agent reads the web and files on its own.
   const trust = new TurnTrust(
     request.kind === "task"
@@ -169,7 +199,7 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
         content: `Error: this turn has already read ${fed.characters.toLocaleString("en-US")} characters of tool results; no more are given. Answer with what you have.`,
       };
     }
-    const outcome = await services.registry.execute(name, argumentsText, context, config.tools);
+    const outcome = await registry.execute(name, argumentsText, context, config.tools);
     const room = settings.toolResultsMaxChars - fed.characters;
     fed.characters += Math.min(outcome.content.length, room);
     return outcome.content.length <= room
@@ -203,9 +233,12 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
     model,
     // The rolling summary (compaction) stands in for what the window no longer shows.
     systemPrompt:
-      services.systemPrompt(
-        config,
-        tools.map((tool) => tool.name),
+      withNote(
+        services.systemPrompt(
+          config,
+          tools.map((tool) => tool.name),
+        ),
+        mcp.note,
       ) + summarySection(summary),
     history: [
       ...fitHistory(store.historyWindow(settings.historyLimit, summary?.throughId ?? 0), {
@@ -214,7 +247,7 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
       }),
       ...request.users,
     ],
-    tools: tools.map((tool) => services.registry.modelTool(tool)),
+    tools: tools.map((tool) => registry.modelTool(tool)),
     // A long tool loop stops at the daily budget rather than running past it.
     budgetReached: () =>
       exhaustedLimit(addSpend(spend, collected.usage, collected.costUsd), config.budget) !== undefined,
@@ -309,6 +342,10 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
     store.setMeta("spend", spent);
   });
   return { ok: true, text: result };
+}
+
+function withNote(systemPrompt: string, note: string | undefined): string {
+  return note === undefined ? systemPrompt : `${systemPrompt}\n\n${note}`;
 }
 
 interface TurnInput {
