@@ -17,6 +17,8 @@ export default defineConfig({
         plugins: [
           cloudflareTest(async ({ inject }) => ({
             wrangler: { configPath: "./wrangler.toml" },
+            // The AI binding needs a Cloudflare account; tests reach Workers AI through its fake (see WORKERS_AI_BASE_URL).
+            remoteBindings: false,
             miniflare: {
               bindings: {
                 TEST_MIGRATIONS: await readD1Migrations("./migrations"),
@@ -29,6 +31,10 @@ export default defineConfig({
                 TELEGRAM_API_BASE_URL: `${inject("fakesUrl")}/telegram`,
                 OPENAI_BASE_URL: `${inject("fakesUrl")}/openai/v1`,
                 ANTHROPIC_BASE_URL: `${inject("fakesUrl")}/anthropic`,
+                // Workers AI's OpenAI-compatible endpoint, played by the fake OpenAI server (the binding path is
+                // tested with a fake runner in tests/unit/workers-ai.test.ts).
+                WORKERS_AI_BASE_URL: `${inject("fakesUrl")}/openai/v1`,
+                WORKERS_AI_API_TOKEN: "test-workers-ai-token",
                 AGENT_RUNNER_URL: `${inject("fakesUrl")}/runner`,
                 AGENT_TIMEOUT_SECONDS: "2",
                 // As with a runner started by hand: tools are called back on this Worker's /agent/tools route.

@@ -46,6 +46,8 @@ export async function startBot(
     [
       "wrangler",
       "dev",
+      // No remote bindings (the Workers AI binding would need a Cloudflare login).
+      "--local",
       "--port",
       String(port),
       "--ip",

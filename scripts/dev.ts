@@ -2,6 +2,8 @@
  * `npm run dev`: applies the D1 migrations to the local database, starts `wrangler dev` (local D1, KV and Durable
  * Objects), and, unless `--no-poll` is given or no bot token is set, runs the polling bridge so the bot answers
  * your real Telegram messages without a public URL. Other arguments go to wrangler (e.g. `--port 8788`).
+ * Remote bindings are off (`--local`): the Workers AI binding would need a Cloudflare login, so `workers-ai` reaches
+ * Workers AI through WORKERS_AI_BASE_URL and WORKERS_AI_API_TOKEN in dev; `--remote-ai` uses the binding instead.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { localVariables } from "./dev-vars.ts";
@@ -9,7 +11,9 @@ import { BridgeStopped, runPollingBridge } from "./polling-bridge.ts";
 
 const args = process.argv.slice(2);
 const poll = !args.includes("--no-poll");
-const wranglerArgs = args.filter((arg) => arg !== "--no-poll");
+const remoteAi = args.includes("--remote-ai");
+const wranglerArgs = args.filter((arg) => arg !== "--no-poll" && arg !== "--remote-ai");
+if (!remoteAi) wranglerArgs.push("--local");
 const portIndex = wranglerArgs.indexOf("--port");
 const port = portIndex >= 0 ? Number(wranglerArgs[portIndex + 1]) : 8787;
 if (portIndex < 0) wranglerArgs.push("--port", String(port));

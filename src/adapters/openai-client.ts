@@ -14,6 +14,8 @@ export interface ChatCompletionsClientOptions {
   maxRetries: number;
   /** Until the answer's headers arrive; a stream then runs as long as it sends. */
   timeoutMs: number;
+  /** How the request goes out; default the global `fetch` (Workers AI's binding answers through one, see workers-ai.ts). */
+  fetch?: typeof fetch;
 }
 
 const MAX_RETRY_AFTER_MS = 60_000;
@@ -33,8 +35,10 @@ export class ChatCompletionsClient {
   static readonly APIConnectionError = APIConnectionError;
 
   private readonly url: string;
+  private readonly fetch: typeof fetch;
 
   constructor(private readonly options: ChatCompletionsClientOptions) {
+    this.fetch = options.fetch ?? ((input, init) => fetch(input, init));
     this.url = `${(options.baseUrl ?? "https://api.openai.com/v1").replace(/\/+$/, "")}/chat/completions`;
   }
 
@@ -87,7 +91,7 @@ export class ChatCompletionsClient {
     const onAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      const response = await fetch(this.url, {
+      const response = await this.fetch(this.url, {
         method: "POST",
         headers: {
           authorization: `Bearer ${this.options.apiKey}`,

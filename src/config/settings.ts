@@ -1,5 +1,13 @@
 import type { Env, EnvVariable } from "../env.ts";
-import { isProvider, type Provider } from "./providers.ts";
+import {
+  type Fallback,
+  isModelProvider,
+  isProvider,
+  MAX_FALLBACKS,
+  MODEL_PROVIDERS,
+  PROVIDERS,
+  type Provider,
+} from "./providers.ts";
 import { isTimezone } from "./zones.ts";
 
 /** A list of chat or user ids from a comma-separated variable; `*` means everyone. */
@@ -18,9 +26,15 @@ export interface Settings {
   openaiBaseUrl: string | undefined;
   anthropicApiKey: string | undefined;
   anthropicBaseUrl: string | undefined;
+  /** Workers AI through its OpenAI-compatible endpoint (both set), else through the `AI` binding. */
+  workersAi: WorkersAiRoute;
   defaultProvider: Provider | undefined;
   defaultModel: string | undefined;
+  /** The fallback chain of chats that do not set their own (DEFAULT_FALLBACKS). */
+  defaultFallbacks: Fallback[];
   historyLimit: number;
+  /** The history the model sees, in estimated tokens; older messages are folded into the chat's summary. */
+  historyWindowTokens: number;
   providerMaxRetries: number;
   providerTimeoutMs: number;
   defaultTimezone: string;
@@ -48,6 +62,19 @@ export interface Settings {
   usageFlushMs: number;
   /** Variables that are set but unusable, by name, with what is wrong. Never their values. */
   problems: string[];
+}
+
+/** How `workers-ai` is reached: the Worker's `AI` binding (no key), or an OpenAI-compatible URL with an API token. */
+export type WorkersAiRoute = { kind: "binding" } | { kind: "endpoint"; baseUrl: string; apiToken: string };
+
+/**
+ * The provider of chats without their own when DEFAULT_PROVIDER is unset: the first with a key (OpenAI, then
+ * Anthropic), else Workers AI, which needs none.
+ */
+export function builtInProvider(settings: Pick<Settings, "openaiApiKey" | "anthropicApiKey">): Provider {
+  if (settings.openaiApiKey) return "openai";
+  if (settings.anthropicApiKey) return "anthropic";
+  return "workers-ai";
 }
 
 /** Where `claude-agent` runs: the chat's container, or (dev and tests) a runner started by hand at a URL. */
@@ -130,7 +157,7 @@ export function readSettings(env: Env): Settings {
   let defaultProvider: Provider | undefined;
   if (providerName !== undefined) {
     if (isProvider(providerName)) defaultProvider = providerName;
-    else problems.push("DEFAULT_PROVIDER must be one of openai, anthropic, claude-agent");
+    else problems.push(`DEFAULT_PROVIDER must be one of ${PROVIDERS.join(", ")}`);
   }
 
   const defaultTimezone = text(env.DEFAULT_TIMEZONE) ?? "UTC";
@@ -178,9 +205,12 @@ export function readSettings(env: Env): Settings {
     openaiBaseUrl: url("OPENAI_BASE_URL"),
     anthropicApiKey: text(env.ANTHROPIC_API_KEY),
     anthropicBaseUrl: url("ANTHROPIC_BASE_URL"),
+    workersAi: workersAiRouteOf(url("WORKERS_AI_BASE_URL"), text(env.WORKERS_AI_API_TOKEN), problems),
     defaultProvider,
     defaultModel: text(env.DEFAULT_MODEL),
+    defaultFallbacks: fallbacksOf(text(env.DEFAULT_FALLBACKS), problems),
     historyLimit,
+    historyWindowTokens: integer("HISTORY_WINDOW_TOKENS", 16_000, 500, 2_000_000),
     historyMaxStored: integer("HISTORY_MAX_STORED", historyLimit * 10, historyLimit, 1_000_000),
     toolResultsMaxChars: integer("TOOL_RESULTS_MAX_CHARS", 200_000, 1_000, 10_000_000),
     dailyTokenBudget: optionalNumber("DAILY_TOKEN_BUDGET", 1e12),
@@ -224,6 +254,29 @@ export function includes(list: IdList, id: number): boolean {
   return list.kind === "everyone" || list.ids.has(id);
 }
 
+/** DEFAULT_FALLBACKS: `provider[:model]`, comma-separated, tried in order (a model name may itself contain ":"). */
+function fallbacksOf(raw: string | undefined, problems: string[]): Fallback[] {
+  if (raw === undefined) return [];
+  const fallbacks: Fallback[] = [];
+  for (const part of raw.split(",")) {
+    const item = part.trim();
+    if (item === "") continue;
+    const colon = item.indexOf(":");
+    const provider = colon < 0 ? item : item.slice(0, colon);
+    const model = colon < 0 ? "" : item.slice(colon + 1).trim();
+    if (!isModelProvider(provider) || (colon >= 0 && (model === "" || model.length > 200))) {
+      problems.push(`DEFAULT_FALLBACKS must list provider[:model] entries (providers: ${MODEL_PROVIDERS.join(", ")})`);
+      return [];
+    }
+    fallbacks.push(model === "" ? { provider } : { provider, model });
+  }
+  if (fallbacks.length > MAX_FALLBACKS) {
+    problems.push(`DEFAULT_FALLBACKS may list at most ${MAX_FALLBACKS} entries`);
+    return [];
+  }
+  return fallbacks;
+}
+
 /** MODEL_PRICES: `{"<model>": {"input": <USD per million tokens>, "output": <USD per million tokens>}}`. */
 function modelPricesOf(raw: string | undefined, problems: string[]): ReadonlyMap<string, ModelPrice> {
   const prices = new Map<string, ModelPrice>();
@@ -249,4 +302,14 @@ function modelPricesOf(raw: string | undefined, problems: string[]): ReadonlyMap
     }
   }
   return prices;
+}
+
+function workersAiRouteOf(
+  baseUrl: string | undefined,
+  apiToken: string | undefined,
+  problems: string[],
+): WorkersAiRoute {
+  if (baseUrl && apiToken) return { kind: "endpoint", baseUrl, apiToken };
+  if (baseUrl || apiToken) problems.push("WORKERS_AI_BASE_URL and WORKERS_AI_API_TOKEN must be set together");
+  return { kind: "binding" };
 }

@@ -13,6 +13,7 @@ import { database } from "../tools/context.ts";
 import { tools } from "../tools/index.ts";
 import { ActiveRun } from "../turn/active-run.ts";
 import { handleCommand } from "../turn/commands.ts";
+import { compactIfDue } from "../turn/compaction.ts";
 import { runTurn } from "../turn/run-turn.ts";
 import { buildSystemPrompt } from "../turn/system-prompt.ts";
 import type { TurnServices } from "../turn/turn-services.ts";
@@ -45,6 +46,8 @@ export class ChatSession extends DurableObject<Env> {
   readonly usage: UsageFlush;
   private readonly configs: CachedChatConfig;
   private activeRun: ActiveRun | undefined;
+  /** The summary pass running after a drain, if any: a new message stops it (it runs again after that turn). */
+  private compaction: AbortController | undefined;
   private telegramClient: TelegramClient | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -76,6 +79,7 @@ export class ChatSession extends DurableObject<Env> {
       this.store.finish([id], now);
       return "queued";
     }
+    if (access === "allowed") this.compaction?.abort();
     await this.schedule.workArrived();
     return "queued";
   }
@@ -132,6 +136,16 @@ export class ChatSession extends DurableObject<Env> {
       if (Date.now() > deadline) break;
       await this.queueDueTasks();
     }
+    // After the answers are out: nobody waits for a summary (a message that arrives meanwhile stops it).
+    const compaction = new AbortController();
+    this.compaction = compaction;
+    await compactIfDue(this.services(), compaction.signal)
+      .catch((error: unknown) =>
+        console.warn("compaction failed:", redactSecrets(error instanceof Error ? error.message : String(error))),
+      )
+      .finally(() => {
+        this.compaction = undefined;
+      });
     this.pruneOccasionally();
     await this.usage.flushIfDue(Date.now());
   }

@@ -4,6 +4,7 @@ export const BOT_COMMANDS = [
   { command: "help", description: "The commands" },
   { command: "new", description: "Start a fresh conversation" },
   { command: "status", description: "Provider, model, history and token use" },
+  { command: "summary", description: "The summary of the earlier conversation" },
   { command: "model", description: "The provider and model this chat uses" },
   {
     command: "provider",

@@ -33,11 +33,16 @@ export async function handleCommand(
       services.store.atomically(() => {
         services.store.clearHistory();
         services.store.deleteMeta("agentSessionId");
+        services.store.deleteMeta("summary");
+        services.store.deleteMeta("summaryFailure");
       });
       await reply("🆕 Started a fresh conversation. Earlier messages are forgotten (remembered facts are kept).");
       break;
     case "status":
       await reply(await statusText(services));
+      break;
+    case "summary":
+      await services.telegram.sendPlain(services.target, summaryText(services));
       break;
     case "model": {
       const config = await effectiveConfig(services);
@@ -111,6 +116,7 @@ async function statusText(services: TurnServices): Promise<string> {
     `**Tokens today:** ${format(usage.today.inputTokens)} in, ${format(usage.today.outputTokens)} out (${usage.today.turns} turns)`,
     `**Tokens in total:** ${format(usage.total.inputTokens)} in, ${format(usage.total.outputTokens)} out (${usage.total.turns} turns)`,
   ];
+  lines.push(summaryLine(services));
   const budget = budgetLine(spendOn(dayKey(now, config.timezone), services.store.getMeta("spend")), config.budget);
   if (budget !== undefined) lines.push(budget);
   if (!config.enabled) lines.push("The bot is **disabled** in this chat.");
@@ -137,6 +143,31 @@ async function setProvider(services: TurnServices, message: IncomingMessage): Pr
   await services.configs.put(services.chat.id, { ...rest, provider: name, ...(model ? { model } : {}) });
   const effective = resolveConfig({ ...rest, provider: name, ...(model ? { model } : {}) }, services.settings);
   return `This chat now uses **${effective.provider}** with model \`${effective.model}\`, from the next message.`;
+}
+
+/** /status's line on the rolling summary: its size and age, or why there is none. */
+function summaryLine(services: TurnServices): string {
+  const summary = services.store.getMeta("summary");
+  const failure = services.store.getMeta("summaryFailure");
+  const failed = failure
+    ? ` (the last update failed ${ago(services.now() - failure.at)}; tried again after the next message)`
+    : "";
+  if (!summary) return `**Summary:** none yet${failed}`;
+  return `**Summary:** ${format(summary.text.length)} characters covering ${format(summary.messages)} earlier messages, updated ${ago(services.now() - summary.updatedAt)}${failed}`;
+}
+
+function summaryText(services: TurnServices): string {
+  const summary = services.store.getMeta("summary");
+  if (!summary) return "There is no summary yet: the whole conversation still fits what the model sees.";
+  return `📝 Summary of the earlier conversation (updated ${ago(services.now() - summary.updatedAt)}):\n\n${summary.text}`;
+}
+
+function ago(ms: number): string {
+  const minutes = Math.floor(ms / 60_000);
+  if (minutes < 1) return "just now";
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.floor(minutes / 60);
+  return hours < 48 ? `${hours} h ago` : `${Math.floor(hours / 24)} days ago`;
 }
 
 function format(count: number): string {

@@ -1,4 +1,5 @@
 import { errorEventOf } from "../adapters/errors.ts";
+import { fitHistory } from "../adapters/fit-history.ts";
 import { createAdapter } from "../adapters/index.ts";
 import { runToolLoop } from "../adapters/tool-loop.ts";
 import type { Adapter } from "../adapters/types.ts";
@@ -17,9 +18,11 @@ import type { ActiveRun } from "./active-run.ts";
 import { addSpend, budgetNotice, costOf, type DailySpend, exhaustedLimit, spendOn } from "./budget.ts";
 import { TURN_BUDGET, TURN_TIME_LIMIT, userFacingError } from "./error-text.ts";
 import { DraftAnswer, EditedAnswer, FinalAnswer, type LiveAnswer } from "./live-answer.ts";
+import { type Answering, withFallbacks } from "./model-chain.ts";
 import { Pacer } from "./pacer.ts";
 import { mintRunToken } from "./run-token.ts";
 import { StatusLine } from "./status-line.ts";
+import { bytesForTokens, summarySection } from "./summary.ts";
 import { toolContext } from "./tool-context.ts";
 import type { TurnServices } from "./turn-services.ts";
 import { startTyping } from "./typing.ts";
@@ -55,6 +58,10 @@ const ACK_AFTER_MS = 1_500;
 interface Collected {
   produced: HistoryMessage[];
   usage: { inputTokens: number; outputTokens: number };
+  /** Each call's cost at the price of the model that made it (a turn may move to a fallback model). */
+  costUsd: number;
+  /** Whether any call's model has a price (else the turn's cost is unknown). */
+  priced: boolean;
   toolCalls: number;
   result?: string;
   error?: AgentErrorEvent;
@@ -169,6 +176,11 @@ async function runTurnWithTools(
   const { run, config, choice, provider, model, spend, started, mcp } = turn;
   const registry = services.registry.extendedWith(mcp.tools);
   const tools = registry.allowed(config.tools, settings);
+  // The turn's usage and cost are recorded under the model that answers, a fallback when the chain moved to one.
+  const answering: Answering = { provider, model };
+  const adapter = request.providerOverride
+    ? choice.adapter
+    : withFallbacks({ services, config, adapter: choice.adapter, answering });
   // A task's prompt was written earlier, maybe by a steered model; an agent reads the web and files on its own.
   const trust = new TurnTrust(
     request.kind === "task"
@@ -197,8 +209,15 @@ async function runTurnWithTools(
           content: `${outcome.content.slice(0, room)}\n[cut: this turn's tool results reached their limit]`,
         };
   });
-  const collected: Collected = { produced: [], usage: { inputTokens: 0, outputTokens: 0 }, toolCalls: 0 };
-  const events = eventsOf(choice.adapter, {
+  const summary = store.getMeta("summary");
+  const collected: Collected = {
+    produced: [],
+    usage: { inputTokens: 0, outputTokens: 0 },
+    costUsd: 0,
+    priced: false,
+    toolCalls: 0,
+  };
+  const events = eventsOf(adapter, {
     services,
     stream: request.kind !== "task",
     run,
@@ -212,21 +231,26 @@ async function runTurnWithTools(
           })
         : "",
     model,
-    systemPrompt: withNote(
-      services.systemPrompt(
-        config,
-        tools.map((tool) => tool.name),
-      ),
-      mcp.note,
-    ),
-    history: [...store.historyWindow(settings.historyLimit), ...request.users],
+    // The rolling summary (compaction) stands in for what the window no longer shows.
+    systemPrompt:
+      withNote(
+        services.systemPrompt(
+          config,
+          tools.map((tool) => tool.name),
+        ),
+        mcp.note,
+      ) + summarySection(summary),
+    history: [
+      ...fitHistory(store.historyWindow(settings.historyLimit, summary?.throughId ?? 0), {
+        fixedBytes: 0,
+        maxBytes: bytesForTokens(settings.historyWindowTokens),
+      }),
+      ...request.users,
+    ],
     tools: tools.map((tool) => registry.modelTool(tool)),
     // A long tool loop stops at the daily budget rather than running past it.
     budgetReached: () =>
-      exhaustedLimit(
-        addSpend(spend, collected.usage, costOf(collected.usage, settings.modelPrices.get(model))),
-        config.budget,
-      ) !== undefined,
+      exhaustedLimit(addSpend(spend, collected.usage, collected.costUsd), config.budget) !== undefined,
   });
 
   const typing = startTyping(telegram, target);
@@ -239,6 +263,11 @@ async function runTurnWithTools(
   const acknowledgement = acknowledge(services, request, answer);
   try {
     for await (const event of events) {
+      if (event.type === "usage") {
+        const price = settings.modelPrices.get(answering.model);
+        collected.costUsd += costOf(event, price);
+        collected.priced ||= price !== undefined;
+      }
       collect({ services, provider, event, collected, status, answer });
       if (collected.result !== undefined || collected.error) break;
     }
@@ -277,18 +306,17 @@ async function runTurnWithTools(
     await safely(() => answer.abandon(error.classification === "cancelled" ? "⏹ (stopped)" : "⚠️ (interrupted)"));
 
   const finished = services.now();
-  const price = settings.modelPrices.get(model);
   const record: UsageRecord = {
     chatId: services.chat.id,
     kind: request.kind,
-    provider,
-    model,
+    provider: answering.provider,
+    model: answering.model,
     inputTokens: collected.usage.inputTokens,
     outputTokens: collected.usage.outputTokens,
     toolCalls: collected.toolCalls,
     durationMs: finished - started,
     outcome: error ? "error" : "ok",
-    costUsd: price === undefined ? null : costOf(collected.usage, price),
+    costUsd: collected.priced ? collected.costUsd : null,
     createdAt: finished,
   };
   const spent = addSpend(spend, collected.usage, record.costUsd ?? 0);
