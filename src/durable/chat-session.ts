@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { CachedChatConfig, ChatConfigStore, type StoredConfig } from "../config/config-store.ts";
 import { redactSecrets } from "../config/secrets.ts";
 import { settingsOf } from "../config/settings.ts";
+import { recordChatActivity } from "../db/chat-directory.ts";
 import type { Env } from "../env.ts";
 import type { ToolOutcome } from "../protocol/run-payload.ts";
 import { enqueueDueTasks, runTask } from "../tasks/task-runner.ts";
@@ -30,6 +31,8 @@ const ALARM_BUDGET_MS = 10 * 60 * 1000;
 const TURN_WALL_MS = 13 * 60 * 1000;
 const STRANGER_NOTICE_INTERVAL_MS = 60 * 60 * 1000;
 const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+/** The console's "last activity" is this fresh at worst; a chat that writes often costs one D1 write per interval. */
+const DIRECTORY_INTERVAL_MS = 5 * 60 * 1000;
 
 export type Access = "allowed" | "stranger";
 
@@ -142,6 +145,8 @@ export class ChatSession extends DurableObject<Env> {
     for (const item of items) {
       if (item.kind === "message" || item.kind === "stranger") this.remember(item.message);
     }
+    const lastMessage = items.findLast((item) => item.kind === "message");
+    if (lastMessage?.kind === "message") await this.recordInDirectory(lastMessage.message, now);
     const services = this.services();
     let batch: { ids: number[]; messages: IncomingMessage[] } = { ids: [], messages: [] };
     const flush = async () => {
@@ -236,6 +241,24 @@ export class ChatSession extends DurableObject<Env> {
         : { chatId: message.chat.id, threadId: message.threadId },
     );
     this.store.setMeta("chat", message.chat);
+  }
+
+  /** Keeps the chat's row in the directory the console lists; a failure there never holds up the answer. */
+  private async recordInDirectory(message: IncomingMessage, now: number): Promise<void> {
+    const name = message.chat.title ?? (message.chat.type === "private" ? (message.from?.name ?? "") : "");
+    const last = this.store.getMeta("directoryWritten");
+    if (last && last.name === name && now - last.at < DIRECTORY_INTERVAL_MS) return;
+    try {
+      await recordChatActivity(database(this.env), {
+        chatId: message.chat.id,
+        type: message.chat.type,
+        title: name === "" ? null : name,
+        lastActivityAt: now,
+      });
+      this.store.setMeta("directoryWritten", { at: now, name });
+    } catch (error) {
+      console.warn("recording the chat in the directory failed", error instanceof Error ? error.message : error);
+    }
   }
 
   private services(): TurnServices {

@@ -34,6 +34,8 @@ export interface ChatMeta {
   spend: DailySpend;
   /** Telegram refused a draft here once: answers stream as an edited message instead. */
   draftsRefused: boolean;
+  /** When this chat was last written to the chat directory (D1), and under which name. */
+  directoryWritten: { at: number; name: string };
 }
 
 /** Rows older than this are pruned once finished; Telegram stops redelivering an update long before. */

@@ -5,10 +5,12 @@ import { createMiddleware } from "hono/factory";
 import { type ChatConfig, chatConfigSchema, resolveConfig } from "../../config/chat-config.ts";
 import { ChatConfigStore, type StoredConfig } from "../../config/config-store.ts";
 import { settingsOf } from "../../config/settings.ts";
-import { usageReport } from "../../db/usage.ts";
+import { listChatDirectory } from "../../db/chat-directory.ts";
+import { dailyUsage, usageReport } from "../../db/usage.ts";
 import { chatStub } from "../../durable/chat-key.ts";
 import type { Env } from "../../env.ts";
 import { issueDetails } from "../../protocol/issues.ts";
+import { changeTask, liveTasksOf } from "../../tasks/task-admin.ts";
 import { tools } from "../../tools/index.ts";
 import { requireBearer, secretsEqual } from "../bearer.ts";
 import { HttpError } from "../error.ts";
@@ -90,6 +92,49 @@ const routes = {
     request: { params: chatIdParam },
     responses: { 204: { description: "Removed" }, 404: json(errorSchema, "No config stored"), ...refusals },
   }),
+  tasks: createRoute({
+    method: "get",
+    path: "/chats/{chatId}/tasks",
+    security,
+    request: { params: chatIdParam },
+    responses: {
+      200: json(z.object({ tasks: z.array(z.unknown()) }), "The chat's active and paused tasks"),
+      ...refusals,
+    },
+  }),
+  taskAction: createRoute({
+    method: "post",
+    path: "/chats/{chatId}/tasks/{taskId}/{action}",
+    security,
+    request: {
+      params: chatIdParam.extend({
+        taskId: z.coerce
+          .number()
+          .int()
+          .positive()
+          .openapi({ param: { name: "taskId", in: "path" } }),
+        action: z.enum(["pause", "resume", "cancel"]).openapi({ param: { name: "action", in: "path" } }),
+      }),
+    },
+    responses: {
+      200: json(z.object({ task: z.unknown() }), "The task as it is now"),
+      404: json(errorSchema, "No such task in this chat"),
+      409: json(errorSchema, "The task is not in a state the action applies to"),
+      ...refusals,
+    },
+  }),
+  dailyUsage: createRoute({
+    method: "get",
+    path: "/usage/daily",
+    security,
+    request: {
+      query: z.object({
+        chatId: chatIdText.optional(),
+        days: z.coerce.number().int().min(1).max(366).optional(),
+      }),
+    },
+    responses: { 200: json(z.unknown(), "Token use and cost per UTC day and per model"), ...refusals },
+  }),
   usage: createRoute({
     method: "get",
     path: "/usage",
@@ -125,8 +170,25 @@ export function adminRoutes(): OpenAPIHono<AdminEnv> {
   admin.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
 
   admin.openapi(routes.list, async (c) => {
-    const chats = await store(c.env).list();
-    return c.json({ chats: chats.map(({ chatId, stored }) => ({ chatId, ...describe(stored) })) }, 200);
+    const [configured, directory] = await Promise.all([store(c.env).list(), listChatDirectory(drizzle(c.env.DB))]);
+    const settings = settingsOf(c.env);
+    const known = new Map(directory.map((entry) => [entry.chatId, entry]));
+    const ids = [...new Set([...configured.map((chat) => chat.chatId), ...known.keys()])].sort((a, b) => a - b);
+    const stored = new Map(configured.map((chat) => [chat.chatId, chat.stored]));
+    const chats = ids.map((chatId) => {
+      const config = stored.get(chatId) ?? { state: "none" as const };
+      const entry = known.get(chatId);
+      const effective = resolveConfig(config.state === "valid" ? config.config : undefined, settings);
+      return {
+        chatId,
+        ...describe(config),
+        ...(entry
+          ? { type: entry.type, ...(entry.title ? { title: entry.title } : {}), lastActivityAt: entry.lastActivityAt }
+          : {}),
+        effective: { provider: effective.provider, model: effective.model, enabled: effective.enabled },
+      };
+    });
+    return c.json({ chats }, 200);
   });
 
   admin.openapi(routes.get, async (c) => {
@@ -172,6 +234,45 @@ export function adminRoutes(): OpenAPIHono<AdminEnv> {
     await configs.delete(chatId);
     await tellChat(c.env, chatId, { state: "none" });
     return c.body(null, 204);
+  });
+
+  admin.openapi(routes.tasks, async (c) => {
+    const chatId = Number(c.req.valid("param").chatId);
+    return c.json({ tasks: await liveTasksOf(drizzle(c.env.DB), chatId) }, 200);
+  });
+
+  admin.openapi(routes.taskAction, async (c) => {
+    const { chatId: chatIdText, taskId, action } = c.req.valid("param");
+    const chatId = Number(chatIdText);
+    const result = await changeTask(drizzle(c.env.DB), { chatId, taskId, action, now: Date.now() });
+    switch (result.kind) {
+      case "not_found":
+        throw new HttpError(404, "not_found", `Chat ${chatId} has no task #${taskId}.`);
+      case "refused":
+        throw new HttpError(409, "conflict", result.reason);
+      case "changed": {
+        const { task } = result;
+        await chatStub(c.env, { chatId, ...(task.threadId === null ? {} : { threadId: task.threadId }) })
+          .tasksChanged(chatId, task.threadId ?? undefined)
+          .catch((error: unknown) =>
+            console.warn(
+              `chat ${chatId}: could not hand over its tasks`,
+              error instanceof Error ? error.message : error,
+            ),
+          );
+        return c.json({ task }, 200);
+      }
+    }
+  });
+
+  admin.openapi(routes.dailyUsage, async (c) => {
+    const { chatId, days } = c.req.valid("query");
+    const report = await dailyUsage(drizzle(c.env.DB), {
+      chatId: chatId === undefined ? undefined : Number(chatId),
+      days: days ?? 30,
+      now: Date.now(),
+    });
+    return c.json(report, 200);
   });
 
   admin.openapi(routes.usage, async (c) => {
