@@ -96,3 +96,19 @@ export class AdminClient {
 export function fieldProblems(error: ErrorEnvelope): IssueDetail[] {
   return Array.isArray(error.details) ? (error.details as IssueDetail[]) : [];
 }
+
+/** `GET /admin/access`. */
+export interface AccessView {
+  pending: {
+    code: string;
+    chatId: number;
+    type: string;
+    title?: string;
+    userName?: string;
+    expiresAt: number;
+  }[];
+  chats: { chatId: number; title?: string; approvedAt: number; approvedBy: string }[];
+  admins: { userId: number; name?: string; since: number }[];
+  allowedChatIds: number[] | "*";
+  adminUserIds: number[] | "*";
+}

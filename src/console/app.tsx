@@ -8,6 +8,7 @@ import { handleError } from "../http/error.ts";
 import { adminRoutes } from "../http/routes/admin.ts";
 import { healthRoutes } from "../http/routes/health.ts";
 import {
+  type AccessView,
   AdminClient,
   type ChatRow,
   type ConfigView,
@@ -17,6 +18,7 @@ import {
   type UsageReport,
 } from "./admin-client.ts";
 import { type FormField, formFieldOf, formValuesFrom, formValuesOf, patchOf } from "./config-form.ts";
+import { AccessPage } from "./pages/access.tsx";
 import { ChatPage } from "./pages/chat.tsx";
 import { ChatsPage } from "./pages/chats.tsx";
 import { HealthPage, type HealthView } from "./pages/health.tsx";
@@ -36,6 +38,9 @@ const NOTICES: Record<string, string> = {
   pause: "Task paused.",
   resume: "Task resumed.",
   cancel: "Task cancelled.",
+  approve: "Approved: the chat may talk to the bot now, and was told so.",
+  revoke: "Revoked: the chat is refused from now on (within about a minute everywhere).",
+  remove: "Removed from the admins.",
 };
 
 /**
@@ -142,6 +147,27 @@ export function consoleRoutes(): Hono<ConsoleEnv> {
     );
   });
 
+  app.get("/access", async (c) => {
+    const notice = NOTICES[c.req.query("done") ?? ""];
+    return c.html(await accessPage(c, notice ? { text: notice, bad: false } : undefined));
+  });
+
+  /** Each console action on access and the admin API call it is. */
+  const accessActions: Record<string, (id: string) => [string, string]> = {
+    "pairings/approve": (code) => ["POST", `/access/pairings/${code}/approve`],
+    "chats/revoke": (chatId) => ["DELETE", `/access/chats/${chatId}`],
+    "admins/remove": (userId) => ["DELETE", `/access/admins/${userId}`],
+  };
+  app.post("/access/:kind/:id/:action", async (c) => {
+    const { kind, id, action } = c.req.param();
+    const call = accessActions[`${kind}/${action}`];
+    if (!call || !/^-?[0-9A-Z-]{1,20}$/.test(id)) return c.notFound();
+    const [method, path] = call(id);
+    const result = await c.var.admin.call(method, path);
+    if (result.ok) return c.redirect(`/console/access?done=${action}`, 303);
+    return c.html(await accessPage(c, { text: result.error.message, bad: true }), result.status === 404 ? 404 : 400);
+  });
+
   app.get("/usage", async (c) => {
     const [daily, report] = await Promise.all([
       c.var.admin.get<DailyUsage>("/usage/daily?days=30"),
@@ -178,6 +204,11 @@ function chatIdOf(c: Context<ConsoleEnv>): number | undefined {
 /** Pages only some deployments have (the playground in local dev). */
 function extraPages(_c: Context<ConsoleEnv>): { path: string; label: string }[] {
   return [];
+}
+
+async function accessPage(c: Context<ConsoleEnv>, notice: { text: string; bad: boolean } | undefined) {
+  const access = expect(await c.var.admin.get<AccessView>("/access"));
+  return <AccessPage access={access} {...(notice ? { notice } : {})} extraPages={extraPages(c)} />;
 }
 
 async function configView(admin: AdminClient, chatId: number): Promise<ConfigView> {

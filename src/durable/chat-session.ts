@@ -1,7 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
+import { type AccessRecord, AccessStore, isAdminIn } from "../access/access-store.ts";
 import { CachedChatConfig, ChatConfigStore, type StoredConfig } from "../config/config-store.ts";
 import { redactSecrets } from "../config/secrets.ts";
-import { settingsOf } from "../config/settings.ts";
+import { includes, settingsOf } from "../config/settings.ts";
 import { recordChatActivity } from "../db/chat-directory.ts";
 import type { Env } from "../env.ts";
 import type { ToolOutcome } from "../protocol/run-payload.ts";
@@ -14,6 +15,7 @@ import { database } from "../tools/context.ts";
 import { tools } from "../tools/index.ts";
 import { ActiveRun } from "../turn/active-run.ts";
 import { handleCommand } from "../turn/commands.ts";
+import { pairText } from "../turn/pairing.ts";
 import { runTurn } from "../turn/run-turn.ts";
 import { buildSystemPrompt } from "../turn/system-prompt.ts";
 import type { TurnServices } from "../turn/turn-services.ts";
@@ -48,6 +50,8 @@ export class ChatSession extends DurableObject<Env> {
   readonly usage: UsageFlush;
   private readonly configs: CachedChatConfig;
   private activeRun: ActiveRun | undefined;
+  /** Chats approved and admins stored by pairing, read (cached) before each batch of work. */
+  private access: AccessRecord = { chats: {}, admins: {} };
   private telegramClient: TelegramClient | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -142,6 +146,7 @@ export class ChatSession extends DurableObject<Env> {
   /** Plain messages waiting together are answered as one turn; commands, tasks and strangers one at a time. */
   private async process(items: InboxItem[]): Promise<void> {
     const now = Date.now();
+    this.access = await new AccessStore(this.env.CONFIG).read();
     for (const item of items) {
       if (item.kind === "message" || item.kind === "stranger") this.remember(item.message);
     }
@@ -189,7 +194,7 @@ export class ChatSession extends DurableObject<Env> {
   private async processOne(services: TurnServices, item: InboxItem): Promise<void> {
     switch (item.kind) {
       case "stranger":
-        return this.answerStranger(services, item.id);
+        return this.answerStranger(services, item.id, item.message);
       case "task":
         return runTask(services, item.id, item.task);
       case "message":
@@ -215,20 +220,27 @@ export class ChatSession extends DurableObject<Env> {
     }
   }
 
-  /** A chat that is not allowed hears its id at most once an hour, and costs no model call. */
-  private async answerStranger(services: TurnServices, inboxId: number): Promise<void> {
+  /**
+   * A chat that is not allowed costs no model call: `/pair` gets a pairing code, anything else at most one notice an
+   * hour saying how to ask for access (and, when ALLOWED_CHAT_IDS is in use, the chat's id to add there).
+   */
+  private async answerStranger(services: TurnServices, inboxId: number, message: IncomingMessage): Promise<void> {
     const now = Date.now();
+    const warn = (error: unknown) =>
+      console.warn("answering a stranger failed", error instanceof Error ? error.message : error);
+    if (message.command?.name === "pair") {
+      await services.telegram.sendMarkdown(services.target, await pairText(services, message)).catch(warn);
+      this.store.finish([inboxId], now);
+      return;
+    }
     const last = this.store.getMeta("strangerNoticeAt");
     if (last === undefined || now - last >= STRANGER_NOTICE_INTERVAL_MS) {
       this.store.setMeta("strangerNoticeAt", now);
-      await services.telegram
-        .sendMarkdown(
-          services.target,
-          `This bot is private. This chat's id is \`${services.chat.id}\`; its owner can allow it.`,
-        )
-        .catch((error: unknown) =>
-          console.warn("stranger notice failed", error instanceof Error ? error.message : error),
-        );
+      const listed = services.settings.allowedChats.kind === "some" && services.settings.allowedChats.ids.size > 0;
+      const text = listed
+        ? `This bot is private. Send /pair to ask for access (this chat's id is \`${services.chat.id}\`).`
+        : "This bot is private. Send /pair to ask for access.";
+      await services.telegram.sendMarkdown(services.target, text).catch(warn);
     }
     this.store.finish([inboxId], now);
   }
@@ -302,6 +314,8 @@ export class ChatSession extends DurableObject<Env> {
       endRun: (run) => {
         if (this.activeRun === run) this.activeRun = undefined;
       },
+      isAdminUser: (userId) => isAdminIn(settings, this.access, userId ?? undefined),
+      isChatAllowed: (chatId) => includes(settings.allowedChats, chatId) || String(chatId) in this.access.chats,
       tasksChanged: async (chatId, threadId) => {
         const other: ChatTarget = threadId === undefined ? { chatId } : { chatId, threadId };
         if (chatKeyOf(other) === chatKeyOf(target)) await this.refreshNextTask();

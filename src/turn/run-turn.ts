@@ -5,7 +5,7 @@ import type { Adapter } from "../adapters/types.ts";
 import { resolveConfig } from "../config/chat-config.ts";
 import { DEFAULT_MODELS, type Provider } from "../config/providers.ts";
 import { redactSecrets } from "../config/secrets.ts";
-import { includes, type ToolCallbackRoute } from "../config/settings.ts";
+import type { ToolCallbackRoute } from "../config/settings.ts";
 import { dayKey, startOfNextDay } from "../config/zones.ts";
 import type { UsageRecord } from "../db/usage.ts";
 import type { AgentErrorEvent, AgentEvent } from "../protocol/events.ts";
@@ -465,7 +465,7 @@ function failTurn(
 }
 
 function isAdmin(services: TurnServices, userId: number | undefined): boolean {
-  return userId !== undefined && includes(services.settings.adminUserIds, userId);
+  return services.isAdminUser(userId);
 }
 
 /** Runs a Telegram or D1 call whose failure must not end the turn; true when it worked. */

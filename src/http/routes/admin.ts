@@ -2,6 +2,9 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { drizzle } from "drizzle-orm/d1";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
+import { AccessStore } from "../../access/access-store.ts";
+import { approvePairing } from "../../access/approve.ts";
+import { PAIRING_CODE, PairingStore } from "../../access/pairing-codes.ts";
 import { type ChatConfig, chatConfigSchema, resolveConfig } from "../../config/chat-config.ts";
 import { ChatConfigStore, type StoredConfig } from "../../config/config-store.ts";
 import { settingsOf } from "../../config/settings.ts";
@@ -11,6 +14,7 @@ import { chatStub } from "../../durable/chat-key.ts";
 import type { Env } from "../../env.ts";
 import { issueDetails } from "../../protocol/issues.ts";
 import { changeTask, liveTasksOf } from "../../tasks/task-admin.ts";
+import { TelegramClient } from "../../telegram/client.ts";
 import { tools } from "../../tools/index.ts";
 import { requireBearer, secretsEqual } from "../bearer.ts";
 import { HttpError } from "../error.ts";
@@ -134,6 +138,55 @@ const routes = {
       }),
     },
     responses: { 200: json(z.unknown(), "Token use and cost per UTC day and per model"), ...refusals },
+  }),
+  access: createRoute({
+    method: "get",
+    path: "/access",
+    security,
+    responses: {
+      200: json(z.unknown(), "Chats waiting with a pairing code, chats approved by pairing, stored admins"),
+      ...refusals,
+    },
+  }),
+  approve: createRoute({
+    method: "post",
+    path: "/access/pairings/{code}/approve",
+    security,
+    request: {
+      params: z.object({
+        code: z
+          .string()
+          .regex(PAIRING_CODE, "must be a code like ABCD-EFGH")
+          .openapi({ param: { name: "code", in: "path" } }),
+      }),
+    },
+    responses: {
+      200: json(z.object({ approved: z.unknown() }), "The chat may talk to the bot now"),
+      404: json(errorSchema, "No chat is waiting with this code (or it expired)"),
+      ...refusals,
+    },
+  }),
+  revokeChat: createRoute({
+    method: "delete",
+    path: "/access/chats/{chatId}",
+    security,
+    request: { params: chatIdParam },
+    responses: {
+      204: { description: "Revoked" },
+      404: json(errorSchema, "Not a chat approved by pairing"),
+      ...refusals,
+    },
+  }),
+  removeAdmin: createRoute({
+    method: "delete",
+    path: "/access/admins/{userId}",
+    security,
+    request: { params: z.object({ userId: chatIdText.openapi({ param: { name: "userId", in: "path" } }) }) },
+    responses: {
+      204: { description: "Removed" },
+      404: json(errorSchema, "Not an admin stored by pairing"),
+      ...refusals,
+    },
   }),
   usage: createRoute({
     method: "get",
@@ -273,6 +326,68 @@ export function adminRoutes(): OpenAPIHono<AdminEnv> {
       now: Date.now(),
     });
     return c.json(report, 200);
+  });
+
+  admin.openapi(routes.access, async (c) => {
+    const now = Date.now();
+    const [record, pending] = await Promise.all([
+      new AccessStore(c.env.CONFIG).read(),
+      new PairingStore(c.env.CONFIG).pending(now),
+    ]);
+    const settings = settingsOf(c.env);
+    const listed = (ids: typeof settings.allowedChats) => (ids.kind === "everyone" ? "*" : [...ids.ids]);
+    return c.json(
+      {
+        pending,
+        chats: Object.entries(record.chats).map(([chatId, entry]) => ({ chatId: Number(chatId), ...entry })),
+        admins: Object.entries(record.admins).map(([userId, entry]) => ({ userId: Number(userId), ...entry })),
+        allowedChatIds: listed(settings.allowedChats),
+        adminUserIds: listed(settings.adminUserIds),
+      },
+      200,
+    );
+  });
+
+  admin.openapi(routes.approve, async (c) => {
+    const { code } = c.req.valid("param");
+    const settings = settingsOf(c.env);
+    const result = await approvePairing({
+      kv: c.env.CONFIG,
+      telegram: settings.botToken
+        ? new TelegramClient({ botToken: settings.botToken, apiBaseUrl: settings.telegramApiBaseUrl })
+        : undefined,
+      code,
+      approvedBy: "admin API",
+      now: Date.now(),
+    });
+    if (result.kind === "not_found") {
+      throw new HttpError(
+        404,
+        "not_found",
+        `No chat is waiting with the code ${code} (codes expire after 10 minutes).`,
+      );
+    }
+    return c.json({ approved: result.pairing }, 200);
+  });
+
+  admin.openapi(routes.revokeChat, async (c) => {
+    const chatId = Number(c.req.valid("param").chatId);
+    if (!(await new AccessStore(c.env.CONFIG).revokeChat(chatId))) {
+      throw new HttpError(
+        404,
+        "not_found",
+        `Chat ${chatId} was not approved by pairing (ALLOWED_CHAT_IDS is set in wrangler.toml).`,
+      );
+    }
+    return c.body(null, 204);
+  });
+
+  admin.openapi(routes.removeAdmin, async (c) => {
+    const userId = Number(c.req.valid("param").userId);
+    if (!(await new AccessStore(c.env.CONFIG).removeAdmin(userId))) {
+      throw new HttpError(404, "not_found", `User ${userId} is not an admin stored by pairing.`);
+    }
+    return c.body(null, 204);
   });
 
   admin.openapi(routes.usage, async (c) => {
