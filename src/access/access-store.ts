@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { includes, type Settings } from "../config/settings.ts";
 
 const KEY = "access";
@@ -36,6 +36,11 @@ export class AccessStore {
     private readonly kv: KVNamespace,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /** Drops this isolate's cached copies (tests wipe KV between cases; nothing else needs this). */
+  static forgetCached(): void {
+    AccessStore.cached = new WeakMap();
+  }
 
   /** The record, from this isolate's cache when it is fresh. Unreadable contents count as empty (and are logged). */
   async read(): Promise<AccessRecord> {

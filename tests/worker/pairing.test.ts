@@ -23,7 +23,7 @@ import {
 
 const NEWCOMER = 7007;
 const NEW_GROUP = -7008;
-const CODE = /`([A-Z2-9]{4}-[A-Z2-9]{4})`/;
+const CODE = /(?:`|<code>)([A-Z2-9]{4}-[A-Z2-9]{4})/;
 
 async function pairingCode(chatId: number, options: { chatType?: "group"; count?: number } = {}): Promise<string> {
   const asked = await say("/pair", { chatId, ...options, ...(chatId < 0 ? { fromId: NEWCOMER } : {}) });
