@@ -1,5 +1,5 @@
 import type { Env, EnvVariable } from "../env.ts";
-import { isProvider, type Provider } from "./providers.ts";
+import { DEFAULT_MODELS, isProvider, type Provider } from "./providers.ts";
 import { isTimezone } from "./zones.ts";
 
 /** A list of chat or user ids from a comma-separated variable; `*` means everyone. */
@@ -32,6 +32,8 @@ export interface Settings {
   /** Daily limits for chats without their own (undefined: unlimited). */
   dailyTokenBudget: number | undefined;
   dailyCostBudgetUsd: number | undefined;
+  /** What `/model` offers admins as buttons (MODEL_CHOICES), in order. */
+  modelChoices: readonly ModelChoice[];
   /** US dollars per million tokens, by model name, for cost budgets and reports. */
   modelPrices: ReadonlyMap<string, ModelPrice>;
   /** How many history rows a chat keeps (the model sees the last `historyLimit`). */
@@ -58,6 +60,11 @@ export type AgentRunner = { kind: "container" } | { kind: "url"; url: string; to
 export type ToolCallbackRoute = { kind: "container" } | { kind: "public-route"; baseUrl: string };
 
 export const DEFAULT_HISTORY_LIMIT = 40;
+
+export interface ModelChoice {
+  provider: Provider;
+  model: string;
+}
 
 export interface ModelPrice {
   input: number;
@@ -184,6 +191,7 @@ export function readSettings(env: Env): Settings {
     dailyTokenBudget: optionalNumber("DAILY_TOKEN_BUDGET", 1e12),
     dailyCostBudgetUsd: optionalNumber("DAILY_COST_BUDGET_USD", 1e6),
     modelPrices: modelPricesOf(text(env.MODEL_PRICES), problems),
+    modelChoices: modelChoicesOf(text(env.MODEL_CHOICES), problems),
     providerMaxRetries: integer("PROVIDER_MAX_RETRIES", 3, 0, 10),
     providerTimeoutMs: integer("PROVIDER_TIMEOUT_SECONDS", 120, 1, 600) * 1000,
     defaultTimezone: isTimezone(defaultTimezone) ? defaultTimezone : "UTC",
@@ -243,4 +251,39 @@ function modelPricesOf(raw: string | undefined, problems: string[]): ReadonlyMap
     }
   }
   return prices;
+}
+
+/** The most buttons `/model` shows, and the longest `provider:model` (a button's data is at most 64 bytes). */
+const MAX_MODEL_CHOICES = 12;
+const MAX_CHOICE_LENGTH = 58;
+
+/**
+ * MODEL_CHOICES: `provider:model` entries, comma-separated (`openai:gpt-4o-mini, anthropic:claude-sonnet-4-5`).
+ * Unset: each of openai and anthropic with its default model.
+ */
+function modelChoicesOf(raw: string | undefined, problems: string[]): readonly ModelChoice[] {
+  const fallback: ModelChoice[] = [
+    { provider: "openai", model: DEFAULT_MODELS.openai },
+    { provider: "anthropic", model: DEFAULT_MODELS.anthropic },
+  ];
+  if (raw === undefined) return fallback;
+  const choices: ModelChoice[] = [];
+  for (const entry of raw.split(",")) {
+    const item = entry.trim();
+    if (item === "") continue;
+    const separator = item.indexOf(":");
+    const provider = item.slice(0, separator);
+    const model = item.slice(separator + 1).trim();
+    if (separator < 0 || !isProvider(provider) || !/^[\w.:/@-]+$/.test(model) || item.length > MAX_CHOICE_LENGTH) {
+      problems.push(
+        `MODEL_CHOICES has an entry (${item.slice(0, 60)}) that is not provider:model (a known provider, at most ${MAX_CHOICE_LENGTH} characters)`,
+      );
+      continue;
+    }
+    if (!choices.some((choice) => choice.provider === provider && choice.model === model)) {
+      choices.push({ provider, model });
+    }
+  }
+  if (choices.length > MAX_MODEL_CHOICES) problems.push(`MODEL_CHOICES lists more than ${MAX_MODEL_CHOICES} models`);
+  return choices.length === 0 ? fallback : choices.slice(0, MAX_MODEL_CHOICES);
 }

@@ -15,6 +15,7 @@ import { database } from "../tools/context.ts";
 import { tools } from "../tools/index.ts";
 import { ActiveRun } from "../turn/active-run.ts";
 import { handleCommand } from "../turn/commands.ts";
+import { chooseModel, isModelButton, modelChoiceOf, modelMenu } from "../turn/model-menu.ts";
 import { pairText } from "../turn/pairing.ts";
 import { runTurn } from "../turn/run-turn.ts";
 import { buildSystemPrompt } from "../turn/system-prompt.ts";
@@ -113,6 +114,7 @@ export class ChatSession extends DurableObject<Env> {
 
   /** A press of one of this chat's buttons; returns what the presser is told. */
   async pressButton(press: ButtonPress, byAdmin: boolean): Promise<string> {
+    if (isModelButton(press.data)) return this.pressModelButton(press, byAdmin);
     const stop = /^stop:(.+)$/.exec(press.data);
     if (!stop) return "That button is not known any more.";
     const run = this.activeRun;
@@ -123,6 +125,24 @@ export class ChatSession extends DurableObject<Env> {
     }
     run.stop("stopped");
     return "Stopping…";
+  }
+
+  /** A `/model` choice: an admin's press stores it in the chat's config and the menu shows the new state. */
+  private async pressModelButton(press: ButtonPress, byAdmin: boolean): Promise<string> {
+    if (!byAdmin) return "Only the bot's admins can change the model.";
+    const settings = settingsOf(this.env);
+    const choice = modelChoiceOf(press.data, settings);
+    if (!choice) return "That model is not offered any more. Send /model again.";
+    await chooseModel(this.configs, press.chat.id, choice);
+    const target: ChatTarget =
+      press.threadId === undefined ? { chatId: press.chat.id } : { chatId: press.chat.id, threadId: press.threadId };
+    const menu = await modelMenu({ configs: this.configs, settings, chatId: press.chat.id, withButtons: true });
+    await this.telegram()
+      .editMenu(target, press.messageId, menu.text, menu.keyboard)
+      .catch((error: unknown) =>
+        console.warn("updating the /model menu failed", error instanceof Error ? error.message : error),
+      );
+    return `Now ${choice.provider} · ${choice.model}, from the next message.`;
   }
 
   override async alarm(): Promise<void> {

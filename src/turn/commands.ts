@@ -6,6 +6,7 @@ import { listTasksText } from "../tasks/tasks-text.ts";
 import { BOT_COMMANDS } from "../telegram/bot-commands.ts";
 import type { IncomingMessage } from "../telegram/update.ts";
 import { budgetLine, spendOn } from "./budget.ts";
+import { modelMenu } from "./model-menu.ts";
 import { approveText } from "./pairing.ts";
 import { runTurn } from "./run-turn.ts";
 import type { TurnServices } from "./turn-services.ts";
@@ -40,8 +41,15 @@ export async function handleCommand(
       await reply(await statusText(services));
       break;
     case "model": {
-      const config = await effectiveConfig(services);
-      await reply(`This chat uses **${config.provider}** with model \`${config.model}\`.`);
+      // Admins get the configured choices as buttons; everyone else sees what is in use.
+      const menu = await modelMenu({
+        configs: services.configs,
+        settings: services.settings,
+        chatId: services.chat.id,
+        withButtons: services.isAdminUser(message.from?.id),
+      });
+      if (menu.keyboard.length === 0) await reply(menu.text);
+      else await services.telegram.sendMenu(services.target, menu.text, menu.keyboard);
       break;
     }
     case "provider":
