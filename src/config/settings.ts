@@ -46,6 +46,8 @@ export interface Settings {
   ackReaction: "private" | "all" | "off";
   /** How long a chat object may keep usage records before writing them to D1 in one batch. */
   usageFlushMs: number;
+  /** Local dev only: the Bot API stand-in `npm run dev` starts without a bot token; the console's playground talks to it. */
+  playgroundUrl: string | undefined;
   /** Variables that are set but unusable, by name, with what is wrong. Never their values. */
   problems: string[];
 }
@@ -218,6 +220,7 @@ export function readSettings(env: Env): Settings {
       ),
     },
     usageFlushMs: integer("USAGE_FLUSH_SECONDS", 30, 0, 3600) * 1000,
+    playgroundUrl: url("PLAYGROUND_URL"),
     problems,
   };
 }

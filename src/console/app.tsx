@@ -24,6 +24,7 @@ import { ChatsPage } from "./pages/chats.tsx";
 import { HealthPage, type HealthView } from "./pages/health.tsx";
 import { SignInPage } from "./pages/sign-in.tsx";
 import { UsagePage } from "./pages/usage.tsx";
+import { playgroundRoutes } from "./playground.tsx";
 import { endSession, hasSession, startSession } from "./session.ts";
 
 type ConsoleEnv = { Bindings: Env; Variables: { admin: AdminClient } };
@@ -55,9 +56,11 @@ export function consoleRoutes(): Hono<ConsoleEnv> {
     await next();
     c.header("cache-control", "no-store");
     c.header("x-frame-options", "DENY");
+    // The playground is the one page with a script (its own, same origin) and calls back to the console.
+    const scripts = c.req.path.startsWith("/console/playground") ? " script-src 'self'; connect-src 'self';" : "";
     c.header(
       "content-security-policy",
-      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+      `default-src 'none'; style-src 'unsafe-inline';${scripts} form-action 'self'; frame-ancestors 'none'`,
     );
   });
 
@@ -178,6 +181,8 @@ export function consoleRoutes(): Hono<ConsoleEnv> {
     );
   });
 
+  app.route("/playground", playgroundRoutes(extraPages));
+
   app.get("/health", async (c) => {
     const response = await healthApp.request("http://health.internal/", {}, c.env, c.executionCtx);
     return c.html(<HealthPage health={await response.json<HealthView>()} extraPages={extraPages(c)} />);
@@ -202,8 +207,8 @@ function chatIdOf(c: Context<ConsoleEnv>): number | undefined {
 }
 
 /** Pages only some deployments have (the playground in local dev). */
-function extraPages(_c: Context<ConsoleEnv>): { path: string; label: string }[] {
-  return [];
+function extraPages(c: { env: Env }): { path: string; label: string }[] {
+  return settingsOf(c.env).playgroundUrl === undefined ? [] : [{ path: "/console/playground", label: "Playground" }];
 }
 
 async function accessPage(c: Context<ConsoleEnv>, notice: { text: string; bad: boolean } | undefined) {

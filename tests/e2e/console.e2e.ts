@@ -1,13 +1,12 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Bot, startBot } from "../../bench/bot.ts";
 import { openaiCompletion } from "../fakes/bodies.ts";
 import { type Fakes, startFakes } from "../fakes/server.ts";
+import { CHROMIUM, HAVE_CHROMIUM } from "./browser.ts";
 
-/** Debian's package (`apt-get install chromium`); CHROMIUM_PATH names another. Browser downloads are not possible. */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const ADMIN_TOKEN = "e2e-admin-token";
 const CHAT = 4242;
 /** Each page's screenshot, saved by the run (docs/console.png is the chats page of one such run). */
@@ -56,7 +55,7 @@ async function shot(name: string): Promise<void> {
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 }
 
-describe.skipIf(!existsSync(CHROMIUM))("the console in a browser", () => {
+describe.skipIf(!HAVE_CHROMIUM)("the console in a browser", () => {
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     fakes = await startFakes();

@@ -162,4 +162,13 @@ describe("console", () => {
     const health = await (await browser.get("/console/health")).text();
     expect(health).toContain('data-health="ok"');
   });
+
+  it("has no playground unless npm run dev started the Bot API stand-in (PLAYGROUND_URL)", async () => {
+    const browser = new ConsoleBrowser();
+    expect((await browser.get("/console/playground")).status).toBe(303);
+    await browser.signIn();
+    expect((await browser.get("/console/playground")).status).toBe(404);
+    expect((await browser.get("/console/playground/app.js")).status).toBe(404);
+    expect(await (await browser.get("/console/chats")).text()).not.toContain("Playground");
+  });
 });
