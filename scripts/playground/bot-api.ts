@@ -7,8 +7,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
-/** The playground's one chat: a private chat with its person, whose user id is the chat id. */
-export const PLAYGROUND_CHAT = { id: 100_001, firstName: "You" };
+/**
+ * The playground's private chats, each with its person (whose user id is the chat id): you, allowed and an admin,
+ * and a friend the bot does not know yet, to try pairing with (`/pair`, then `/approve` or the console).
+ */
+export const PLAYGROUND_CHATS = [
+  { id: 100_001, firstName: "You", note: "allowed, and an admin" },
+  { id: 100_002, firstName: "A friend", note: "new here: try /pair" },
+] as const;
+export const PLAYGROUND_CHAT = PLAYGROUND_CHATS[0];
 const BOT = { id: 100_000, is_bot: true, first_name: "Playground bot", username: "playground_bot" };
 const TYPING_MS = 5000;
 
@@ -24,8 +31,7 @@ export interface ShownMessage {
   at: number;
 }
 
-export interface PlaygroundState {
-  version: number;
+export interface ChatState {
   messages: ShownMessage[];
   /** A private chat's draft (sendMessageDraft): shown until the final message replaces it. */
   draft: { id: number; text: string } | null;
@@ -35,9 +41,17 @@ export interface PlaygroundState {
   notes: { id: number; text: string }[];
 }
 
+/** What the page reads: one chat's state, the list of chats, and a version to long-poll on. */
+export interface PlaygroundState extends ChatState {
+  version: number;
+  chat: number;
+  chats: { id: number; name: string; note: string; messages: number }[];
+  typing: boolean;
+}
+
 export interface BotApiStandIn {
   url: string;
-  state: PlaygroundState;
+  chats: Map<number, ChatState>;
   close(): Promise<void>;
 }
 
@@ -50,43 +64,62 @@ export interface StandInOptions {
 }
 
 export async function startBotApiStandIn(options: StandInOptions): Promise<BotApiStandIn> {
-  const state: PlaygroundState = { version: 0, messages: [], draft: null, typingUntil: 0, notes: [] };
+  const chats = new Map<number, ChatState>(
+    PLAYGROUND_CHATS.map((chat) => [chat.id, { messages: [], draft: null, typingUntil: 0, notes: [] }]),
+  );
+  /** Which chat a button press came from, so its callback answer shows there. */
+  const pressedIn = new Map<string, number>();
   const waiters = new Set<() => void>();
+  let version = 0;
   let nextMessageId = 1;
   let nextUpdateId = 1;
   let nextNoteId = 1;
 
   const changed = () => {
-    state.version += 1;
+    version += 1;
     for (const wake of [...waiters]) wake();
   };
-  const note = (text: string) => {
+  const note = (state: ChatState, text: string) => {
     state.notes = [...state.notes.slice(-19), { id: nextNoteId++, text }];
     changed();
   };
-  const find = (id: unknown) => state.messages.find((message) => message.id === id);
+  const find = (state: ChatState, id: unknown) => state.messages.find((message) => message.id === id);
 
-  const deliver = async (update: Record<string, unknown>) => {
+  const deliver = async (state: ChatState, update: Record<string, unknown>) => {
     try {
       const response = await fetch(options.webhookUrl, {
         method: "POST",
         headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": options.webhookSecret },
         body: JSON.stringify({ update_id: nextUpdateId++, ...update }),
       });
-      if (!response.ok) note(`The webhook answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
+      if (!response.ok)
+        note(state, `The webhook answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
     } catch (error) {
-      note(`The webhook could not be reached: ${error instanceof Error ? error.message : String(error)}`);
+      note(state, `The webhook could not be reached: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
 
-  const chat = { id: PLAYGROUND_CHAT.id, type: "private", first_name: PLAYGROUND_CHAT.firstName };
-  const person = { id: PLAYGROUND_CHAT.id, is_bot: false, first_name: PLAYGROUND_CHAT.firstName };
+  const chatOf = (id: number) => {
+    const known = PLAYGROUND_CHATS.find((chat) => chat.id === id)!;
+    return { id, type: "private", first_name: known.firstName };
+  };
+  const personOf = (id: number) => ({ id, is_bot: false, first_name: chatOf(id).first_name });
 
   /** One Bot API method; the answer's `result`, or a Telegram-style refusal. */
   const botMethod = (method: string, body: Record<string, unknown>): { result: unknown } | { refusal: string } => {
+    if (method === "getMe") return { result: BOT };
+    if (method === "answerCallbackQuery") {
+      const state = chats.get(pressedIn.get(String(body.callback_query_id)) ?? PLAYGROUND_CHAT.id)!;
+      if (typeof body.text === "string" && body.text !== "") note(state, body.text);
+      return { result: true };
+    }
+    if (["setMyCommands", "setWebhook", "deleteWebhook"].includes(method)) return { result: true };
+    if (method === "getWebhookInfo") return { result: { url: options.webhookUrl, pending_update_count: 0 } };
+    const chatId = Number(body.chat_id);
+    const state = chats.get(chatId);
+    if (!state) return { refusal: "Bad Request: chat not found" };
+    const chat = chatOf(chatId);
     switch (method) {
-      case "getMe":
-        return { result: BOT };
       case "sendMessage": {
         const id = nextMessageId++;
         const text = String(body.text ?? "");
@@ -106,7 +139,7 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
         return { result: { message_id: id, date: seconds(), chat, from: BOT, text } };
       }
       case "editMessageText": {
-        const message = find(body.message_id);
+        const message = find(state, body.message_id);
         if (!message) return { refusal: "Bad Request: message to edit not found" };
         const text = String(body.text ?? "");
         const buttons = keyboardOf(body.reply_markup);
@@ -126,7 +159,7 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
         changed();
         return { result: true };
       case "setMessageReaction": {
-        const message = find(body.message_id);
+        const message = find(state, body.message_id);
         const reactions = Array.isArray(body.reaction) ? (body.reaction as { emoji?: string }[]) : [];
         if (message) {
           message.reaction = reactions[0]?.emoji;
@@ -134,29 +167,24 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
         }
         return { result: true };
       }
-      case "answerCallbackQuery":
-        if (typeof body.text === "string" && body.text !== "") note(body.text);
-        return { result: true };
       case "deleteMessage":
         state.messages = state.messages.filter((message) => message.id !== body.message_id);
         changed();
         return { result: true };
-      case "setMyCommands":
-      case "setWebhook":
-      case "deleteWebhook":
-        return { result: true };
-      case "getWebhookInfo":
-        return { result: { url: options.webhookUrl, pending_update_count: 0 } };
       default:
         return { refusal: `Not Found: the playground does not know ${method}` };
     }
   };
 
-  /** The page's side: read the chat (long-polled), type a message, press a button. */
+  /** The page's side: read a chat (long-polled), type a message in it, press a button. */
   const playground = async (path: string, url: URL, raw: string, response: ServerResponse) => {
+    const input = path === "state" ? Object.fromEntries(url.searchParams) : parse(raw);
+    const chatId = Number(input.chat ?? PLAYGROUND_CHAT.id);
+    const state = chats.get(chatId);
+    if (!state) return send(response, 404, { error: "no such playground chat" });
     if (path === "state") {
-      const since = Number(url.searchParams.get("since") ?? -1);
-      if (state.version <= since) {
+      const since = Number(input.since ?? -1);
+      if (version <= since) {
         await new Promise<void>((resolve) => {
           const wake = () => {
             waiters.delete(wake);
@@ -167,9 +195,22 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
           waiters.add(wake);
         });
       }
-      return send(response, 200, { ...state, typing: state.typingUntil > Date.now() });
+      const shown: PlaygroundState = {
+        ...state,
+        version,
+        chat: chatId,
+        chats: PLAYGROUND_CHATS.map((chat) => ({
+          id: chat.id,
+          name: chat.firstName,
+          note: chat.note,
+          messages: chats.get(chat.id)!.messages.length,
+        })),
+        typing: state.typingUntil > Date.now(),
+      };
+      return send(response, 200, shown);
     }
-    const input = parse(raw);
+    const chat = chatOf(chatId);
+    const person = personOf(chatId);
     if (path === "send") {
       const text = typeof input.text === "string" ? input.text.trim().slice(0, 4096) : "";
       if (text === "") return send(response, 400, { error: "empty message" });
@@ -177,7 +218,7 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
       state.messages.push({ id, from: "user", text, html: false, buttons: [], edited: false, at: Date.now() });
       changed();
       const command = /^\/\w+(@\w+)?/.exec(text);
-      await deliver({
+      await deliver(state, {
         message: {
           message_id: id,
           date: seconds(),
@@ -190,11 +231,13 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
       return send(response, 200, { ok: true, id });
     }
     if (path === "press") {
-      const message = find(input.messageId);
+      const message = find(state, input.messageId);
       if (!message || typeof input.data !== "string") return send(response, 400, { error: "no such button" });
-      await deliver({
+      const queryId = `playground-${nextUpdateId}`;
+      pressedIn.set(queryId, chatId);
+      await deliver(state, {
         callback_query: {
-          id: `playground-${Date.now()}`,
+          id: queryId,
           from: person,
           chat_instance: "playground",
           data: input.data,
@@ -228,7 +271,7 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    state,
+    chats,
     close: async () => {
       for (const wake of [...waiters]) wake();
       server.closeAllConnections();

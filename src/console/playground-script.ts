@@ -9,11 +9,14 @@ const log = document.getElementById("log");
 const draft = document.getElementById("draft");
 const typing = document.getElementById("typing");
 const notes = document.getElementById("notes");
+const tabs = document.getElementById("chats");
 const form = document.getElementById("say");
 const input = document.getElementById("text");
 const ALLOWED = new Set(["B","STRONG","I","EM","U","INS","S","STRIKE","DEL","CODE","PRE","A","BLOCKQUOTE","TG-SPOILER","SPAN","BR"]);
 let version = -1;
 let lastNote = 0;
+let chat = "";
+let polling = new AbortController();
 
 function telegramHtml(html, into) {
   const parsed = new DOMParser().parseFromString("<body>" + html.replace(/\\n/g, "<br>") + "</body>", "text/html");
@@ -62,7 +65,7 @@ function bubble(message) {
       const press = document.createElement("button");
       press.type = "button";
       press.textContent = button.text;
-      press.addEventListener("click", () => post("press", { messageId: message.id, data: button.data }));
+      press.addEventListener("click", () => post("press", { chat, messageId: message.id, data: button.data }));
       line.append(press);
     }
     item.append(line);
@@ -77,7 +80,28 @@ function showNote(text) {
   setTimeout(() => item.remove(), 6000);
 }
 
+function renderTabs(state) {
+  tabs.replaceChildren(...state.chats.map((entry) => {
+    const tab = document.createElement("button");
+    tab.type = "button";
+    tab.className = "quiet";
+    tab.dataset.chat = String(entry.id);
+    if (entry.id === state.chat) tab.setAttribute("aria-current", "true");
+    tab.textContent = entry.name + " (" + entry.note + ")";
+    tab.addEventListener("click", () => {
+      if (String(entry.id) === chat) return;
+      chat = String(entry.id);
+      version = -1;
+      lastNote = Number.MAX_SAFE_INTEGER;
+      polling.abort();
+    });
+    return tab;
+  }));
+}
+
 function render(state) {
+  renderTabs(state);
+  if (lastNote === Number.MAX_SAFE_INTEGER) lastNote = Math.max(0, ...state.notes.map((note) => note.id));
   const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
   log.replaceChildren(...state.messages.map(bubble));
   draft.hidden = !state.draft;
@@ -102,14 +126,18 @@ async function post(path, body) {
 
 async function poll() {
   for (;;) {
+    polling = new AbortController();
     try {
-      const response = await fetch("/console/playground/state?since=" + version);
+      const query = "since=" + version + (chat ? "&chat=" + chat : "");
+      const response = await fetch("/console/playground/state?" + query, { signal: polling.signal });
       if (response.status === 401 || response.redirected) { location.href = "/console/sign-in"; return; }
       const state = await response.json();
+      if (chat && String(state.chat) !== chat) continue;
+      chat = String(state.chat);
       version = state.version;
       render(state);
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+    } catch (error) {
+      if (error.name !== "AbortError") await new Promise((resolve) => setTimeout(resolve, 1000));
     }
   }
 }
@@ -119,7 +147,7 @@ form.addEventListener("submit", (event) => {
   const text = input.value.trim();
   if (!text) return;
   input.value = "";
-  post("send", { text });
+  post("send", { chat, text });
 });
 poll();
 `;

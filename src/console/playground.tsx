@@ -28,8 +28,11 @@ export function playgroundRoutes(
 
   app.get("/state", (c) => {
     const since = c.req.query("since") ?? "-1";
-    if (!/^-?\d{1,12}$/.test(since)) return c.json({ error: "since must be a number" }, 400);
-    return standIn(c, `state?since=${since}`, { method: "GET" });
+    const chat = c.req.query("chat");
+    if (!/^-?\d{1,12}$/.test(since) || (chat !== undefined && !/^\d{1,16}$/.test(chat))) {
+      return c.json({ error: "since and chat must be numbers" }, 400);
+    }
+    return standIn(c, `state?since=${since}${chat === undefined ? "" : `&chat=${chat}`}`, { method: "GET" });
   });
 
   app.post("/:action{send|press}", async (c) => {

@@ -3,7 +3,12 @@ import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Bot, startBot } from "../../bench/bot.ts";
-import { type BotApiStandIn, PLAYGROUND_CHAT, startBotApiStandIn } from "../../scripts/playground/bot-api.ts";
+import {
+  type BotApiStandIn,
+  PLAYGROUND_CHAT,
+  PLAYGROUND_CHATS,
+  startBotApiStandIn,
+} from "../../scripts/playground/bot-api.ts";
 import { openaiCompletion } from "../fakes/bodies.ts";
 import { type Fakes, startFakes } from "../fakes/server.ts";
 import { CHROMIUM, HAVE_CHROMIUM } from "./browser.ts";
@@ -76,11 +81,11 @@ describe.skipIf(!HAVE_CHROMIUM)("the playground in a browser", () => {
     });
     await page.fill("#text", "Hi there");
     await page.click("#say button");
-    await expect.poll(() => page.locator(".bubble.user").first().textContent()).toContain("Hi there");
+    await expect.poll(() => page.locator("#log .bubble.user").first().textContent()).toContain("Hi there");
     // The draft shows while the answer streams, then the message replaces it.
     await page.locator("#draft:not([hidden])").waitFor({ timeout: 20_000 });
     await page.screenshot({ path: join(SHOTS, "playground-draft.png") });
-    const reply = page.locator(".bubble.bot .body b");
+    const reply = page.locator("#log .bubble.bot .body b");
     await reply.waitFor({ timeout: 20_000 });
     expect(await reply.textContent()).toBe("streaming");
     await expect.poll(() => page.locator("#draft").isHidden()).toBe(true);
@@ -89,15 +94,44 @@ describe.skipIf(!HAVE_CHROMIUM)("the playground in a browser", () => {
   it("shows /model's buttons; a press is answered and edits the menu", async () => {
     await page.fill("#text", "/model");
     await page.click("#say button");
-    const choice = page.locator(".bubble.bot .buttons button", { hasText: "claude-sonnet-4-5" });
+    const choice = page.locator("#log .bubble.bot .buttons button", { hasText: "claude-sonnet-4-5" });
     await choice.waitFor({ timeout: 20_000 });
     await choice.click();
     await expect.poll(() => page.locator("#notes").textContent(), { timeout: 20_000 }).toContain("Now anthropic");
     await expect
-      .poll(() => page.locator(".bubble.bot .buttons button", { hasText: "✓ claude-sonnet-4-5" }).count())
+      .poll(() => page.locator("#log .bubble.bot .buttons button", { hasText: "✓ claude-sonnet-4-5" }).count())
       .toBe(1);
-    expect(await page.locator(".bubble.bot .meta", { hasText: "edited" }).count()).toBeGreaterThan(0);
+    expect(await page.locator("#log .bubble.bot .meta", { hasText: "edited" }).count()).toBeGreaterThan(0);
     await page.screenshot({ path: join(SHOTS, "playground.png") });
+  });
+
+  it("pairs the friend's chat: /pair there, /approve from yours, and the friend gets answers", async () => {
+    const friend = PLAYGROUND_CHATS[1].id;
+    const say = async (text: string) => {
+      await page.fill("#text", text);
+      await page.click("#say button");
+    };
+    const lastBotText = () => page.locator("#log .bubble.bot .body").last().textContent();
+    await page.click(`#chats button[data-chat="${friend}"]`);
+    await expect.poll(() => page.locator("#log .bubble").count()).toBe(0);
+    await say("hello?");
+    await expect.poll(lastBotText, { timeout: 20_000 }).toContain("Send /pair to ask for access");
+    await say("/pair");
+    await expect.poll(lastBotText, { timeout: 20_000 }).toContain("Your pairing code is");
+    const code = /[A-Z2-9]{4}-[A-Z2-9]{4}/.exec((await lastBotText()) ?? "")?.[0];
+    expect(code).toBeDefined();
+
+    await page.click(`#chats button[data-chat="${PLAYGROUND_CHAT.id}"]`);
+    await expect.poll(() => page.locator("#log .bubble.user").first().textContent()).toContain("Hi there");
+    await say(`/approve ${code}`);
+    await expect.poll(lastBotText, { timeout: 20_000 }).toContain("Approved");
+
+    await page.click(`#chats button[data-chat="${friend}"]`);
+    await expect.poll(lastBotText, { timeout: 20_000 }).toContain("may now talk to the bot");
+    await say("Thanks! What can you do?");
+    // The fake model echoes what it was asked.
+    await expect.poll(lastBotText, { timeout: 20_000 }).toContain("What can you do?");
+    await page.screenshot({ path: join(SHOTS, "playground-pairing.png") });
   });
 
   it("talks to the bot only with a signed-in console", async () => {
@@ -108,6 +142,6 @@ describe.skipIf(!HAVE_CHROMIUM)("the playground in a browser", () => {
       redirect: "manual",
     });
     expect(response.status).toBe(303);
-    expect(standIn.state.messages.some((message) => message.text === "let me in")).toBe(false);
+    expect(standIn.chats.get(PLAYGROUND_CHAT.id)!.messages.some((message) => message.text === "let me in")).toBe(false);
   });
 });

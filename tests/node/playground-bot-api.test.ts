@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   type BotApiStandIn,
   PLAYGROUND_CHAT,
+  PLAYGROUND_CHATS,
   type PlaygroundState,
   startBotApiStandIn,
 } from "../../scripts/playground/bot-api.ts";
@@ -35,7 +36,7 @@ async function playground(path: string, body?: unknown) {
     method: body === undefined ? "GET" : "POST",
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: response.status, json: (await response.json()) as PlaygroundState & { typing: boolean } };
+  return { status: response.status, json: (await response.json()) as PlaygroundState };
 }
 
 describe("the playground's Bot API stand-in", () => {
@@ -123,6 +124,21 @@ describe("the playground's Bot API stand-in", () => {
     await bot("answerCallbackQuery", { callback_query_id: "1", text: "Stopping…" });
     expect((await playground("state")).json.notes.map((note) => note.text)).toEqual(["Stopping…"]);
     expect((await bot("sendPhoto", { chat_id: PLAYGROUND_CHAT.id })).status).toBe(400);
+  });
+
+  it("keeps a second chat, the friend not allowed yet, apart; unknown chats are refused", async () => {
+    const friend = PLAYGROUND_CHATS[1].id;
+    await playground("send", { chat: friend, text: "/pair" });
+    expect(updates.at(-1)!.body).toMatchObject({
+      message: { chat: { id: friend }, from: { id: friend }, text: "/pair" },
+    });
+    await bot("sendMessage", { chat_id: friend, text: "Your pairing code is ABCD-EFGH" });
+    expect((await bot("sendMessage", { chat_id: 42, text: "who?" })).json.description).toContain("chat not found");
+    const friendState = (await playground(`state?chat=${friend}`)).json;
+    expect(friendState.messages.map((message) => message.text)).toEqual(["/pair", "Your pairing code is ABCD-EFGH"]);
+    expect(friendState.chats.map((chat) => chat.messages)).toEqual([0, 2]);
+    expect((await playground("state")).json.messages).toEqual([]);
+    expect((await playground("state?chat=42")).status).toBe(404);
   });
 
   it("answers a long poll as soon as something changes", async () => {

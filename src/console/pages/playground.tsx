@@ -11,6 +11,7 @@ const STYLE = `
 #draft{align-self:flex-start;margin:0 .8rem .4rem;opacity:.7;font-style:italic}
 #typing{margin:0 .8rem .4rem;color:#56606b;font-size:.9rem}
 #say{display:flex;gap:.4rem;padding:.6rem;border-top:1px solid #c4d0db}#say input{max-width:none;flex:1}
+#chats button[aria-current]{background:#2563eb;color:#fff}
 #notes{list-style:none;padding:0;margin:.5rem 0}#notes li{background:#20303f;color:#fff;padding:.4rem .7rem;border-radius:6px;margin-bottom:.3rem}
 `;
 
@@ -22,8 +23,11 @@ export function PlaygroundPage(props: { extraPages: { path: string; label: strin
       <h1>Playground</h1>
       <p class="hint">
         You play Telegram: what you type is posted to the bot's webhook as an update, and what the bot sends back
-        through the Bot API (messages, edits, drafts, typing, reactions, buttons) lands here. Local dev only.
+        through the Bot API (messages, edits, drafts, typing, reactions, buttons) lands here. Your friend's chat is not
+        allowed at first: pair it with <code>/pair</code>, then approve the code from your chat or the Access page.
+        Local dev only.
       </p>
+      <div id="chats" class="row" style="margin-bottom:.5rem"></div>
       <div class="chat">
         <ul id="log" aria-live="polite"></ul>
         <div id="draft" class="bubble bot" hidden></div>
