@@ -49,6 +49,7 @@ export default defineConfig({
                 ANTHROPIC_API_KEY: "test-anthropic-key",
                 DEFAULT_PROVIDER: "openai",
                 DEFAULT_MODEL: "gpt-test",
+                MODEL_CHOICES: "openai:gpt-test, anthropic:claude-sonnet-4-5",
                 PROVIDER_MAX_RETRIES: "2",
                 BOT_NAME: "Testbot",
                 // Faster than deployed, so that streaming tests take a second or two, not ten.

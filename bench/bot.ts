@@ -14,10 +14,13 @@ export interface Bot {
 
 const SECRET = "bench-webhook-secret";
 
-/** `wrangler dev` on a free port with fresh local storage, its upstreams pointed at the fakes. */
+/**
+ * `wrangler dev` on a free port with fresh local storage, its upstreams pointed at the fakes (the benchmark's, and the
+ * browser tests' with their own `vars`).
+ */
 export async function startBot(
   fakesUrl: string,
-  options: { inspectorPort?: number; minify?: boolean } = {},
+  options: { inspectorPort?: number; minify?: boolean; vars?: Record<string, string> } = {},
 ): Promise<Bot> {
   const state = mkdtempSync(join(tmpdir(), "bench-state-"));
   const port = await freePort();
@@ -34,6 +37,7 @@ export async function startBot(
     DEFAULT_MODEL: "gpt-bench",
     // The history scenario stores 10,000 messages; the default pruning would keep 400.
     HISTORY_MAX_STORED: "20000",
+    ...options.vars,
   };
   const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state], {
     env: { ...process.env, CI: "true" },

@@ -1,5 +1,6 @@
 import type { Env, EnvVariable } from "../env.ts";
 import {
+  DEFAULT_MODELS,
   type Fallback,
   isModelProvider,
   isProvider,
@@ -46,6 +47,8 @@ export interface Settings {
   /** Daily limits for chats without their own (undefined: unlimited). */
   dailyTokenBudget: number | undefined;
   dailyCostBudgetUsd: number | undefined;
+  /** What `/model` offers admins as buttons (MODEL_CHOICES), in order. */
+  modelChoices: readonly ModelChoice[];
   /** US dollars per million tokens, by model name, for cost budgets and reports. */
   modelPrices: ReadonlyMap<string, ModelPrice>;
   /** How many history rows a chat keeps (the model sees the last `historyLimit`). */
@@ -60,6 +63,8 @@ export interface Settings {
   mcp: { listCacheMs: number; timeoutMs: number };
   /** How long a chat object may keep usage records before writing them to D1 in one batch. */
   usageFlushMs: number;
+  /** Local dev only: the Bot API stand-in `npm run dev` starts without a bot token; the console's playground talks to it. */
+  playgroundUrl: string | undefined;
   /** Variables that are set but unusable, by name, with what is wrong. Never their values. */
   problems: string[];
 }
@@ -87,6 +92,11 @@ export type AgentRunner = { kind: "container" } | { kind: "url"; url: string; to
 export type ToolCallbackRoute = { kind: "container" } | { kind: "public-route"; baseUrl: string };
 
 export const DEFAULT_HISTORY_LIMIT = 40;
+
+export interface ModelChoice {
+  provider: Provider;
+  model: string;
+}
 
 export interface ModelPrice {
   input: number;
@@ -216,6 +226,7 @@ export function readSettings(env: Env): Settings {
     dailyTokenBudget: optionalNumber("DAILY_TOKEN_BUDGET", 1e12),
     dailyCostBudgetUsd: optionalNumber("DAILY_COST_BUDGET_USD", 1e6),
     modelPrices: modelPricesOf(text(env.MODEL_PRICES), problems),
+    modelChoices: modelChoicesOf(text(env.MODEL_CHOICES), problems),
     providerMaxRetries: integer("PROVIDER_MAX_RETRIES", 3, 0, 10),
     providerTimeoutMs: integer("PROVIDER_TIMEOUT_SECONDS", 120, 1, 600) * 1000,
     defaultTimezone: isTimezone(defaultTimezone) ? defaultTimezone : "UTC",
@@ -246,6 +257,7 @@ export function readSettings(env: Env): Settings {
       listCacheMs: integer("MCP_LIST_CACHE_SECONDS", 300, 0, 86_400) * 1000,
       timeoutMs: integer("MCP_TIMEOUT_SECONDS", 20, 1, 300) * 1000,
     },
+    playgroundUrl: url("PLAYGROUND_URL"),
     problems,
   };
 }
@@ -312,4 +324,39 @@ function workersAiRouteOf(
   if (baseUrl && apiToken) return { kind: "endpoint", baseUrl, apiToken };
   if (baseUrl || apiToken) problems.push("WORKERS_AI_BASE_URL and WORKERS_AI_API_TOKEN must be set together");
   return { kind: "binding" };
+}
+
+/** The most buttons `/model` shows, and the longest `provider:model` (a button's data is at most 64 bytes). */
+const MAX_MODEL_CHOICES = 12;
+const MAX_CHOICE_LENGTH = 58;
+
+/**
+ * MODEL_CHOICES: `provider:model` entries, comma-separated (`openai:gpt-4o-mini, anthropic:claude-sonnet-4-5`).
+ * Unset: each of openai and anthropic with its default model.
+ */
+function modelChoicesOf(raw: string | undefined, problems: string[]): readonly ModelChoice[] {
+  const fallback: ModelChoice[] = [
+    { provider: "openai", model: DEFAULT_MODELS.openai },
+    { provider: "anthropic", model: DEFAULT_MODELS.anthropic },
+  ];
+  if (raw === undefined) return fallback;
+  const choices: ModelChoice[] = [];
+  for (const entry of raw.split(",")) {
+    const item = entry.trim();
+    if (item === "") continue;
+    const separator = item.indexOf(":");
+    const provider = item.slice(0, separator);
+    const model = item.slice(separator + 1).trim();
+    if (separator < 0 || !isProvider(provider) || !/^[\w.:/@-]+$/.test(model) || item.length > MAX_CHOICE_LENGTH) {
+      problems.push(
+        `MODEL_CHOICES has an entry (${item.slice(0, 60)}) that is not provider:model (a known provider, at most ${MAX_CHOICE_LENGTH} characters)`,
+      );
+      continue;
+    }
+    if (!choices.some((choice) => choice.provider === provider && choice.model === model)) {
+      choices.push({ provider, model });
+    }
+  }
+  if (choices.length > MAX_MODEL_CHOICES) problems.push(`MODEL_CHOICES lists more than ${MAX_MODEL_CHOICES} models`);
+  return choices.length === 0 ? fallback : choices.slice(0, MAX_MODEL_CHOICES);
 }

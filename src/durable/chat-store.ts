@@ -39,6 +39,12 @@ export interface ChatMeta {
   summary: HistorySummary;
   /** The last summary attempt failed: when and why (it is tried again after the next turn). */
   summaryFailure: SummaryFailure;
+  /** When this chat was last written to the chat directory (D1), and under which name. */
+  directoryWritten: { at: number; name: string };
+  /** This chat's pairing code while it waits for approval. */
+  pairing: { code: string; expiresAt: number };
+  /** Wrong setup codes tried this hour (`/pair <code>`). */
+  setupAttempts: { since: number; count: number };
 }
 
 /** Rows older than this are pruned once finished; Telegram stops redelivering an update long before. */

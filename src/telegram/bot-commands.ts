@@ -13,6 +13,8 @@ export const BOT_COMMANDS = [
   { command: "tasks", description: "This chat's scheduled tasks and their next run" },
   { command: "agent", description: "Run one task with the Claude agent: /agent <task>" },
   { command: "stop", description: "Stop the running agent session" },
+  { command: "pair", description: "Ask for access to this bot with a code" },
+  { command: "approve", description: "Let a waiting chat in: /approve ABCD-EFGH (admins)" },
 ] as const;
 
 export type BotCommandName = (typeof BOT_COMMANDS)[number]["command"];

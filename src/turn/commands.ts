@@ -1,12 +1,13 @@
 import { resolveConfig } from "../config/chat-config.ts";
 import { isProvider, PROVIDERS } from "../config/providers.ts";
-import { includes } from "../config/settings.ts";
 import { dayKey, startOfDay } from "../config/zones.ts";
 import { chatUsage } from "../db/usage.ts";
 import { listTasksText } from "../tasks/tasks-text.ts";
 import { BOT_COMMANDS } from "../telegram/bot-commands.ts";
 import type { IncomingMessage } from "../telegram/update.ts";
 import { budgetLine, spendOn } from "./budget.ts";
+import { modelMenu } from "./model-menu.ts";
+import { approveText } from "./pairing.ts";
 import { runTurn } from "./run-turn.ts";
 import type { TurnServices } from "./turn-services.ts";
 import { userMessageOf } from "./user-message.ts";
@@ -45,8 +46,15 @@ export async function handleCommand(
       await services.telegram.sendPlain(services.target, summaryText(services));
       break;
     case "model": {
-      const config = await effectiveConfig(services);
-      await reply(`This chat uses **${config.provider}** with model \`${config.model}\`.`);
+      // Admins get the configured choices as buttons; everyone else sees what is in use.
+      const menu = await modelMenu({
+        configs: services.configs,
+        settings: services.settings,
+        chatId: services.chat.id,
+        withButtons: services.isAdminUser(message.from?.id),
+      });
+      if (menu.keyboard.length === 0) await reply(menu.text);
+      else await services.telegram.sendMenu(services.target, menu.text, menu.keyboard);
       break;
     }
     case "provider":
@@ -54,6 +62,12 @@ export async function handleCommand(
       break;
     case "tasks":
       await reply(await listTasksText(services.db, services.chat.id));
+      break;
+    case "pair":
+      await reply("This chat may already talk to the bot.");
+      break;
+    case "approve":
+      await reply(await approveText(services, message));
       break;
     case "stop":
       // A running turn was stopped when this message arrived (see ChatSession.enqueue); here nothing runs.
@@ -127,7 +141,7 @@ async function statusText(services: TurnServices): Promise<string> {
 
 async function setProvider(services: TurnServices, message: IncomingMessage): Promise<string> {
   const userId = message.from?.id;
-  if (userId === undefined || !includes(services.settings.adminUserIds, userId)) {
+  if (!services.isAdminUser(userId)) {
     return "Sorry, only the bot's admins can change the provider.";
   }
   const [name, model, ...extra] = (message.command?.args ?? "").split(/\s+/).filter(Boolean);

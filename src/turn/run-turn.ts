@@ -6,7 +6,7 @@ import type { Adapter } from "../adapters/types.ts";
 import { type EffectiveConfig, resolveConfig } from "../config/chat-config.ts";
 import { DEFAULT_MODELS, type Provider } from "../config/providers.ts";
 import { redactSecrets } from "../config/secrets.ts";
-import { includes, type ToolCallbackRoute } from "../config/settings.ts";
+import type { ToolCallbackRoute } from "../config/settings.ts";
 import { dayKey, startOfNextDay } from "../config/zones.ts";
 import type { UsageRecord } from "../db/usage.ts";
 import { type ChatMcp, openChatMcp } from "../mcp/chat-mcp.ts";
@@ -530,7 +530,7 @@ function failTurn(
 }
 
 function isAdmin(services: TurnServices, userId: number | undefined): boolean {
-  return userId !== undefined && includes(services.settings.adminUserIds, userId);
+  return services.isAdminUser(userId);
 }
 
 /** Runs a Telegram or D1 call whose failure must not end the turn; true when it worked. */

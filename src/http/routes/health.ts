@@ -20,7 +20,6 @@ function missingVariables(settings: Settings, env: Env): string[] {
   const missing: string[] = [];
   if (!settings.botToken) missing.push("TELEGRAM_BOT_TOKEN");
   if (!settings.webhookSecret) missing.push("TELEGRAM_WEBHOOK_SECRET");
-  if (settings.allowedChats.kind === "some" && settings.allowedChats.ids.size === 0) missing.push("ALLOWED_CHAT_IDS");
   const provider = settings.defaultProvider ?? builtInProvider(settings);
   if (provider === "openai" && !settings.openaiApiKey) missing.push("OPENAI_API_KEY");
   if (provider === "anthropic" && !settings.anthropicApiKey) missing.push("ANTHROPIC_API_KEY");
