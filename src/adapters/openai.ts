@@ -1,5 +1,6 @@
 import OpenAI from "openai";
 import type {
+  ChatCompletionContentPart,
   ChatCompletionMessageFunctionToolCall,
   ChatCompletionMessageParam,
   ChatCompletionTool,
@@ -7,6 +8,7 @@ import type {
 import type { HistoryMessage, ToolCall } from "../protocol/messages.ts";
 import type { ModelTool } from "../protocol/run-payload.ts";
 import { ProviderError, providerErrorFrom } from "./errors.ts";
+import { isPlainText, type MediaLibrary, type UserPart, userPartsOf } from "./media-parts.ts";
 import type { ModelAdapter, ModelRequest, ModelResponse, ModelStreamPart } from "./types.ts";
 
 export interface OpenAIAdapterOptions {
@@ -104,7 +106,7 @@ export class OpenAIAdapter implements ModelAdapter {
       model: request.model,
       messages: [
         { role: "system" as const, content: request.system },
-        ...request.messages.map(toOpenAIMessage),
+        ...request.messages.map((message) => toOpenAIMessage(message, request.media)),
       ] satisfies ChatCompletionMessageParam[],
       ...(tools.length > 0 ? { tools } : {}),
     };
@@ -138,10 +140,11 @@ function responseOf(reply: {
   };
 }
 
-export function toOpenAIMessage(message: HistoryMessage): ChatCompletionMessageParam {
+export function toOpenAIMessage(message: HistoryMessage, media?: MediaLibrary): ChatCompletionMessageParam {
   switch (message.role) {
     case "user":
-      return { role: "user", content: message.content };
+      if (isPlainText(message)) return { role: "user", content: message.content };
+      return { role: "user", content: userPartsOf(message, media).map(toOpenAIPart) };
     case "assistant":
       if (!message.toolCalls?.length) return { role: "assistant", content: message.content };
       return {
@@ -155,6 +158,21 @@ export function toOpenAIMessage(message: HistoryMessage): ChatCompletionMessageP
       };
     case "tool":
       return { role: "tool", tool_call_id: message.toolCallId, content: message.content };
+  }
+}
+
+/** Images as data URLs (`image_url`), PDFs as inline file inputs (`file` with `file_data`). */
+function toOpenAIPart(part: UserPart): ChatCompletionContentPart {
+  switch (part.type) {
+    case "text":
+      return { type: "text", text: part.text };
+    case "image":
+      return { type: "image_url", image_url: { url: `data:${part.mediaType};base64,${part.base64}` } };
+    case "pdf":
+      return {
+        type: "file",
+        file: { filename: part.fileName, file_data: `data:application/pdf;base64,${part.base64}` },
+      };
   }
 }
 

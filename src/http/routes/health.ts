@@ -13,7 +13,11 @@ export function healthRoutes(): Hono<{ Bindings: Env }> {
 export function healthReport(env: Env): { ok: boolean; missing: string[]; problems: string[] } {
   const settings = settingsOf(env);
   const missing = missingVariables(settings);
-  return { ok: missing.length === 0 && settings.problems.length === 0, missing, problems: settings.problems };
+  const problems = [
+    ...settings.problems,
+    ...(env.MEDIA ? [] : ["MEDIA (an R2 bucket binding) is missing: photos, voice notes and files get a sentence instead"]),
+  ];
+  return { ok: missing.length === 0 && problems.length === 0, missing, problems };
 }
 
 function missingVariables(settings: Settings): string[] {
