@@ -38,7 +38,8 @@ function attachmentParts(attachment: Attachment, media: MediaLibrary | undefined
       return [{ type: "text", text: transcriptText(attachment) }];
     case "image": {
       const content = media?.get(attachment.key);
-      if (content?.kind === "inline") return [{ type: "image", mediaType: attachment.mediaType, base64: content.base64 }];
+      if (content?.kind === "inline")
+        return [{ type: "image", mediaType: attachment.mediaType, base64: content.base64 }];
       return [{ type: "text", text: `[an image: ${reasonOf(content)}]` }];
     }
     case "document": {
@@ -61,8 +62,7 @@ function attachmentParts(attachment: Attachment, media: MediaLibrary | undefined
 /** A transcript is machine-made: the model is told so, and what was recorded. */
 export function transcriptText(attachment: Extract<Attachment, { kind: "transcript" }>): string {
   const what = { voice: "a voice note", audio: "an audio file", video_note: "a video note" }[attachment.source];
-  const length =
-    attachment.durationSeconds === undefined ? "" : `, ${Math.round(attachment.durationSeconds)} s long`;
+  const length = attachment.durationSeconds === undefined ? "" : `, ${Math.round(attachment.durationSeconds)} s long`;
   return `[${what}${length}; automatic transcript, may contain errors]: ${attachment.text}`;
 }
 
@@ -82,7 +82,8 @@ function mergeTexts(parts: UserPart[]): UserPart[] {
   const merged: UserPart[] = [];
   for (const part of parts) {
     const last = merged.at(-1);
-    if (part.type === "text" && last?.type === "text") merged[merged.length - 1] = { type: "text", text: `${last.text}\n${part.text}` };
+    if (part.type === "text" && last?.type === "text")
+      merged[merged.length - 1] = { type: "text", text: `${last.text}\n${part.text}` };
     else merged.push(part);
   }
   return merged;

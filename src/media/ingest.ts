@@ -5,7 +5,7 @@ import { FileDownloadError, type TelegramFiles } from "../telegram/files.ts";
 import type { IncomingMedia, TelegramFileRef } from "../telegram/update.ts";
 import { pickPhotoSize } from "./photo-size.ts";
 import { isStored, readMedia, storeMedia, telegramMediaKey } from "./store.ts";
-import { recordingFileName, TranscriptionError, type Transcriber } from "./transcribe.ts";
+import { recordingFileName, type Transcriber, TranscriptionError } from "./transcribe.ts";
 
 export interface IngestServices {
   /** The MEDIA bucket; without it no file is read, and the chat is told. */

@@ -40,8 +40,10 @@ export async function planMedia(input: MediaPlanInput): Promise<MediaPlan> {
   );
   if (located.length === 0) return { library, notices };
   if (!bucket) {
-    for (const { attachment } of located) library.set(attachment.key, { kind: "omitted", reason: "file storage is not set up" });
-    if (located.some((item) => item.fresh)) notices.push("📎 This bot has no file storage set up, so I can't read files.");
+    for (const { attachment } of located)
+      library.set(attachment.key, { kind: "omitted", reason: "file storage is not set up" });
+    if (located.some((item) => item.fresh))
+      notices.push("📎 This bot has no file storage set up, so I can't read files.");
     return { library, notices };
   }
 
@@ -105,7 +107,7 @@ export async function planMedia(input: MediaPlanInput): Promise<MediaPlan> {
 }
 
 function textOf(bytes: ArrayBuffer, maxChars: number): string {
-  const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
+  const text = new TextDecoder("utf-8", { fatal: false, ignoreBOM: false }).decode(bytes);
   return text.length <= maxChars
     ? text
     : `${text.slice(0, maxChars)}\n[cut: the file has ${text.length.toLocaleString("en-US")} characters; the first ${maxChars.toLocaleString("en-US")} are shown]`;

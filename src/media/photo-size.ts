@@ -13,5 +13,8 @@ export function pickPhotoSize<Size extends PhotoSize>(sizes: readonly Size[], ma
   const area = (size: Size) => (size.width ?? 0) * (size.height ?? 0);
   const fitting = sizes.filter((size) => edge(size) <= maxEdge);
   if (fitting.length > 0) return fitting.reduce((best, size) => (area(size) > area(best) ? size : best));
-  return sizes.reduce<Size | undefined>((best, size) => (best === undefined || area(size) < area(best) ? size : best), undefined);
+  return sizes.reduce<Size | undefined>(
+    (best, size) => (best === undefined || area(size) < area(best) ? size : best),
+    undefined,
+  );
 }

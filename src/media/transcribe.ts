@@ -1,4 +1,4 @@
-import OpenAI, { toFile } from "openai";
+import type { Transcription } from "openai/resources/audio/transcriptions";
 import { redactSecrets } from "../config/secrets.ts";
 
 export interface TranscriberOptions {
@@ -6,7 +6,6 @@ export interface TranscriberOptions {
   /** An OpenAI-compatible API root (…/v1); undefined: OpenAI's. */
   baseUrl: string | undefined;
   model: string;
-  maxRetries: number;
   timeoutMs: number;
 }
 
@@ -15,30 +14,43 @@ export class TranscriptionError extends Error {
 }
 
 /**
- * Speech to text through an OpenAI-compatible `POST /audio/transcriptions` (the OpenAI SDK, for its bounded retries
- * that honour `retry-after`). The file name's extension tells the API the format (ogg, mp3, mp4…).
+ * Speech to text through an OpenAI-compatible `POST /audio/transcriptions`, as one plain multipart `fetch` (the SDK's
+ * client class would bring every API resource into the bundle). The file name's extension tells the API the format
+ * (ogg, mp3, mp4…). No retries: a failed transcription is reported in the chat, and the user sends the note again.
  */
 export class Transcriber {
-  private readonly client: OpenAI;
+  private readonly url: string;
 
   constructor(private readonly options: TranscriberOptions) {
-    this.client = new OpenAI({
-      apiKey: options.apiKey,
-      baseURL: options.baseUrl,
-      maxRetries: options.maxRetries,
-      timeout: options.timeoutMs,
-    });
+    this.url = `${(options.baseUrl ?? "https://api.openai.com/v1").replace(/\/+$/, "")}/audio/transcriptions`;
   }
 
   async transcribe(audio: { bytes: ArrayBuffer; mediaType: string; fileName: string }): Promise<string> {
+    const form = new FormData();
+    form.append("file", new File([audio.bytes], audio.fileName, { type: audio.mediaType }));
+    form.append("model", this.options.model);
+    form.append("response_format", "json");
+    let response: Response;
     try {
-      const file = await toFile(audio.bytes, audio.fileName, { type: audio.mediaType });
-      const result = await this.client.audio.transcriptions.create({ file, model: this.options.model });
-      return result.text.trim();
+      response = await fetch(this.url, {
+        method: "POST",
+        headers: { authorization: `Bearer ${this.options.apiKey}` },
+        body: form,
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
     } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
-      throw new TranscriptionError(`transcription failed: ${redactSecrets(detail).slice(0, 200)}`, { cause: error });
+      const detail = error instanceof Error ? error.name : "network";
+      throw new TranscriptionError(`transcription failed: ${detail}`, { cause: error });
     }
+    if (!response.ok) {
+      const detail = await response.text().catch(() => "");
+      throw new TranscriptionError(
+        `transcription failed: HTTP ${response.status} ${redactSecrets(detail).slice(0, 200)}`,
+      );
+    }
+    const body = (await response.json().catch(() => undefined)) as Partial<Transcription> | undefined;
+    if (typeof body?.text !== "string") throw new TranscriptionError("transcription failed: no text in the answer");
+    return body.text.trim();
   }
 }
 

@@ -55,7 +55,10 @@ export class TelegramFiles {
       await response.body.cancel().catch(() => undefined);
       throw new FileDownloadError(`the file is ${length} bytes, over the limit`, "too_large");
     }
-    return { bytes: await readAtMost(response.body, maxBytes), contentType: response.headers.get("content-type") ?? undefined };
+    return {
+      bytes: await readAtMost(response.body, maxBytes),
+      contentType: response.headers.get("content-type") ?? undefined,
+    };
   }
 }
 

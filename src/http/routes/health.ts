@@ -15,7 +15,9 @@ export function healthReport(env: Env): { ok: boolean; missing: string[]; proble
   const missing = missingVariables(settings);
   const problems = [
     ...settings.problems,
-    ...(env.MEDIA ? [] : ["MEDIA (an R2 bucket binding) is missing: photos, voice notes and files get a sentence instead"]),
+    ...(env.MEDIA
+      ? []
+      : ["MEDIA (an R2 bucket binding) is missing: photos, voice notes and files get a sentence instead"]),
   ];
   return { ok: missing.length === 0 && problems.length === 0, missing, problems };
 }
