@@ -39,6 +39,8 @@ export default defineConfig({
                 DEFAULT_MODEL: "gpt-test",
                 PROVIDER_MAX_RETRIES: "2",
                 BOT_NAME: "Testbot",
+                // The tests' model names see images; "text-only" models do not.
+                VISION_MODELS: "gpt-test,gpt-4o*,claude-*",
                 // Faster than deployed, so that streaming tests take a second or two, not ten.
                 STREAM_EDIT_INTERVAL_MS: "1000",
                 // Small enough that a test reaches it with three fetched pages.

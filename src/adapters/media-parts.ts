@@ -1,4 +1,4 @@
-import type { Attachment, UserMessage } from "../protocol/messages.ts";
+import type { Attachment, HistoryMessage, UserMessage } from "../protocol/messages.ts";
 
 /**
  * What a model request gets for one stored file, decided before the call (see `src/media/load.ts`): its bytes
@@ -91,4 +91,23 @@ function mergeTexts(parts: UserPart[]): UserPart[] {
 
 function assertNever(value: never): never {
   throw new Error(`unexpected attachment ${JSON.stringify(value)}`);
+}
+
+/**
+ * History for a consumer that takes text only (the agent runner): each user message's files become lines saying what
+ * they were and why they are not there; transcripts stay as their text.
+ */
+export function withFilesAsText(history: readonly HistoryMessage[], reason: string): HistoryMessage[] {
+  return history.map((message) => {
+    if (message.role !== "user" || isPlainText(message)) return message;
+    const omitted = new Map<string, MediaContent>(
+      (message.attachments ?? []).flatMap((attachment) =>
+        attachment.key === undefined ? [] : [[attachment.key, { kind: "omitted", reason }] as const],
+      ),
+    );
+    const text = userPartsOf(message, omitted)
+      .map((part) => (part.type === "text" ? part.text : ""))
+      .join("\n");
+    return { role: "user", content: text };
+  });
 }

@@ -3,6 +3,7 @@ import { CachedChatConfig, ChatConfigStore, type StoredConfig } from "../config/
 import { redactSecrets } from "../config/secrets.ts";
 import { settingsOf } from "../config/settings.ts";
 import type { Env } from "../env.ts";
+import { ingestServicesOf } from "../media/services.ts";
 import type { ToolOutcome } from "../protocol/run-payload.ts";
 import { enqueueDueTasks, runTask } from "../tasks/task-runner.ts";
 import { nextDueAt } from "../tasks/task-store.ts";
@@ -13,10 +14,10 @@ import { database } from "../tools/context.ts";
 import { tools } from "../tools/index.ts";
 import { ActiveRun } from "../turn/active-run.ts";
 import { handleCommand } from "../turn/commands.ts";
+import { userMessagesOf } from "../turn/incoming-files.ts";
 import { runTurn } from "../turn/run-turn.ts";
 import { buildSystemPrompt } from "../turn/system-prompt.ts";
 import type { TurnServices } from "../turn/turn-services.ts";
-import { userMessageOf } from "../turn/user-message.ts";
 import { chatKeyOf, chatStub } from "./chat-key.ts";
 import { ChatStore, type InboxItem } from "./chat-store.ts";
 import { UsageFlush } from "./usage-flush.ts";
@@ -30,6 +31,8 @@ const ALARM_BUDGET_MS = 10 * 60 * 1000;
 const TURN_WALL_MS = 13 * 60 * 1000;
 const STRANGER_NOTICE_INTERVAL_MS = 60 * 60 * 1000;
 const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+/** How long the first photo of an album waits for the album's other updates. */
+const ALBUM_WAIT_MS = 1_500;
 
 export type Access = "allowed" | "stranger";
 
@@ -76,7 +79,8 @@ export class ChatSession extends DurableObject<Env> {
       this.store.finish([id], now);
       return "queued";
     }
-    await this.schedule.workArrived();
+    // Telegram posts an album as one update per photo, within moments: wait for the rest, so it is one turn.
+    await this.schedule.workArrived(message.mediaGroupId === undefined ? 0 : ALBUM_WAIT_MS);
     return "queued";
   }
 
@@ -149,10 +153,10 @@ export class ChatSession extends DurableObject<Env> {
       const { ids, messages } = batch;
       batch = { ids: [], messages: [] };
       const last = messages.at(-1)!;
-      await this.contained(services, ids, () =>
+      await this.contained(services, ids, async () =>
         runTurn(services, {
           kind: "chat",
-          users: messages.map(userMessageOf),
+          users: await userMessagesOf(services, messages),
           inboxIds: ids,
           messageId: last.messageId,
           ...(last.from ? { userId: last.from.id } : {}),
@@ -253,6 +257,7 @@ export class ChatSession extends DurableObject<Env> {
       db: database(this.env),
       telegram: this.telegram(),
       registry: tools,
+      ingest: ingestServicesOf(this.env, settings, this.telegram().api),
       configs: this.configs,
       chatKey: chatKeyOf(target),
       target,

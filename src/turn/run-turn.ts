@@ -1,5 +1,6 @@
 import { errorEventOf } from "../adapters/errors.ts";
 import { createAdapter } from "../adapters/index.ts";
+import { type MediaLibrary, withFilesAsText } from "../adapters/media-parts.ts";
 import { runToolLoop } from "../adapters/tool-loop.ts";
 import type { Adapter } from "../adapters/types.ts";
 import { resolveConfig } from "../config/chat-config.ts";
@@ -8,6 +9,8 @@ import { redactSecrets } from "../config/secrets.ts";
 import { includes, type ToolCallbackRoute } from "../config/settings.ts";
 import { dayKey, startOfNextDay } from "../config/zones.ts";
 import type { UsageRecord } from "../db/usage.ts";
+import { planMedia } from "../media/load.ts";
+import { mediaBucket } from "../media/services.ts";
 import type { AgentErrorEvent, AgentEvent } from "../protocol/events.ts";
 import type { HistoryMessage, UserMessage } from "../protocol/messages.ts";
 import { agentToolsPath, type ModelTool, WORKER_CALLBACK_HOST } from "../protocol/run-payload.ts";
@@ -168,6 +171,23 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
         };
   });
   const collected: Collected = { produced: [], usage: { inputTokens: 0, outputTokens: 0 }, toolCalls: 0 };
+  const window = [...store.historyWindow(settings.historyLimit), ...request.users];
+  let history: HistoryMessage[] = window;
+  let media: MediaLibrary | undefined;
+  if (choice.adapter.kind === "model") {
+    // Which files the model gets (the most recent images, text files as text) is decided and loaded once per turn.
+    const plan = await planMedia({
+      bucket: mediaBucket(services.env),
+      history: window,
+      newFrom: window.length - request.users.length,
+      model,
+      media: settings.media,
+    });
+    media = plan.library;
+    if (plan.notices.length > 0) await safely(() => telegram.sendPlain(target, plan.notices.join("\n")));
+  } else {
+    history = withFilesAsText(window, "files are not passed to the agent");
+  }
   const events = eventsOf(choice.adapter, {
     services,
     stream: request.kind !== "task",
@@ -186,7 +206,8 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
       config,
       tools.map((tool) => tool.name),
     ),
-    history: [...store.historyWindow(settings.historyLimit), ...request.users],
+    history,
+    ...(media ? { media } : {}),
     tools: tools.map((tool) => services.registry.modelTool(tool)),
     // A long tool loop stops at the daily budget rather than running past it.
     budgetReached: () =>
@@ -295,6 +316,8 @@ interface TurnInput {
   model: string;
   systemPrompt: string;
   history: HistoryMessage[];
+  /** The files the history's attachments refer to, as the model gets them (model adapters only). */
+  media?: MediaLibrary;
   tools: ModelTool[];
 }
 
@@ -310,6 +333,7 @@ function eventsOf(adapter: Adapter, input: TurnInput): AsyncGenerator<AgentEvent
           system: input.systemPrompt,
           messages: input.history,
           tools: input.tools,
+          ...(input.media ? { media: input.media } : {}),
           signal: run.signal,
         },
         executeTool: (name, argumentsText) => run.execute(name, argumentsText),

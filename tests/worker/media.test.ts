@@ -1,0 +1,169 @@
+import { env } from "cloudflare:workers";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { TINY_PNG_BASE64 } from "../fakes/server.ts";
+import {
+  admin,
+  anthropicText,
+  fakes,
+  mediaUpdate,
+  PRIVATE_CHAT,
+  photoSizes,
+  post,
+  say,
+  sentText,
+  settled,
+} from "./helpers.ts";
+
+const BOT_TOKEN = "123456:TEST-TOKEN";
+
+const setConfig = (config: unknown) =>
+  admin(`/chats/${PRIVATE_CHAT}/config`, { method: "PUT", body: JSON.stringify(config) });
+
+type OpenAIBody = { messages: { role: string; content: unknown }[] };
+type AnthropicBody = { messages: { role: string; content: { type: string; [key: string]: unknown }[] }[] };
+
+async function lastOpenAIBody(): Promise<OpenAIBody> {
+  const calls = await fakes.requests("openai");
+  return calls.filter((call) => call.path.endsWith("/chat/completions")).at(-1)!.body as OpenAIBody;
+}
+
+async function answer(count = 1): Promise<string> {
+  const sent = await fakes.wait("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT, count });
+  return sentText(sent[count - 1]);
+}
+
+describe("photos", () => {
+  it("sends a photo with its caption to OpenAI as an image part, in the largest size within the edge", async () => {
+    await post(mediaUpdate({ photo: photoSizes("cat") }, { caption: "what is this?" }));
+    expect(await answer()).toBe("echo: (image) what is this?");
+    const user = (await lastOpenAIBody()).messages.at(-1)!;
+    expect(user.content).toEqual([
+      { type: "image_url", image_url: { url: `data:image/jpeg;base64,${TINY_PNG_BASE64}` } },
+      { type: "text", text: "what is this?" },
+    ]);
+    const downloads = await fakes.requests("telegram", { method: "getFile" });
+    expect(downloads.map((call) => (call.body as { file_id: string }).file_id)).toEqual(["cat-large"]);
+    // Stored once in R2, by file_unique_id.
+    const stored = await env.MEDIA.get("telegram/cat-large-u");
+    expect(stored?.httpMetadata?.contentType).toBe("image/jpeg");
+  });
+
+  it("sends a photo to Anthropic as a base64 image block", async () => {
+    await setConfig({ provider: "anthropic", model: "claude-test" });
+    await fakes.script("anthropic", anthropicText("A cat."));
+    await post(mediaUpdate({ photo: photoSizes("cat") }, { caption: "what is this?" }));
+    expect(await answer()).toBe("A cat.");
+    const body = (await fakes.requests("anthropic"))[0]!.body as AnthropicBody;
+    expect(body.messages.at(-1)!.content).toEqual([
+      { type: "image", source: { type: "base64", media_type: "image/jpeg", data: TINY_PNG_BASE64 } },
+      { type: "text", text: "what is this?" },
+    ]);
+  });
+
+  it("keeps an image in context when the chat moves from OpenAI to Anthropic", async () => {
+    await post(mediaUpdate({ photo: photoSizes("dog") }, { caption: "remember this dog" }));
+    await answer();
+    await settled(PRIVATE_CHAT);
+    await setConfig({ provider: "anthropic", model: "claude-test" });
+    await fakes.script("anthropic", anthropicText("It was a dog."));
+    const reply = await say("what was in the picture?", { count: 2 });
+    expect(sentText(reply)).toBe("It was a dog.");
+    const body = (await fakes.requests("anthropic"))[0]!.body as AnthropicBody;
+    expect(body.messages[0]!.content[0]).toEqual({
+      type: "image",
+      source: { type: "base64", media_type: "image/jpeg", data: TINY_PNG_BASE64 },
+    });
+    // Downloaded once: the second turn read it from R2.
+    expect(await fakes.requests("telegram", { method: "getFile" })).toHaveLength(1);
+  });
+
+  it("answers an album once, with all its photos", async () => {
+    await post(mediaUpdate({ photo: photoSizes("a"), media_group_id: "album1" }, { caption: "compare these" }));
+    await post(mediaUpdate({ photo: photoSizes("b"), media_group_id: "album1" }));
+    await post(mediaUpdate({ photo: photoSizes("c"), media_group_id: "album1" }));
+    expect(await answer()).toBe("echo: (image) (image) (image) compare these");
+    await settled(PRIVATE_CHAT);
+    const chatCalls = (await fakes.requests("openai")).filter((call) => call.path.endsWith("/chat/completions"));
+    expect(chatCalls).toHaveLength(1);
+  });
+
+  it("shows the model only the most recent images of a turn, and says so", async () => {
+    for (const id of ["p1", "p2", "p3", "p4", "p5"]) {
+      await post(mediaUpdate({ photo: photoSizes(id), media_group_id: "big-album" }));
+    }
+    const notice = await answer();
+    expect(notice).toContain("1 of yours is kept but not shown");
+    expect(await answer(2)).toContain("(image) (image) (image) (image)");
+    const content = (await lastOpenAIBody()).messages.at(-1)!.content as { type: string; text?: string }[];
+    expect(content.filter((part) => part.type === "image_url")).toHaveLength(4);
+    expect(content[0]).toEqual({ type: "text", text: expect.stringContaining("not shown again") });
+  });
+
+  it("refuses a photo over the file cap without downloading it, and tells the chat", async () => {
+    await post(mediaUpdate({ photo: photoSizes("huge", { fileSize: 25 * 1024 * 1024 }) }, { caption: "look" }));
+    expect(await answer()).toContain("Telegram lets bots download files up to 20 MB");
+    expect(await answer(2)).toContain("could not be read");
+    expect(await fakes.requests("telegram", { method: "getFile" })).toHaveLength(0);
+  });
+
+  it("refuses a file whose size only getFile tells, over the cap", async () => {
+    await fakes.file({ fileId: "sneaky-large", base64: TINY_PNG_BASE64, announcedSize: 21 * 1024 * 1024 });
+    await post(mediaUpdate({ photo: photoSizes("sneaky") }, { caption: "look" }));
+    expect(await answer()).toContain("20 MB");
+    expect(await fakes.requests("telegram", { method: "sneaky-large" })).toHaveLength(0);
+  });
+
+  it("tells the chat when its model cannot see images, and sends no image", async () => {
+    await setConfig({ provider: "openai", model: "text-only" });
+    await post(mediaUpdate({ photo: photoSizes("cat") }, { caption: "what is this?" }));
+    expect(await answer()).toContain("can't see images");
+    const reply = await answer(2);
+    expect(reply).toContain("what is this?");
+    expect(reply).not.toContain("(image)");
+  });
+});
+
+describe("the bot token in file URLs", () => {
+  const logged: string[] = [];
+  beforeEach(() => {
+    logged.length = 0;
+    for (const level of ["log", "info", "warn", "error", "debug"] as const) {
+      vi.spyOn(console, level).mockImplementation((...parts: unknown[]) => {
+        logged.push(
+          parts.map((part) => (part instanceof Error ? `${part.message} ${part.stack}` : String(part))).join(" "),
+        );
+      });
+    }
+  });
+  afterEach(() => vi.restoreAllMocks());
+
+  it("never reaches a model request or a log, when a download works or fails", async () => {
+    await fakes.script("telegram", {
+      method: "getFile",
+      status: 400,
+      body: { ok: false, error_code: 400, description: "Bad Request: invalid file_id" },
+    });
+    await post(mediaUpdate({ photo: photoSizes("broken") }, { caption: "first" }));
+    expect(await answer()).toContain("could not download");
+    await answer(2);
+    await settled(PRIVATE_CHAT);
+    await post(mediaUpdate({ photo: photoSizes("fine") }, { caption: "second" }));
+    expect(await answer(3)).toBe("echo: (image) second");
+    await settled(PRIVATE_CHAT);
+
+    // The download itself used the token (that is how Telegram serves files)…
+    const downloads = (await fakes.requests("telegram")).filter((call) => call.path.startsWith("/telegram/file/"));
+    expect(downloads[0]!.path).toContain(BOT_TOKEN);
+    // …and nothing else did.
+    const modelCalls = [...(await fakes.requests("openai")), ...(await fakes.requests("anthropic"))];
+    expect(modelCalls.length).toBeGreaterThan(0);
+    for (const call of modelCalls) {
+      expect(JSON.stringify(call)).not.toContain(BOT_TOKEN);
+      expect(JSON.stringify(call)).not.toContain("/file/bot");
+    }
+    // The failure was logged (so the spy sees the chat object's logs), without the URL.
+    expect(logged.join("\n")).toContain("file download failed");
+    expect(logged.join("\n")).not.toContain(BOT_TOKEN);
+    expect(logged.join("\n")).not.toContain("TEST-TOKEN");
+  });
+});
