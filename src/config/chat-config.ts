@@ -45,6 +45,8 @@ function buildSchema(toolNames: readonly string[]) {
       .optional(),
     /** Who may use /agent (a shell in a container): the bot's admins (default), or everyone in the chat. */
     agentAccess: z.enum(["admins", "everyone"]).optional(),
+    /** Quote a voice note's transcript in the chat before the answer (default off: the model reads it either way). */
+    quoteTranscripts: z.boolean().optional(),
   });
 }
 export type ChatConfig = z.infer<ReturnType<typeof buildSchema>>;
@@ -60,6 +62,7 @@ export interface EffectiveConfig {
   /** Undefined limits are unlimited. */
   budget: { dailyTokens?: number; dailyCostUsd?: number };
   agentAccess: "admins" | "everyone";
+  quoteTranscripts: boolean;
   /** Where provider and model came from, for /status and the admin API. */
   source: { provider: "chat" | "DEFAULT_PROVIDER" | "built-in"; model: "chat" | "DEFAULT_MODEL" | "built-in" };
 }
@@ -97,6 +100,7 @@ export function resolveConfig(config: ChatConfig | undefined, settings: Settings
       ...limit("dailyCostUsd", config?.budget?.dailyCostUsd, settings.dailyCostBudgetUsd),
     },
     agentAccess: config?.agentAccess ?? "admins",
+    quoteTranscripts: config?.quoteTranscripts ?? false,
     source: { provider: providerSource, model: modelSource },
   };
 }

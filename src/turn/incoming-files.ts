@@ -15,6 +15,7 @@ export async function userMessagesOf(
 ): Promise<UserMessage[]> {
   const entries: { message: IncomingMessage; user: UserMessage }[] = [];
   const notices: string[] = [];
+  const quotes: string[] = [];
   for (const message of messages) {
     if (!message.media || message.media.length === 0) {
       entries.push({ message, user: userMessageOf(message) });
@@ -22,12 +23,20 @@ export async function userMessagesOf(
     }
     const files = await ingestMedia(services.ingest, message.media);
     notices.push(...files.notices);
+    quotes.push(...files.transcripts.filter((text) => text.trim() !== "").map((text) => `🎤 “${text}”`));
     entries.push({ message, user: userMessageOf(message, files) });
   }
+  if (quotes.length > 0 && (await quotesTranscripts(services))) notices.push(...quotes);
   if (notices.length > 0) {
     await services.telegram.sendPlain(services.target, [...new Set(notices)].join("\n")).catch((error: unknown) => {
       console.warn("media notice failed", error instanceof Error ? error.message : error);
     });
   }
   return mergeAlbums(entries);
+}
+
+/** The chat's `quoteTranscripts` setting (off unless set). */
+async function quotesTranscripts(services: TurnServices): Promise<boolean> {
+  const stored = await services.configs.get(services.chat.id);
+  return stored.state === "valid" && stored.config.quoteTranscripts === true;
 }

@@ -1,4 +1,5 @@
 import { env } from "cloudflare:workers";
+import { Buffer } from "node:buffer";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { TINY_PNG_BASE64 } from "../fakes/server.ts";
 import {
@@ -165,5 +166,57 @@ describe("the bot token in file URLs", () => {
     expect(logged.join("\n")).toContain("file download failed");
     expect(logged.join("\n")).not.toContain(BOT_TOKEN);
     expect(logged.join("\n")).not.toContain("TEST-TOKEN");
+  });
+});
+
+const voice = (id: string, extra: Record<string, unknown> = {}) => ({
+  voice: { file_id: id, file_unique_id: `${id}-u`, duration: 3, mime_type: "audio/ogg", file_size: 4000, ...extra },
+});
+
+describe("voice notes", () => {
+  it("are transcribed through the transcription endpoint and answered from the transcript", async () => {
+    await fakes.file({ fileId: "voice1", base64: Buffer.from("OggS fake opus").toString("base64") });
+    await post(mediaUpdate(voice("voice1")));
+    expect(await answer()).toBe(
+      "echo: [a voice note, 3 s long; automatic transcript, may contain errors]: Hello from a voice note.",
+    );
+    const [transcription] = await fakes
+      .requests("openai")
+      .then((calls) => calls.filter((call) => call.path === "/openai/v1/audio/transcriptions"));
+    expect(transcription!.headers.authorization).toBe("Bearer test-openai-key");
+    expect(transcription!.headers["content-type"]).toContain("multipart/form-data");
+    const form = String(transcription!.body);
+    expect(form).toContain("gpt-4o-mini-transcribe");
+    expect(form).toContain('filename="voice.ogg"');
+    expect(form).toContain("OggS fake opus");
+    expect(form).not.toContain(BOT_TOKEN);
+    // Not quoted back unless the chat asks for it.
+    expect(await fakes.requests("telegram", { method: "sendMessage" })).toHaveLength(1);
+  });
+
+  it("use Telegram's own transcript when there is one: no download, no paid call", async () => {
+    await post(mediaUpdate(voice("voice2", { transcript: "Telegram heard this." })));
+    expect(await answer()).toContain("automatic transcript, may contain errors]: Telegram heard this.");
+    expect(await fakes.requests("telegram", { method: "getFile" })).toHaveLength(0);
+    const transcriptions = (await fakes.requests("openai")).filter((call) => call.path.endsWith("/transcriptions"));
+    expect(transcriptions).toHaveLength(0);
+  });
+
+  it("are quoted before the answer where the chat asked for it", async () => {
+    await setConfig({ quoteTranscripts: true });
+    await post(mediaUpdate(voice("voice3")));
+    expect(await answer()).toBe("🎤 “Hello from a voice note.”");
+    expect(await answer(2)).toContain("Hello from a voice note.");
+  });
+
+  it("say so when the transcription fails, and the turn goes on", async () => {
+    await fakes.script("openai", {
+      path: "/openai/v1/audio/transcriptions",
+      status: 400,
+      body: { error: { message: "bad audio" } },
+    });
+    await post(mediaUpdate(voice("voice4"), { caption: "listen" }));
+    expect(await answer()).toContain("could not transcribe the voice note");
+    expect(await answer(2)).toContain("could not be transcribed");
   });
 });
