@@ -220,3 +220,57 @@ describe("voice notes", () => {
     expect(await answer(2)).toContain("could not be transcribed");
   });
 });
+
+const PDF_BASE64 = Buffer.from("%PDF-1.4 fake report").toString("base64");
+const documentOf = (id: string, fileName: string, mimeType: string, fileSize = 2000) => ({
+  document: { file_id: id, file_unique_id: `${id}-u`, file_name: fileName, mime_type: mimeType, file_size: fileSize },
+});
+
+describe("documents", () => {
+  it("give OpenAI a PDF as a file input", async () => {
+    await fakes.file({ fileId: "pdf1", base64: PDF_BASE64 });
+    await post(mediaUpdate(documentOf("pdf1", "report.pdf", "application/pdf"), { caption: "summarise this" }));
+    expect(await answer()).toContain("(file report.pdf) summarise this");
+    const content = (await lastOpenAIBody()).messages.at(-1)!.content as unknown[];
+    expect(content).toContainEqual({
+      type: "file",
+      file: { filename: "report.pdf", file_data: `data:application/pdf;base64,${PDF_BASE64}` },
+    });
+  });
+
+  it("give Anthropic a PDF as a document block", async () => {
+    await setConfig({ provider: "anthropic", model: "claude-test" });
+    await fakes.script("anthropic", anthropicText("A short report."));
+    await fakes.file({ fileId: "pdf2", base64: PDF_BASE64 });
+    await post(mediaUpdate(documentOf("pdf2", "report.pdf", "application/pdf"), { caption: "summarise this" }));
+    expect(await answer()).toBe("A short report.");
+    const body = (await fakes.requests("anthropic"))[0]!.body as AnthropicBody;
+    expect(body.messages.at(-1)!.content).toContainEqual({
+      type: "document",
+      title: "report.pdf",
+      source: { type: "base64", media_type: "application/pdf", data: PDF_BASE64 },
+    });
+  });
+
+  it("give a text file's contents as text", async () => {
+    await fakes.file({ fileId: "csv1", base64: Buffer.from("name,age\nAda,36\n").toString("base64") });
+    await post(mediaUpdate(documentOf("csv1", "people.csv", "text/csv"), { caption: "who is oldest?" }));
+    const reply = await answer();
+    expect(reply).toContain('[file "people.csv" (text/csv, 16 B):\nname,age\nAda,36');
+    expect(reply).toContain("who is oldest?");
+  });
+
+  it("answer a file type no model reads with a clear sentence", async () => {
+    await post(mediaUpdate(documentOf("zip1", "photos.zip", "application/zip"), { caption: "what's inside?" }));
+    expect(await answer()).toContain(`I can't read "photos.zip"`);
+    expect(await answer(2)).toContain("a kind of file this bot cannot read");
+  });
+
+  it("refuse a document over the file cap", async () => {
+    await post(
+      mediaUpdate(documentOf("big1", "big.pdf", "application/pdf", 30 * 1024 * 1024), { caption: "summarise" }),
+    );
+    expect(await answer()).toContain('"big.pdf" is 30.0 MB');
+    expect(await fakes.requests("telegram", { method: "getFile" })).toHaveLength(0);
+  });
+});
