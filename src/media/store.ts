@@ -13,7 +13,7 @@ export async function isStored(bucket: R2Bucket, key: string): Promise<boolean> 
 export async function storeMedia(
   bucket: R2Bucket,
   key: string,
-  bytes: ArrayBuffer,
+  bytes: ArrayBuffer | Uint8Array,
   details: { mediaType: string; fileName?: string },
 ): Promise<void> {
   await bucket.put(key, bytes, {

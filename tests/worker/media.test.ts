@@ -7,6 +7,8 @@ import {
   anthropicText,
   fakes,
   mediaUpdate,
+  openaiText,
+  openaiToolCalls,
   PRIVATE_CHAT,
   photoSizes,
   post,
@@ -272,5 +274,40 @@ describe("documents", () => {
     );
     expect(await answer()).toContain('"big.pdf" is 30.0 MB');
     expect(await fakes.requests("telegram", { method: "getFile" })).toHaveLength(0);
+  });
+});
+
+describe("generate_image", () => {
+  it("draws through the images API and ends in a sendPhoto", async () => {
+    await fakes.script(
+      "openai",
+      openaiToolCalls([{ name: "generate_image", arguments: { prompt: "a cat in a hat", size: "1024x1024" } }]),
+      openaiText("Here is your cat."),
+    );
+    const reply = await say("draw a cat", { count: 2 });
+    expect(sentText(reply)).toContain("Here is your cat.");
+    const [generation] = (await fakes.requests("openai")).filter((call) => call.path.endsWith("/images/generations"));
+    expect(generation!.body).toEqual({ model: "gpt-image-test", prompt: "a cat in a hat", n: 1, size: "1024x1024" });
+    const [photo] = await fakes.wait("telegram", { method: "sendPhoto" });
+    expect(photo!.headers["content-type"]).toContain("multipart/form-data");
+    expect(String(photo!.body)).toContain(String(PRIVATE_CHAT));
+    // Kept like incoming media, and the model was told so.
+    const listed = await env.MEDIA.list({ prefix: "generated/" });
+    expect(listed.objects).toHaveLength(1);
+    const toolResult = (await lastOpenAIBody()).messages.find((message) => message.role === "tool");
+    expect(String(toolResult?.content)).toContain("sent to the chat as a photo");
+  });
+
+  it("reports a refusal of the images API to the model, and sends no photo", async () => {
+    await fakes.script(
+      "openai",
+      openaiToolCalls([{ name: "generate_image", arguments: { prompt: "something refused" } }]),
+      { path: "/openai/v1/images/generations", status: 400, body: { error: { message: "content policy" } } },
+      openaiText("I could not draw that."),
+    );
+    expect(sentText(await say("draw something", { count: 2 }))).toContain("I could not draw that.");
+    const toolResult = (await lastOpenAIBody()).messages.find((message) => message.role === "tool");
+    expect(String(toolResult?.content)).toContain("content policy");
+    expect(await fakes.requests("telegram", { method: "sendPhoto" })).toHaveLength(0);
   });
 });
