@@ -186,6 +186,22 @@ export function readSettings(env: Env): Settings {
   const historyLimit = integer("HISTORY_LIMIT", DEFAULT_HISTORY_LIMIT, 2, 1000);
   const transcriptionModel = text(env.TRANSCRIPTION_MODEL) ?? "gpt-4o-mini-transcribe";
   const transcriptionBaseUrl = url("TRANSCRIPTION_BASE_URL");
+  const transcriptionOn = transcriptionModel.toLowerCase() !== "off";
+  const imageModel = text(env.IMAGE_MODEL);
+  // Both are called with OPENAI_API_KEY: named without it, they cannot work, which /health should say.
+  if (text(env.TRANSCRIPTION_MODEL) !== undefined && transcriptionOn && !text(env.OPENAI_API_KEY)) {
+    problems.push("TRANSCRIPTION_MODEL needs OPENAI_API_KEY (or set it to off): voice notes are not transcribed");
+  }
+  if (imageModel !== undefined && !text(env.OPENAI_API_KEY)) {
+    problems.push("IMAGE_MODEL needs OPENAI_API_KEY: generate_image is not offered");
+  }
+  const visionModels = (text(env.VISION_MODELS) ?? DEFAULT_VISION_MODELS)
+    .split(",")
+    .map((pattern) => pattern.trim())
+    .filter((pattern) => pattern !== "");
+  if (visionModels.some((pattern) => !/^[A-Za-z0-9._:/@*-]{1,200}$/.test(pattern))) {
+    problems.push("VISION_MODELS must be comma-separated model names, where * matches anything");
+  }
   const callbackUrl = url("AGENT_CALLBACK_URL");
 
   return {
@@ -240,16 +256,12 @@ export function readSettings(env: Env): Settings {
       maxImagesPerTurn: integer("MEDIA_MAX_IMAGES_PER_TURN", 4, 0, 100),
       imageMaxEdge: integer("IMAGE_MAX_EDGE_PX", 1568, 90, 10_000),
       documentTextMaxChars: integer("DOCUMENT_TEXT_MAX_CHARS", 100_000, 1_000, 2_000_000),
-      visionModels: (text(env.VISION_MODELS) ?? DEFAULT_VISION_MODELS)
-        .split(",")
-        .map((pattern) => pattern.trim())
-        .filter((pattern) => pattern !== ""),
+      visionModels,
     },
-    transcription:
-      transcriptionModel.toLowerCase() === "off"
-        ? { kind: "off" }
-        : { kind: "api", model: transcriptionModel, baseUrl: transcriptionBaseUrl },
-    imageModel: text(env.IMAGE_MODEL),
+    transcription: transcriptionOn
+      ? { kind: "api", model: transcriptionModel, baseUrl: transcriptionBaseUrl }
+      : { kind: "off" },
+    imageModel,
     problems,
   };
 }
