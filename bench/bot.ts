@@ -7,6 +7,8 @@ import { join } from "node:path";
 export interface Bot {
   url: string;
   secret: string;
+  /** The process group of `wrangler dev` and its workerd. */
+  processGroup: number;
   stop(): Promise<void>;
 }
 
@@ -77,6 +79,7 @@ export async function startBot(
   return {
     url,
     secret: SECRET,
+    processGroup: child.pid ?? 0,
     async stop() {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       // The whole process group: npx, wrangler and workerd.

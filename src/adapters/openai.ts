@@ -67,7 +67,7 @@ export class OpenAIAdapter implements ModelAdapter {
     // Tool calls arrive in pieces, keyed by their index in the message.
     const calls = new Map<number, ToolCall>();
     try {
-      const stream = await this.client.stream(
+      const stream = this.client.stream(
         { ...this.body(request), stream: true, stream_options: { include_usage: true } },
         request.signal,
       );
