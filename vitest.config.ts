@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { MCP_TEST_TOKEN } from "./tests/fakes/mcp-server.ts";
 
 /**
  * Two projects in one `vitest run`: the Worker's tests inside workerd (the real runtime, with local D1, KV and
@@ -20,6 +21,11 @@ export default defineConfig({
               bindings: {
                 TEST_MIGRATIONS: await readD1Migrations("./migrations"),
                 FAKES_URL: inject("fakesUrl"),
+                MCP_FAKE_URL: inject("mcpUrl"),
+                // The secret a chat's MCP server config names (tests/fakes/mcp-server.ts wants it as a bearer token).
+                MCP_TEST_TOKEN: MCP_TEST_TOKEN,
+                // A server that hangs costs a turn this long (then its tools are left out).
+                MCP_TIMEOUT_SECONDS: "2",
                 TELEGRAM_API_BASE_URL: `${inject("fakesUrl")}/telegram`,
                 OPENAI_BASE_URL: `${inject("fakesUrl")}/openai/v1`,
                 ANTHROPIC_BASE_URL: `${inject("fakesUrl")}/anthropic`,

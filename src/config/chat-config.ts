@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { MCP_ALLOWLIST_ENTRY, type McpServerConfig, mcpServersSchema } from "../mcp/server-config.ts";
 import { DEFAULT_MODELS, type Provider, providerSchema } from "./providers.ts";
 import type { Settings } from "./settings.ts";
 import { isTimezone } from "./zones.ts";
@@ -12,7 +13,7 @@ export function chatConfigSchema(toolNames: readonly string[]) {
   const key = toolNames.join(",");
   let schema = schemas.get(key);
   if (!schema) {
-    schema = buildSchema(toolNames);
+    schema = buildSchema(toolNames).superRefine(mcpAllowlistNamesServers);
     schemas.set(key, schema);
   }
   return schema;
@@ -25,7 +26,9 @@ function buildSchema(toolNames: readonly string[]) {
     systemPrompt: z.string().max(MAX_SYSTEM_PROMPT_LENGTH).optional(),
     tools: z
       .array(
-        z.string().refine((name) => toolNames.includes(name), { message: `must be one of: ${toolNames.join(", ")}` }),
+        z.string().refine((name) => toolNames.includes(name) || MCP_ALLOWLIST_ENTRY.test(name), {
+          message: `must be one of: ${toolNames.join(", ")}, or <mcp server>__<tool> or <mcp server>__*`,
+        }),
       )
       .max(100)
       .optional(),
@@ -47,7 +50,27 @@ function buildSchema(toolNames: readonly string[]) {
     agentAccess: z.enum(["admins", "everyone"]).optional(),
     /** Quote a voice note's transcript in the chat before the answer (default off: the model reads it either way). */
     quoteTranscripts: z.boolean().optional(),
+    /** Remote MCP servers whose tools join this chat's (src/mcp/). */
+    mcpServers: mcpServersSchema.optional(),
   });
+}
+
+/** An allowlist entry for an MCP tool must name one of the chat's MCP servers. */
+function mcpAllowlistNamesServers(
+  config: { tools?: string[] | undefined; mcpServers?: McpServerConfig[] | undefined },
+  context: z.RefinementCtx,
+): void {
+  const servers = new Set((config.mcpServers ?? []).map((server) => server.name));
+  for (const [index, name] of (config.tools ?? []).entries()) {
+    const server = MCP_ALLOWLIST_ENTRY.exec(name)?.[1];
+    if (server !== undefined && !servers.has(server)) {
+      context.addIssue({
+        code: "custom",
+        path: ["tools", index],
+        message: `no MCP server named ${server} in mcpServers`,
+      });
+    }
+  }
 }
 export type ChatConfig = z.infer<ReturnType<typeof buildSchema>>;
 
@@ -63,6 +86,7 @@ export interface EffectiveConfig {
   budget: { dailyTokens?: number; dailyCostUsd?: number };
   agentAccess: "admins" | "everyone";
   quoteTranscripts: boolean;
+  mcpServers: McpServerConfig[];
   /** Where provider and model came from, for /status and the admin API. */
   source: { provider: "chat" | "DEFAULT_PROVIDER" | "built-in"; model: "chat" | "DEFAULT_MODEL" | "built-in" };
 }
@@ -101,6 +125,7 @@ export function resolveConfig(config: ChatConfig | undefined, settings: Settings
     },
     agentAccess: config?.agentAccess ?? "admins",
     quoteTranscripts: config?.quoteTranscripts ?? false,
+    mcpServers: config?.mcpServers ?? [],
     source: { provider: providerSource, model: modelSource },
   };
 }

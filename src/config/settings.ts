@@ -42,6 +42,8 @@ export interface Settings {
   stream: { draftIntervalMs: number; editIntervalMs: number; stopButtonAfterMs: number };
   /** Where a 👀 reaction acknowledges a message whose answer takes more than a moment. */
   ackReaction: "private" | "all" | "off";
+  /** Chats' MCP servers: how long a tool list is cached, and the time one request to a server may take. */
+  mcp: { listCacheMs: number; timeoutMs: number };
   /** How long a chat object may keep usage records before writing them to D1 in one batch. */
   usageFlushMs: number;
   /** Photos, voice notes and files: caps, and which models see images. */
@@ -262,6 +264,10 @@ export function readSettings(env: Env): Settings {
       ? { kind: "api", model: transcriptionModel, baseUrl: transcriptionBaseUrl }
       : { kind: "off" },
     imageModel,
+    mcp: {
+      listCacheMs: integer("MCP_LIST_CACHE_SECONDS", 300, 0, 86_400) * 1000,
+      timeoutMs: integer("MCP_TIMEOUT_SECONDS", 20, 1, 300) * 1000,
+    },
     problems,
   };
 }

@@ -3,12 +3,13 @@ import { createAdapter } from "../adapters/index.ts";
 import { type MediaLibrary, withFilesAsText } from "../adapters/media-parts.ts";
 import { runToolLoop } from "../adapters/tool-loop.ts";
 import type { Adapter } from "../adapters/types.ts";
-import { resolveConfig } from "../config/chat-config.ts";
+import { type EffectiveConfig, resolveConfig } from "../config/chat-config.ts";
 import { DEFAULT_MODELS, type Provider } from "../config/providers.ts";
 import { redactSecrets } from "../config/secrets.ts";
 import { includes, type ToolCallbackRoute } from "../config/settings.ts";
 import { dayKey, startOfNextDay } from "../config/zones.ts";
 import type { UsageRecord } from "../db/usage.ts";
+import { type ChatMcp, openChatMcp } from "../mcp/chat-mcp.ts";
 import { planMedia } from "../media/load.ts";
 import { mediaBucket } from "../media/services.ts";
 import type { AgentErrorEvent, AgentEvent } from "../protocol/events.ts";
@@ -141,7 +142,36 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
     return { ok: false, error };
   }
 
-  const tools = services.registry.allowed(config.tools, settings);
+  // The chat's MCP servers' tools join the registry for this turn (only servers the allowlist leaves a tool of).
+  const mcp = await openChatMcp(
+    config.mcpServers.filter((server) => config.tools?.some((name) => name.startsWith(`${server.name}__`)) ?? true),
+    { env: services.env, settings, signal: run.signal },
+  );
+  try {
+    return await runTurnWithTools(services, request, { run, config, choice, provider, model, spend, started, mcp });
+  } finally {
+    await mcp.close();
+  }
+}
+
+async function runTurnWithTools(
+  services: TurnServices,
+  request: TurnRequest,
+  turn: {
+    run: ActiveRun;
+    config: EffectiveConfig;
+    choice: { kind: "ready"; adapter: Adapter };
+    provider: Provider;
+    model: string;
+    spend: DailySpend;
+    started: number;
+    mcp: ChatMcp;
+  },
+): Promise<TurnOutcome> {
+  const { store, settings, telegram, target } = services;
+  const { run, config, choice, provider, model, spend, started, mcp } = turn;
+  const registry = services.registry.extendedWith(mcp.tools);
+  const tools = registry.allowed(config.tools, settings);
   // A task's prompt was written earlier, maybe by a steered model; an agent reads the web and files on its own.
   const trust = new TurnTrust(
     request.kind === "task"
@@ -160,7 +190,7 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
         content: `Error: this turn has already read ${fed.characters.toLocaleString("en-US")} characters of tool results; no more are given. Answer with what you have.`,
       };
     }
-    const outcome = await services.registry.execute(name, argumentsText, context, config.tools);
+    const outcome = await registry.execute(name, argumentsText, context, config.tools);
     const room = settings.toolResultsMaxChars - fed.characters;
     fed.characters += Math.min(outcome.content.length, room);
     return outcome.content.length <= room
@@ -202,13 +232,16 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
           })
         : "",
     model,
-    systemPrompt: services.systemPrompt(
-      config,
-      tools.map((tool) => tool.name),
+    systemPrompt: withNote(
+      services.systemPrompt(
+        config,
+        tools.map((tool) => tool.name),
+      ),
+      mcp.note,
     ),
     history,
     ...(media ? { media } : {}),
-    tools: tools.map((tool) => services.registry.modelTool(tool)),
+    tools: tools.map((tool) => registry.modelTool(tool)),
     // A long tool loop stops at the daily budget rather than running past it.
     budgetReached: () =>
       exhaustedLimit(
@@ -302,6 +335,10 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
     store.setMeta("spend", spent);
   });
   return { ok: true, text: result };
+}
+
+function withNote(systemPrompt: string, note: string | undefined): string {
+  return note === undefined ? systemPrompt : `${systemPrompt}\n\n${note}`;
 }
 
 interface TurnInput {

@@ -33,6 +33,19 @@ describe("readSettings with nothing set", () => {
     expect(settings.dailyTokenBudget).toBeUndefined();
     expect(settings.webFetch.enabled).toBe(true);
     expect(settings.ackReaction).toBe("private");
+    expect(settings.mcp).toEqual({ listCacheMs: 300_000, timeoutMs: 20_000 });
+  });
+});
+
+describe("MCP settings", () => {
+  it("read the cache time and the timeout, and name a bad one", () => {
+    expect(settingsWith({ MCP_LIST_CACHE_SECONDS: "0", MCP_TIMEOUT_SECONDS: "5" }).mcp).toEqual({
+      listCacheMs: 0,
+      timeoutMs: 5_000,
+    });
+    const bad = settingsWith({ MCP_TIMEOUT_SECONDS: "0" });
+    expect(bad.mcp.timeoutMs).toBe(20_000);
+    expect(bad.problems).toEqual(["MCP_TIMEOUT_SECONDS must be a whole number from 1 to 300"]);
   });
 });
 

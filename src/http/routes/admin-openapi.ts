@@ -8,7 +8,7 @@ interface AdminSchemas {
 
 /**
  * The admin API's OpenAPI 3.1 document, built from the zod schemas the routes validate with (zod's own JSON Schema
- * output), so the two cannot drift. Hand-listed paths: six routes do not earn a routing layer of their own
+ * output), so the two cannot drift. Hand-listed paths: seven routes do not earn a routing layer of their own
  * (@hono/zod-openapi cost the Worker about 40 KiB of bundle and pulled every zod locale in).
  */
 export function adminOpenApiDocument(schemas: AdminSchemas): object {
@@ -34,6 +34,41 @@ export function adminOpenApiDocument(schemas: AdminSchemas): object {
       schemas: {
         ChatConfig: jsonSchema(schemas.config),
         ChatConfigPatch: jsonSchema(schemas.patch),
+        McpServers: {
+          type: "object",
+          required: ["chatId", "servers"],
+          properties: {
+            chatId: { type: "integer" },
+            servers: {
+              type: "array",
+              items: {
+                type: "object",
+                required: ["name", "url", "headers", "state"],
+                properties: {
+                  name: { type: "string" },
+                  url: { type: "string" },
+                  headers: { type: "array", items: { type: "string" } },
+                  state: { enum: ["ok", "unavailable"] },
+                  problem: { type: "string" },
+                  listedAt: { type: "string", format: "date-time" },
+                  tools: {
+                    type: "array",
+                    items: {
+                      type: "object",
+                      properties: {
+                        name: { type: "string" },
+                        description: { type: "string" },
+                        inputSchema: { type: "object" },
+                        allowed: { type: "boolean" },
+                      },
+                    },
+                  },
+                  skipped: { type: "array", items: { type: "object" } },
+                },
+              },
+            },
+          },
+        },
         Error: {
           type: "object",
           required: ["error", "message"],
@@ -59,6 +94,19 @@ export function adminOpenApiDocument(schemas: AdminSchemas): object {
           responses: { 200: json(config, "Merged"), ...refusals },
         },
         delete: { responses: { 204: { description: "Removed" }, 404: notFound, ...refusals } },
+      },
+      "/chats/{chatId}/mcp": {
+        parameters: [chatIdParameter],
+        get: {
+          parameters: [{ name: "refresh", in: "query", schema: { enum: ["0", "1"] } }],
+          responses: {
+            200: json(
+              { $ref: "#/components/schemas/McpServers" },
+              "The chat's MCP servers, each listed now or from the cache (refresh=1: now); header names, never values",
+            ),
+            ...refusals,
+          },
+        },
       },
       "/usage": {
         get: {

@@ -8,6 +8,7 @@ import { settingsOf } from "../../config/settings.ts";
 import { usageReport } from "../../db/usage.ts";
 import { chatStub } from "../../durable/chat-key.ts";
 import type { Env } from "../../env.ts";
+import { describeMcpServers } from "../../mcp/describe.ts";
 import { tools } from "../../tools/index.ts";
 import { requireBearer, secretsEqual } from "../bearer.ts";
 import { HttpError } from "../error.ts";
@@ -34,6 +35,7 @@ const chatIdText = z
 const chatIdParam = z.object({ chatId: chatIdText });
 const configQuery = z.object({ effective: z.enum(["0", "1"]).optional() });
 const usageQuery = z.object({ chatId: chatIdText.optional() });
+const mcpQuery = z.object({ refresh: z.enum(["0", "1"]).optional() });
 
 /**
  * `/admin/*`: per-chat config in KV and usage sums, behind `Authorization: Bearer <ADMIN_TOKEN>`. Without
@@ -92,6 +94,18 @@ export function adminRoutes(): Hono<AdminEnv> {
     await configs.delete(chatId);
     await tellChat(c.env, chatId, { state: "none" });
     return c.body(null, 204);
+  });
+
+  admin.get("/chats/:chatId/mcp", async (c) => {
+    const chatId = chatIdOf(c);
+    const { refresh } = validInput(mcpQuery, c.req.query(), "query");
+    const stored = await store(c.env).get(chatId);
+    const settings = settingsOf(c.env);
+    const config = resolveConfig(stored.state === "valid" ? stored.config : undefined, settings);
+    return c.json(
+      { chatId, servers: await describeMcpServers(config, { env: c.env, settings, refresh: refresh === "1" }) },
+      200,
+    );
   });
 
   admin.get("/usage", async (c) => {
