@@ -1,6 +1,11 @@
 import { env } from "cloudflare:workers";
 import { Buffer } from "node:buffer";
+import { Api } from "grammy/web";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { settingsOf } from "../../src/config/settings.ts";
+import { healthReport } from "../../src/http/routes/health.ts";
+import { ingestMedia } from "../../src/media/ingest.ts";
+import { ingestServicesOf } from "../../src/media/services.ts";
 import { TINY_PNG_BASE64 } from "../fakes/server.ts";
 import {
   admin,
@@ -309,5 +314,28 @@ describe("generate_image", () => {
     const toolResult = (await lastOpenAIBody()).messages.find((message) => message.role === "tool");
     expect(String(toolResult?.content)).toContain("content policy");
     expect(await fakes.requests("telegram", { method: "sendPhoto" })).toHaveLength(0);
+  });
+});
+
+describe("without the MEDIA bucket", () => {
+  it("/health names the missing binding", () => {
+    const { MEDIA: _bucket, ...rest } = env;
+    const report = healthReport({ ...rest } as typeof env);
+    expect(report.ok).toBe(false);
+    expect(report.problems).toEqual([expect.stringContaining("MEDIA (an R2 bucket binding) is missing")]);
+  });
+
+  it("a file is left out with a sentence for the chat and one for the model, and nothing is downloaded", async () => {
+    const result = await ingestMedia(
+      {
+        ...ingestServicesOf(env, settingsOf(env), new Api(BOT_TOKEN, { apiRoot: `${env.FAKES_URL}/telegram` })),
+        bucket: undefined,
+      },
+      [{ kind: "photo", mediaType: "image/jpeg", sizes: [{ fileId: "p", fileUniqueId: "pu", width: 10, height: 10 }] }],
+    );
+    expect(result.attachments).toEqual([]);
+    expect(result.notices).toEqual(["🖼 I can't read a photo: this bot has no file storage set up."]);
+    expect(result.placeholders).toHaveLength(1);
+    expect(await fakes.requests("telegram", { method: "getFile" })).toHaveLength(0);
   });
 });

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { type Settings, settingsOf } from "../../config/settings.ts";
 import type { Env } from "../../env.ts";
+import { mediaBucket } from "../../media/services.ts";
 
 /**
  * `GET /health`: whether the bot can work, and if not, which variables are missing or unusable. Names only, never
@@ -15,7 +16,7 @@ export function healthReport(env: Env): { ok: boolean; missing: string[]; proble
   const missing = missingVariables(settings);
   const problems = [
     ...settings.problems,
-    ...(env.MEDIA
+    ...(mediaBucket(env)
       ? []
       : ["MEDIA (an R2 bucket binding) is missing: photos, voice notes and files get a sentence instead"]),
   ];
