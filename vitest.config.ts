@@ -52,6 +52,10 @@ export default defineConfig({
                 MODEL_CHOICES: "openai:gpt-test, anthropic:claude-sonnet-4-5",
                 PROVIDER_MAX_RETRIES: "2",
                 BOT_NAME: "Testbot",
+                // The tests' model names see images; "text-only" models do not.
+                VISION_MODELS: "gpt-test,gpt-4o*,claude-*",
+                // generate_image is offered (it is off unless an images model is named).
+                IMAGE_MODEL: "gpt-image-test",
                 // Faster than deployed, so that streaming tests take a second or two, not ten.
                 STREAM_EDIT_INTERVAL_MS: "1000",
                 // Small enough that a test reaches it with three fetched pages.

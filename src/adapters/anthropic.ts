@@ -12,6 +12,7 @@ import type { ErrorClassification } from "../protocol/events.ts";
 import { type HistoryMessage, parseToolArguments, type ToolCall } from "../protocol/messages.ts";
 import type { ModelTool } from "../protocol/run-payload.ts";
 import { ProviderError, providerErrorFrom } from "./errors.ts";
+import { isPlainText, type MediaLibrary, type UserPart, userPartsOf } from "./media-parts.ts";
 import { serverSentEvents } from "./server-sent-events.ts";
 import type { ModelAdapter, ModelRequest, ModelResponse, ModelStreamPart } from "./types.ts";
 
@@ -131,7 +132,7 @@ export class AnthropicAdapter implements ModelAdapter {
       model: request.model,
       max_tokens: this.maxOutputTokens,
       system: [{ type: "text" as const, text: request.system, cache_control: CACHE }],
-      messages: toAnthropicMessages(request.messages),
+      messages: toAnthropicMessages(request.messages, request.media),
       ...(tools.length > 0 ? { tools } : {}),
     };
   }
@@ -163,7 +164,7 @@ function responseOf(text: string, toolCalls: ToolCall[], usage: UsageCounts | un
  * Neutral history to Messages API turns: tool calls become `tool_use` blocks, tool results `tool_result` blocks in a
  * user turn, and neighbouring messages of one role are merged, since the API wants the roles to alternate.
  */
-export function toAnthropicMessages(history: readonly HistoryMessage[]): MessageParam[] {
+export function toAnthropicMessages(history: readonly HistoryMessage[], media?: MediaLibrary): MessageParam[] {
   const turns: { role: "user" | "assistant"; content: ContentBlockParam[] }[] = [];
   const add = (role: "user" | "assistant", blocks: ContentBlockParam[]) => {
     if (blocks.length === 0) return;
@@ -183,7 +184,11 @@ export function toAnthropicMessages(history: readonly HistoryMessage[]): Message
   for (const message of history) {
     switch (message.role) {
       case "user":
-        add("user", message.content.trim() === "" ? [] : [{ type: "text", text: message.content }]);
+        if (isPlainText(message)) {
+          add("user", message.content.trim() === "" ? [] : [{ type: "text", text: message.content }]);
+        } else {
+          add("user", userPartsOf(message, media).flatMap(toAnthropicBlock));
+        }
         break;
       case "assistant": {
         const blocks: ContentBlockParam[] =
@@ -212,6 +217,34 @@ export function toAnthropicMessages(history: readonly HistoryMessage[]): Message
     }
   }
   return turns;
+}
+
+const IMAGE_TYPES = ["image/jpeg", "image/png", "image/gif", "image/webp"] as const;
+type AnthropicImageType = (typeof IMAGE_TYPES)[number];
+
+function isAnthropicImageType(mediaType: string): mediaType is AnthropicImageType {
+  return (IMAGE_TYPES as readonly string[]).includes(mediaType);
+}
+
+/** Images as base64 image blocks, PDFs as base64 document blocks; an image type the API does not take says so. */
+function toAnthropicBlock(part: UserPart): ContentBlockParam[] {
+  switch (part.type) {
+    case "text":
+      return part.text.trim() === "" ? [] : [{ type: "text", text: part.text }];
+    case "image":
+      if (!isAnthropicImageType(part.mediaType)) {
+        return [{ type: "text", text: `[an image in ${part.mediaType}, a format this model does not read]` }];
+      }
+      return [{ type: "image", source: { type: "base64", media_type: part.mediaType, data: part.base64 } }];
+    case "pdf":
+      return [
+        {
+          type: "document",
+          title: part.fileName,
+          source: { type: "base64", media_type: "application/pdf", data: part.base64 },
+        },
+      ];
+  }
 }
 
 /** Tool call ids from other providers may hold characters the Messages API refuses; map them the same way twice. */

@@ -1,5 +1,6 @@
 import type {
   ChatCompletion,
+  ChatCompletionContentPart,
   ChatCompletionMessageFunctionToolCall,
   ChatCompletionMessageParam,
   ChatCompletionTool,
@@ -8,6 +9,7 @@ import type { CompletionUsage } from "openai/resources/completions";
 import type { HistoryMessage, ToolCall } from "../protocol/messages.ts";
 import type { ModelTool } from "../protocol/run-payload.ts";
 import { ProviderError, providerErrorFrom } from "./errors.ts";
+import { isPlainText, type MediaLibrary, type UserPart, userPartsOf } from "./media-parts.ts";
 import { ChatCompletionsClient, type ChatCompletionsClientOptions } from "./openai-client.ts";
 import type { ModelAdapter, ModelRequest, ModelResponse, ModelStreamPart } from "./types.ts";
 
@@ -107,7 +109,7 @@ export class OpenAIAdapter implements ModelAdapter {
       model: request.model,
       messages: [
         { role: "system" as const, content: request.system },
-        ...request.messages.map(toOpenAIMessage),
+        ...request.messages.map((message) => toOpenAIMessage(message, request.media)),
       ] satisfies ChatCompletionMessageParam[],
       ...(tools.length > 0 ? { tools } : {}),
       ...(this.maxTokens === undefined ? {} : { max_tokens: this.maxTokens }),
@@ -142,10 +144,11 @@ function responseOf(reply: {
   };
 }
 
-export function toOpenAIMessage(message: HistoryMessage): ChatCompletionMessageParam {
+export function toOpenAIMessage(message: HistoryMessage, media?: MediaLibrary): ChatCompletionMessageParam {
   switch (message.role) {
     case "user":
-      return { role: "user", content: message.content };
+      if (isPlainText(message)) return { role: "user", content: message.content };
+      return { role: "user", content: userPartsOf(message, media).map(toOpenAIPart) };
     case "assistant":
       if (!message.toolCalls?.length) return { role: "assistant", content: message.content };
       return {
@@ -159,6 +162,21 @@ export function toOpenAIMessage(message: HistoryMessage): ChatCompletionMessageP
       };
     case "tool":
       return { role: "tool", tool_call_id: message.toolCallId, content: message.content };
+  }
+}
+
+/** Images as data URLs (`image_url`), PDFs as inline file inputs (`file` with `file_data`). */
+function toOpenAIPart(part: UserPart): ChatCompletionContentPart {
+  switch (part.type) {
+    case "text":
+      return { type: "text", text: part.text };
+    case "image":
+      return { type: "image_url", image_url: { url: `data:${part.mediaType};base64,${part.base64}` } };
+    case "pdf":
+      return {
+        type: "file",
+        file: { filename: part.fileName, file_data: `data:application/pdf;base64,${part.base64}` },
+      };
   }
 }
 

@@ -1,6 +1,7 @@
 import type { AgentEvent } from "../protocol/events.ts";
 import type { AssistantMessage, HistoryMessage } from "../protocol/messages.ts";
 import type { ModelTool, RunPayload, ToolOutcome } from "../protocol/run-payload.ts";
+import type { MediaLibrary } from "./media-parts.ts";
 
 /** One model call: the conversation so far, the tools the model may call, and who may cancel it. */
 export interface ModelRequest {
@@ -8,6 +9,8 @@ export interface ModelRequest {
   system: string;
   messages: readonly HistoryMessage[];
   tools: readonly ModelTool[];
+  /** The files the messages' attachments refer to, loaded (or left out, with why) before the call. */
+  media?: MediaLibrary;
   signal?: AbortSignal;
 }
 

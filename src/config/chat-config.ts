@@ -57,6 +57,8 @@ function buildSchema(toolNames: readonly string[]) {
     agentAccess: z.enum(["admins", "everyone"]).optional(),
     /** Models tried in order when the chat's own is overloaded, rate-limited or unreachable; [] turns off a default. */
     fallbacks: z.array(fallbackSchema).max(MAX_FALLBACKS).optional(),
+    /** Quote a voice note's transcript in the chat before the answer (default off: the model reads it either way). */
+    quoteTranscripts: z.boolean().optional(),
     /** Remote MCP servers whose tools join this chat's (src/mcp/). */
     mcpServers: mcpServersSchema.optional(),
   });
@@ -94,6 +96,7 @@ export interface EffectiveConfig {
   agentAccess: "admins" | "everyone";
   /** The chat's fallback chain (its own, else DEFAULT_FALLBACKS), each with its model resolved. */
   fallbacks: { provider: Fallback["provider"]; model: string }[];
+  quoteTranscripts: boolean;
   mcpServers: McpServerConfig[];
   /** Where provider and model came from, for /status and the admin API. */
   source: { provider: "chat" | "DEFAULT_PROVIDER" | "built-in"; model: "chat" | "DEFAULT_MODEL" | "built-in" };
@@ -136,6 +139,7 @@ export function resolveConfig(config: ChatConfig | undefined, settings: Settings
       provider: fallback.provider,
       model: fallback.model ?? DEFAULT_MODELS[fallback.provider],
     })),
+    quoteTranscripts: config?.quoteTranscripts ?? false,
     mcpServers: config?.mcpServers ?? [],
     source: { provider: providerSource, model: modelSource },
   };

@@ -65,6 +65,12 @@ export interface Settings {
   usageFlushMs: number;
   /** Local dev only: the Bot API stand-in `npm run dev` starts without a bot token; the console's playground talks to it. */
   playgroundUrl: string | undefined;
+  /** Photos, voice notes and files: caps, and which models see images. */
+  media: MediaSettings;
+  /** Voice notes to text: an OpenAI-compatible endpoint, or off. */
+  transcription: { kind: "off" } | { kind: "api"; model: string; baseUrl: string | undefined };
+  /** `generate_image`'s model; undefined: the tool is not offered. */
+  imageModel: string | undefined;
   /** Variables that are set but unusable, by name, with what is wrong. Never their values. */
   problems: string[];
 }
@@ -90,6 +96,23 @@ export type AgentRunner = { kind: "container" } | { kind: "url"; url: string; to
  * for a runner started by hand, through this Worker's public `/agent/tools/:chat` route at `baseUrl`.
  */
 export type ToolCallbackRoute = { kind: "container" } | { kind: "public-route"; baseUrl: string };
+
+export interface MediaSettings {
+  /** Files over this are not downloaded (never more than the Bot API's 20 MB). */
+  maxFileBytes: number;
+  /** The most recent images a model call gets; older ones are named, not shown. */
+  maxImagesPerTurn: number;
+  /** A photo is taken in the largest size Telegram offers within this edge (px). */
+  imageMaxEdge: number;
+  /** Characters of a text-like document a model gets. */
+  documentTextMaxChars: number;
+  /** Model name patterns (`*` matches anything) that see images and read PDFs. */
+  visionModels: readonly string[];
+}
+
+/** The Bot API's download limit for bots. */
+export const TELEGRAM_DOWNLOAD_LIMIT_BYTES = 20 * 1024 * 1024;
+export const DEFAULT_VISION_MODELS = "gpt-4o*,gpt-4.1*,gpt-4.5*,gpt-5*,o1,o3,o4-mini*,claude-*,gemini-*";
 
 export const DEFAULT_HISTORY_LIMIT = 40;
 
@@ -200,6 +223,24 @@ export function readSettings(env: Env): Settings {
   };
   const runnerUrl = url("AGENT_RUNNER_URL");
   const historyLimit = integer("HISTORY_LIMIT", DEFAULT_HISTORY_LIMIT, 2, 1000);
+  const transcriptionModel = text(env.TRANSCRIPTION_MODEL) ?? "gpt-4o-mini-transcribe";
+  const transcriptionBaseUrl = url("TRANSCRIPTION_BASE_URL");
+  const transcriptionOn = transcriptionModel.toLowerCase() !== "off";
+  const imageModel = text(env.IMAGE_MODEL);
+  // Both are called with OPENAI_API_KEY: named without it, they cannot work, which /health should say.
+  if (text(env.TRANSCRIPTION_MODEL) !== undefined && transcriptionOn && !text(env.OPENAI_API_KEY)) {
+    problems.push("TRANSCRIPTION_MODEL needs OPENAI_API_KEY (or set it to off): voice notes are not transcribed");
+  }
+  if (imageModel !== undefined && !text(env.OPENAI_API_KEY)) {
+    problems.push("IMAGE_MODEL needs OPENAI_API_KEY: generate_image is not offered");
+  }
+  const visionModels = (text(env.VISION_MODELS) ?? DEFAULT_VISION_MODELS)
+    .split(",")
+    .map((pattern) => pattern.trim())
+    .filter((pattern) => pattern !== "");
+  if (visionModels.some((pattern) => !/^[A-Za-z0-9._:/@*-]{1,200}$/.test(pattern))) {
+    problems.push("VISION_MODELS must be comma-separated model names, where * matches anything");
+  }
   const callbackUrl = url("AGENT_CALLBACK_URL");
 
   return {
@@ -253,6 +294,17 @@ export function readSettings(env: Env): Settings {
       ),
     },
     usageFlushMs: integer("USAGE_FLUSH_SECONDS", 30, 0, 3600) * 1000,
+    media: {
+      maxFileBytes: integer("MEDIA_MAX_FILE_MB", 20, 1, 20) * 1024 * 1024,
+      maxImagesPerTurn: integer("MEDIA_MAX_IMAGES_PER_TURN", 4, 0, 100),
+      imageMaxEdge: integer("IMAGE_MAX_EDGE_PX", 1568, 90, 10_000),
+      documentTextMaxChars: integer("DOCUMENT_TEXT_MAX_CHARS", 100_000, 1_000, 2_000_000),
+      visionModels,
+    },
+    transcription: transcriptionOn
+      ? { kind: "api", model: transcriptionModel, baseUrl: transcriptionBaseUrl }
+      : { kind: "off" },
+    imageModel,
     mcp: {
       listCacheMs: integer("MCP_LIST_CACHE_SECONDS", 300, 0, 86_400) * 1000,
       timeoutMs: integer("MCP_TIMEOUT_SECONDS", 20, 1, 300) * 1000,

@@ -5,6 +5,7 @@ import { redactSecrets } from "../config/secrets.ts";
 import { includes, settingsOf } from "../config/settings.ts";
 import { recordChatActivity } from "../db/chat-directory.ts";
 import type { Env } from "../env.ts";
+import { ingestServicesOf } from "../media/services.ts";
 import type { ToolOutcome } from "../protocol/run-payload.ts";
 import { enqueueDueTasks, runTask } from "../tasks/task-runner.ts";
 import { nextDueAt } from "../tasks/task-store.ts";
@@ -16,12 +17,12 @@ import { tools } from "../tools/index.ts";
 import { ActiveRun } from "../turn/active-run.ts";
 import { handleCommand } from "../turn/commands.ts";
 import { compactIfDue } from "../turn/compaction.ts";
+import { userMessagesOf } from "../turn/incoming-files.ts";
 import { chooseModel, isModelButton, modelChoiceOf, modelMenu } from "../turn/model-menu.ts";
 import { pairText } from "../turn/pairing.ts";
 import { runTurn } from "../turn/run-turn.ts";
 import { buildSystemPrompt } from "../turn/system-prompt.ts";
 import type { TurnServices } from "../turn/turn-services.ts";
-import { userMessageOf } from "../turn/user-message.ts";
 import { chatKeyOf, chatStub } from "./chat-key.ts";
 import { ChatStore, type InboxItem } from "./chat-store.ts";
 import { UsageFlush } from "./usage-flush.ts";
@@ -37,6 +38,8 @@ const STRANGER_NOTICE_INTERVAL_MS = 60 * 60 * 1000;
 const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 /** The console's "last activity" is this fresh at worst; a chat that writes often costs one D1 write per interval. */
 const DIRECTORY_INTERVAL_MS = 5 * 60 * 1000;
+/** How long the first photo of an album waits for the album's other updates. */
+const ALBUM_WAIT_MS = 1_500;
 
 export type Access = "allowed" | "stranger";
 
@@ -88,7 +91,8 @@ export class ChatSession extends DurableObject<Env> {
       return "queued";
     }
     if (access === "allowed") this.compaction?.abort();
-    await this.schedule.workArrived();
+    // Telegram posts an album as one update per photo, within moments: wait for the rest, so it is one turn.
+    await this.schedule.workArrived(message.mediaGroupId === undefined ? 0 : ALBUM_WAIT_MS);
     return "queued";
   }
 
@@ -193,10 +197,10 @@ export class ChatSession extends DurableObject<Env> {
       const { ids, messages } = batch;
       batch = { ids: [], messages: [] };
       const last = messages.at(-1)!;
-      await this.contained(services, ids, () =>
+      await this.contained(services, ids, async () =>
         runTurn(services, {
           kind: "chat",
-          users: messages.map(userMessageOf),
+          users: await userMessagesOf(services, messages),
           inboxIds: ids,
           messageId: last.messageId,
           ...(last.from ? { userId: last.from.id } : {}),
@@ -322,6 +326,7 @@ export class ChatSession extends DurableObject<Env> {
       db: database(this.env),
       telegram: this.telegram(),
       registry: tools,
+      ingest: ingestServicesOf(this.env, settings, this.telegram().api),
       configs: this.configs,
       chatKey: chatKeyOf(target),
       target,

@@ -54,13 +54,13 @@ export class WakeSchedule {
     return this.runStartedAt;
   }
 
-  /** New work was queued: make sure a drain takes it now. */
-  async workArrived(): Promise<void> {
+  /** New work was queued: make sure a drain takes it now (or within `withinMs`, to let the rest of an album in). */
+  async workArrived(withinMs = 0): Promise<void> {
     if (this.running) {
       this.arrivedWhileRunning = true;
       return;
     }
-    await this.wakeBy(this.now());
+    await this.wakeBy(this.now() + withinMs);
   }
 
   /** The alarm handler: runs `work` as the drain, then sets the alarm for what is due next. */

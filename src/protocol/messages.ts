@@ -12,8 +12,53 @@ export const toolCallSchema = z.object({
 });
 export type ToolCall = z.infer<typeof toolCallSchema>;
 
+/** Where a file's bytes live: an R2 key (`telegram/<file_unique_id>`, `generated/<id>`), never the bytes themselves. */
+const mediaKeySchema = z
+  .string()
+  .min(1)
+  .max(300)
+  .regex(/^[A-Za-z0-9_./-]+$/);
+const mediaTypeSchema = z.string().min(1).max(200);
+
+/**
+ * A file that came with a user message (or that a tool made), in one provider-neutral shape. History holds only the
+ * reference, the size and the media type; adapters load the bytes from R2 when they build a request.
+ */
+export const attachmentSchema = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("image"),
+    key: mediaKeySchema,
+    mediaType: mediaTypeSchema,
+    size: z.number().int().nonnegative(),
+    width: z.number().int().positive().optional(),
+    height: z.number().int().positive().optional(),
+  }),
+  z.object({
+    kind: z.literal("transcript"),
+    /** The recording, when it was downloaded (Telegram's own transcript needs no download). */
+    key: mediaKeySchema.optional(),
+    mediaType: mediaTypeSchema,
+    size: z.number().int().nonnegative(),
+    /** What was recorded: a voice note, an audio file or a round video note. */
+    source: z.enum(["voice", "audio", "video_note"]),
+    /** Machine-made text; the model is told so. */
+    text: z.string().max(100_000),
+    transcribedBy: z.enum(["telegram", "transcription-api"]),
+    durationSeconds: z.number().nonnegative().optional(),
+  }),
+  z.object({
+    kind: z.literal("document"),
+    key: mediaKeySchema,
+    mediaType: mediaTypeSchema,
+    size: z.number().int().nonnegative(),
+    fileName: z.string().max(300),
+  }),
+]);
+export type Attachment = z.infer<typeof attachmentSchema>;
+
 export const historyMessageSchema = z.discriminatedUnion("role", [
-  z.object({ role: z.literal("user"), content: z.string() }),
+  // Rows written before attachments existed are plain `{ role, content }` and stay valid.
+  z.object({ role: z.literal("user"), content: z.string(), attachments: z.array(attachmentSchema).max(20).optional() }),
   z.object({
     role: z.literal("assistant"),
     content: z.string(),

@@ -1,4 +1,4 @@
-import { Api, GrammyError } from "grammy/web";
+import { Api, GrammyError, InputFile } from "grammy/web";
 import { markdownToTelegramHtml, visibleLength } from "./format.ts";
 import { retryTransformer } from "./retry.ts";
 import { CUT_NOTE, MAX_PIECES, splitMessage, TELEGRAM_MESSAGE_LIMIT } from "./split.ts";
@@ -137,6 +137,14 @@ export class TelegramClient {
 
   async answerCallback(queryId: string, text: string): Promise<void> {
     await this.api.answerCallbackQuery(queryId, { text });
+  }
+
+  /** A photo uploaded from bytes (a generated image), with a plain caption cut to Telegram's 1,024 characters. */
+  async sendPhoto(target: ChatTarget, photo: { bytes: Uint8Array; fileName: string; caption?: string }): Promise<void> {
+    await this.api.sendPhoto(target.chatId, new InputFile(photo.bytes, photo.fileName), {
+      ...threadOf(target),
+      ...(photo.caption ? { caption: photo.caption.slice(0, 1024) } : {}),
+    });
   }
 
   async sendTyping(target: ChatTarget): Promise<void> {

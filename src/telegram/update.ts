@@ -28,6 +28,31 @@ const entitySchema = z.looseObject({
   user: userSchema.optional(),
 });
 
+/** The file fields every Telegram file object has; `file_size` may be missing. */
+const fileFields = {
+  file_id: z.string().min(1).max(500),
+  file_unique_id: z.string().min(1).max(200),
+  file_size: z.number().int().nonnegative().optional(),
+};
+const photoSizeSchema = z.looseObject({
+  ...fileFields,
+  width: z.number().int().nonnegative(),
+  height: z.number().int().nonnegative(),
+});
+const documentSchema = z.looseObject({
+  ...fileFields,
+  file_name: z.string().max(1000).optional(),
+  mime_type: z.string().max(200).optional(),
+});
+const recordingSchema = z.looseObject({
+  ...fileFields,
+  duration: z.number().nonnegative().optional(),
+  mime_type: z.string().max(200).optional(),
+  file_name: z.string().max(1000).optional(),
+  /** Telegram's own speech recognition, when it made one. */
+  transcript: z.string().max(100_000).optional(),
+});
+
 const baseMessageSchema = z.looseObject({
   message_id: z.number().int(),
   message_thread_id: z.number().int().optional(),
@@ -39,6 +64,12 @@ const baseMessageSchema = z.looseObject({
   caption: z.string().optional(),
   entities: z.array(entitySchema).optional(),
   caption_entities: z.array(entitySchema).optional(),
+  media_group_id: z.string().max(200).optional(),
+  photo: z.array(photoSizeSchema).max(20).optional(),
+  document: documentSchema.optional(),
+  voice: recordingSchema.optional(),
+  audio: recordingSchema.optional(),
+  video_note: recordingSchema.optional(),
 });
 
 const messageSchema = baseMessageSchema.extend({ reply_to_message: baseMessageSchema.optional() });
@@ -106,7 +137,32 @@ export interface ChatDescription {
   isForum: boolean;
 }
 
-/** A text message or caption the bot may answer, reduced to what the chat's object needs. */
+/** Where a file is in Telegram: `fileId` to download it, `fileUniqueId` to name it (stable across bots and time). */
+export interface TelegramFileRef {
+  fileId: string;
+  fileUniqueId: string;
+  /** Bytes, when Telegram said. */
+  size?: number;
+}
+
+/**
+ * A file that came with a message. A photo lists Telegram's sizes (the chat object picks one); an image sent as a
+ * file counts as a photo of one size; recordings may carry Telegram's own transcript.
+ */
+export type IncomingMedia =
+  | { kind: "photo"; mediaType: string; sizes: (TelegramFileRef & { width?: number; height?: number })[] }
+  | {
+      kind: "recording";
+      source: "voice" | "audio" | "video_note";
+      file: TelegramFileRef;
+      mediaType: string;
+      fileName?: string;
+      durationSeconds?: number;
+      transcript?: string;
+    }
+  | { kind: "document"; file: TelegramFileRef; mediaType: string; fileName: string };
+
+/** A text message, caption or file the bot may answer, reduced to what the chat's object needs. */
 export interface IncomingMessage {
   updateId: number;
   messageId: number;
@@ -118,6 +174,9 @@ export interface IncomingMessage {
   date: number;
   replyTo?: { fromId?: number; fromName?: string; text: string };
   command?: { name: string; args: string };
+  media?: IncomingMedia[];
+  /** The album this message is part of: an album's messages are answered as one turn. */
+  mediaGroupId?: string;
 }
 
 export function displayName(user: TelegramUser): string {
@@ -126,13 +185,14 @@ export function displayName(user: TelegramUser): string {
 
 /**
  * The message this bot handles in an update, or undefined for update kinds it ignores (edited messages, channel
- * posts, member changes, messages without text or caption, service messages).
+ * posts, member changes, messages with neither text, caption nor a file it reads, service messages).
  */
 export function incomingMessageOf(update: TelegramUpdate): IncomingMessage | undefined {
   const message = update.message;
   if (!message || message.chat.type === "channel") return undefined;
-  const text = message.text ?? message.caption;
-  if (text === undefined || text.trim() === "") return undefined;
+  const text = message.text ?? message.caption ?? "";
+  const media = mediaOf(message);
+  if (text.trim() === "" && media.length === 0) return undefined;
   const isForumTopic = message.chat.is_forum === true && message.is_topic_message === true;
   const reply = message.reply_to_message;
   const replyText = reply?.text ?? reply?.caption;
@@ -166,8 +226,56 @@ export function incomingMessageOf(update: TelegramUpdate): IncomingMessage | und
           },
         }
       : {}),
+    ...(media.length > 0 ? { media } : {}),
+    ...(message.media_group_id !== undefined ? { mediaGroupId: message.media_group_id } : {}),
     ...commandOf(text),
   };
+}
+
+const IMAGE_FILE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
+
+function fileRef(file: { file_id: string; file_unique_id: string; file_size?: number | undefined }): TelegramFileRef {
+  return {
+    fileId: file.file_id,
+    fileUniqueId: file.file_unique_id,
+    ...(file.file_size !== undefined ? { size: file.file_size } : {}),
+  };
+}
+
+/** The files of a message the bot reads: photos, image files (as photos), recordings and other files. */
+function mediaOf(message: TelegramMessage): IncomingMedia[] {
+  const media: IncomingMedia[] = [];
+  if (message.photo && message.photo.length > 0) {
+    media.push({
+      kind: "photo",
+      mediaType: "image/jpeg",
+      sizes: message.photo.map((size) => ({ ...fileRef(size), width: size.width, height: size.height })),
+    });
+  }
+  const document = message.document;
+  if (document) {
+    const mediaType = document.mime_type?.toLowerCase() ?? "application/octet-stream";
+    if (IMAGE_FILE_TYPES.has(mediaType)) media.push({ kind: "photo", mediaType, sizes: [fileRef(document)] });
+    else media.push({ kind: "document", file: fileRef(document), mediaType, fileName: document.file_name ?? "file" });
+  }
+  const recordings = [
+    ["voice", message.voice, "audio/ogg"],
+    ["audio", message.audio, "audio/mpeg"],
+    ["video_note", message.video_note, "video/mp4"],
+  ] as const;
+  for (const [source, recording, fallbackType] of recordings) {
+    if (!recording) continue;
+    media.push({
+      kind: "recording",
+      source,
+      file: fileRef(recording),
+      mediaType: recording.mime_type?.toLowerCase() ?? fallbackType,
+      ...(recording.file_name ? { fileName: recording.file_name } : {}),
+      ...(recording.duration !== undefined ? { durationSeconds: recording.duration } : {}),
+      ...(recording.transcript?.trim() ? { transcript: recording.transcript.trim() } : {}),
+    });
+  }
+  return media;
 }
 
 /** `/name@bot args` at the start of a text. The `@bot` part is kept in the name for the addressing check. */

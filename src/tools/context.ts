@@ -20,6 +20,10 @@ export interface ToolContext {
   isChatAllowed: (chatId: number) => boolean;
   /** Sends Markdown to a chat now, during the turn. */
   sendMessage: (target: { chatId: number; threadId?: number }, text: string) => Promise<void>;
+  /** Sends a photo to this chat (or forum topic) now, during the turn. */
+  sendPhoto: (photo: { bytes: Uint8Array; fileName: string; caption?: string }) => Promise<void>;
+  /** Keeps a file the turn made (a generated image) in the media bucket; its key, or undefined without a bucket. */
+  storeGenerated: (bytes: Uint8Array, mediaType: string) => Promise<string | undefined>;
   /** Tells a chat's (or forum topic's) object that its scheduled tasks changed, so it re-arms its alarm. */
   tasksChanged: (chatId: number, threadId?: number) => Promise<void>;
 }

@@ -1,4 +1,5 @@
 import { cancelTask, listTasks, pauseTask, resumeTask, scheduleTask, updateTask } from "../tasks/task-tools.ts";
+import { generateImageTool } from "./generate-image.ts";
 import { forget, recall, remember } from "./memory.ts";
 import { ToolRegistry } from "./registry.ts";
 import { sendMessage } from "./send-message.ts";
@@ -17,4 +18,5 @@ export const tools = new ToolRegistry([
   cancelTask,
   sendMessage,
   webFetch,
+  generateImageTool,
 ]);

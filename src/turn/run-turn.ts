@@ -1,6 +1,7 @@
 import { errorEventOf } from "../adapters/errors.ts";
 import { fitHistory } from "../adapters/fit-history.ts";
 import { createAdapter } from "../adapters/index.ts";
+import { type MediaLibrary, withFilesAsText } from "../adapters/media-parts.ts";
 import { runToolLoop } from "../adapters/tool-loop.ts";
 import type { Adapter } from "../adapters/types.ts";
 import { type EffectiveConfig, resolveConfig } from "../config/chat-config.ts";
@@ -10,6 +11,8 @@ import type { ToolCallbackRoute } from "../config/settings.ts";
 import { dayKey, startOfNextDay } from "../config/zones.ts";
 import type { UsageRecord } from "../db/usage.ts";
 import { type ChatMcp, openChatMcp } from "../mcp/chat-mcp.ts";
+import { planMedia } from "../media/load.ts";
+import { mediaBucket } from "../media/services.ts";
 import type { AgentErrorEvent, AgentEvent } from "../protocol/events.ts";
 import type { HistoryMessage, UserMessage } from "../protocol/messages.ts";
 import { agentToolsPath, type ModelTool, WORKER_CALLBACK_HOST } from "../protocol/run-payload.ts";
@@ -217,6 +220,29 @@ async function runTurnWithTools(
     priced: false,
     toolCalls: 0,
   };
+  const window = [
+    ...fitHistory(store.historyWindow(settings.historyLimit, summary?.throughId ?? 0), {
+      fixedBytes: 0,
+      maxBytes: bytesForTokens(settings.historyWindowTokens),
+    }),
+    ...request.users,
+  ];
+  let history: HistoryMessage[] = window;
+  let media: MediaLibrary | undefined;
+  if (choice.adapter.kind === "model") {
+    // Which files the model gets (the most recent images, text files as text) is decided and loaded once per turn.
+    const plan = await planMedia({
+      bucket: mediaBucket(services.env),
+      history: window,
+      newFrom: window.length - request.users.length,
+      model,
+      media: settings.media,
+    });
+    media = plan.library;
+    if (plan.notices.length > 0) await safely(() => telegram.sendPlain(target, plan.notices.join("\n")));
+  } else {
+    history = withFilesAsText(window, "files are not passed to the agent");
+  }
   const events = eventsOf(adapter, {
     services,
     stream: request.kind !== "task",
@@ -240,13 +266,8 @@ async function runTurnWithTools(
         ),
         mcp.note,
       ) + summarySection(summary),
-    history: [
-      ...fitHistory(store.historyWindow(settings.historyLimit, summary?.throughId ?? 0), {
-        fixedBytes: 0,
-        maxBytes: bytesForTokens(settings.historyWindowTokens),
-      }),
-      ...request.users,
-    ],
+    history,
+    ...(media ? { media } : {}),
     tools: tools.map((tool) => registry.modelTool(tool)),
     // A long tool loop stops at the daily budget rather than running past it.
     budgetReached: () =>
@@ -360,6 +381,8 @@ interface TurnInput {
   model: string;
   systemPrompt: string;
   history: HistoryMessage[];
+  /** The files the history's attachments refer to, as the model gets them (model adapters only). */
+  media?: MediaLibrary;
   tools: ModelTool[];
 }
 
@@ -375,6 +398,7 @@ function eventsOf(adapter: Adapter, input: TurnInput): AsyncGenerator<AgentEvent
           system: input.systemPrompt,
           messages: input.history,
           tools: input.tools,
+          ...(input.media ? { media: input.media } : {}),
           signal: run.signal,
         },
         executeTool: (name, argumentsText) => run.execute(name, argumentsText),

@@ -1,4 +1,6 @@
 import { includes } from "../config/settings.ts";
+import { mediaBucket } from "../media/services.ts";
+import { storeMedia } from "../media/store.ts";
 import type { ToolContext, TurnTrust } from "../tools/context.ts";
 import type { TurnServices } from "./turn-services.ts";
 
@@ -22,6 +24,16 @@ export function toolContext(
     isChatAllowed: services.isChatAllowed,
     sendMessage: async (target, text) => {
       await services.telegram.sendMarkdown(target, text);
+    },
+    sendPhoto: async (photo) => {
+      await services.telegram.sendPhoto(services.target, photo);
+    },
+    storeGenerated: async (bytes, mediaType) => {
+      const bucket = mediaBucket(services.env);
+      if (!bucket) return undefined;
+      const key = `generated/${crypto.randomUUID()}`;
+      await storeMedia(bucket, key, bytes, { mediaType });
+      return key;
     },
     tasksChanged: services.tasksChanged,
   };

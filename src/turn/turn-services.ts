@@ -4,6 +4,7 @@ import type { ConfigReader } from "../config/config-store.ts";
 import type { Settings } from "../config/settings.ts";
 import type { ChatStore } from "../durable/chat-store.ts";
 import type { Env } from "../env.ts";
+import type { IngestServices } from "../media/ingest.ts";
 import type { TelegramClient } from "../telegram/client.ts";
 import type { ChatDescription, ChatTarget } from "../telegram/update.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
@@ -17,6 +18,8 @@ export interface TurnServices {
   db: DrizzleD1Database;
   telegram: TelegramClient;
   registry: ToolRegistry;
+  /** Bringing a message's photos, recordings and files in (R2, Telegram's file download, transcription). */
+  ingest: IngestServices;
   configs: ConfigReader;
   chatKey: string;
   target: ChatTarget;

@@ -12,10 +12,25 @@ import { htmlProblem } from "./telegram-html.ts";
  */
 export type Service = "telegram" | "openai" | "anthropic" | "runner" | "web" | "webhook";
 
+/** A file the fake Telegram serves through `getFile` and `/file/bot<token>/<path>` (scripted with `/__control/file`). */
+export interface FakeFile {
+  fileId: string;
+  /** The file's bytes, base64. */
+  base64: string;
+  contentType?: string;
+  /** What `getFile` says the size is, when it should differ from the bytes (a file over the limit). */
+  announcedSize?: number;
+}
+
+/** A tiny valid PNG (1×1), the default content of any file the tests did not script, and of generated images. */
+export const TINY_PNG_BASE64 =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+
 export interface ScriptedResponse {
   /** Telegram only: the Bot API method this answer is for (other methods keep their defaults). */
   method?: string;
-  /** Web only: the path this answer is for. */
+  /** Web: the path this answer is for. OpenAI: an answer for this path only (e.g. `/openai/v1/audio/transcriptions`);
+   * answers without a path go to chat completions. */
   path?: string;
   status?: number;
   headers?: Record<string, string>;
@@ -64,6 +79,7 @@ export interface Fakes {
 
 export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
   const scripts = new Map<Service, ScriptedResponse[]>();
+  const files = new Map<string, FakeFile>();
   const waiters = new Set<() => void>();
   let messageId = 1000;
   const hanging = new Set<ServerResponse>();
@@ -115,12 +131,25 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
       fakes.onRequest?.(record);
       for (const waiter of [...waiters]) waiter();
 
+      if (service === "telegram" && url.pathname.startsWith("/telegram/file/")) {
+        const file = files.get(method) ?? { fileId: method, base64: TINY_PNG_BASE64 };
+        const bytes = Buffer.from(file.base64, "base64");
+        response.writeHead(200, { "content-type": file.contentType ?? "application/octet-stream" });
+        response.end(bytes);
+        return;
+      }
       const scripted =
         service === "telegram"
           ? take(service, (script) => script.method === method)
           : service === "web"
             ? take(service, (script) => script.path === url.pathname)
-            : take(service, () => true);
+            : service === "openai"
+              ? take(service, (script) =>
+                  url.pathname.endsWith("/chat/completions")
+                    ? script.path === undefined || script.path === url.pathname
+                    : script.path === url.pathname,
+                )
+              : take(service, () => true);
       const streamed =
         (service === "openai" || service === "anthropic") && (body as { stream?: unknown })?.stream === true;
       if (scripted) return await answer(response, scripted, streamed ? service : undefined);
@@ -205,12 +234,28 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
           const seconds = Math.min(Number((body as { timeout?: number } | undefined)?.timeout ?? 0), 2);
           if (seconds > 0) await sleep(seconds * 1000);
         }
+        if (method === "getFile") {
+          const fileId = String((body as { file_id?: unknown } | undefined)?.file_id ?? "");
+          const file = files.get(fileId) ?? { fileId, base64: TINY_PNG_BASE64 };
+          record.result = {
+            file_id: fileId,
+            file_unique_id: `unique-${fileId}`,
+            file_size: file.announcedSize ?? Buffer.from(file.base64, "base64").byteLength,
+            // Telegram's paths are `<kind>/file_<n>.<ext>`; here the id, so that the download finds the file.
+            file_path: `documents/${fileId}`,
+          };
+          return send(response, 200, { ok: true, result: record.result });
+        }
         const refusal = telegramRefusal(method, body);
         if (refusal) return send(response, 400, { ok: false, error_code: 400, description: refusal });
         record.result = telegramDefault(method, body, ++messageId);
         return send(response, 200, { ok: true, result: record.result });
       }
       case "openai":
+        if (method.endsWith("/audio/transcriptions")) return send(response, 200, { text: "Hello from a voice note." });
+        if (method.endsWith("/images/generations")) {
+          return send(response, 200, { created: 1, data: [{ b64_json: TINY_PNG_BASE64 }] });
+        }
         if (options.modelDelayMs) await sleep(options.modelDelayMs);
         if (streamed) return streamEvents(response, openaiEvents(openaiDefault(body)));
         return send(response, 200, openaiDefault(body));
@@ -232,8 +277,14 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
     const action = url.pathname.slice("/__control/".length);
     if (action === "reset") {
       scripts.clear();
+      files.clear();
       fakes.requests.length = 0;
       fakes.counters.clear();
+      return send(response, 200, { ok: true });
+    }
+    if (action === "file") {
+      const file = JSON.parse(raw) as FakeFile;
+      files.set(file.fileId, file);
       return send(response, 200, { ok: true });
     }
     if (action === "script") {
@@ -355,9 +406,18 @@ function openaiDefault(body: unknown): unknown {
   const messages = (body as { messages?: { role: string; content: unknown }[] })?.messages ?? [];
   const lastAssistant = messages.map((message) => message.role).lastIndexOf("assistant");
   const fresh = messages.slice(lastAssistant + 1).filter((message) => message.role === "user");
-  return openaiCompletion(
-    `echo: ${fresh.map((message) => (typeof message.content === "string" ? message.content : "")).join(" | ")}`,
-  );
+  return openaiCompletion(`echo: ${fresh.map((message) => contentText(message.content)).join(" | ")}`);
+}
+
+/** A message's text; of content parts, the text parts, with `(image)` and `(file name)` for the others. */
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((part: { type?: string; text?: string; file?: { filename?: string } }) =>
+      part.type === "text" ? part.text : part.type === "image_url" ? "(image)" : `(file ${part.file?.filename})`,
+    )
+    .join(" ");
 }
 
 function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -330,9 +330,60 @@ describe("/health without any API key", () => {
   } satisfies Partial<Record<EnvVariable, string>>;
 
   it("is ok on Workers AI's binding, and names the binding when it is missing", () => {
-    expect(healthReport({ ...keyless, AI: {} } as unknown as Env)).toEqual({ ok: true, missing: [], problems: [] });
+    expect(healthReport({ ...keyless, AI: {}, MEDIA: {} } as unknown as Env)).toEqual({
+      ok: true,
+      missing: [],
+      problems: [],
+    });
     expect(healthReport(envOf(keyless)).missing).toEqual(["AI (binding)"]);
     // An explicit provider without its key is still reported.
     expect(healthReport(envOf({ ...keyless, DEFAULT_PROVIDER: "openai" })).missing).toEqual(["OPENAI_API_KEY"]);
+  });
+});
+
+describe("media settings", () => {
+  it("have defaults: 20 MB, 4 images a turn, 1568 px, transcription on, no image model", () => {
+    const settings = settingsWith({});
+    expect(settings.media.maxFileBytes).toBe(20 * 1024 * 1024);
+    expect(settings.media.maxImagesPerTurn).toBe(4);
+    expect(settings.media.imageMaxEdge).toBe(1568);
+    expect(settings.transcription).toEqual({ kind: "api", model: "gpt-4o-mini-transcribe", baseUrl: undefined });
+    expect(settings.imageModel).toBeUndefined();
+  });
+
+  it("never go past the Bot API's 20 MB, and say so", () => {
+    const settings = settingsWith({ MEDIA_MAX_FILE_MB: "50" });
+    expect(settings.media.maxFileBytes).toBe(20 * 1024 * 1024);
+    expect(settings.problems).toEqual(["MEDIA_MAX_FILE_MB must be a whole number from 1 to 20"]);
+  });
+
+  it("turn transcription off, and read a base URL and model", () => {
+    expect(settingsWith({ TRANSCRIPTION_MODEL: "off" }).transcription).toEqual({ kind: "off" });
+    const settings = settingsWith({
+      OPENAI_API_KEY: "k",
+      TRANSCRIPTION_MODEL: "whisper-large-v3",
+      TRANSCRIPTION_BASE_URL: "https://api.groq.com/openai/v1/",
+    });
+    expect(settings.transcription).toEqual({
+      kind: "api",
+      model: "whisper-large-v3",
+      baseUrl: "https://api.groq.com/openai/v1",
+    });
+    expect(settings.problems).toEqual([]);
+  });
+
+  it("report a transcription or image model without an OpenAI key", () => {
+    const settings = settingsWith({ TRANSCRIPTION_MODEL: "gpt-4o-mini-transcribe", IMAGE_MODEL: "gpt-image-1" });
+    expect(settings.problems).toEqual([
+      "TRANSCRIPTION_MODEL needs OPENAI_API_KEY (or set it to off): voice notes are not transcribed",
+      "IMAGE_MODEL needs OPENAI_API_KEY: generate_image is not offered",
+    ]);
+  });
+
+  it("read VISION_MODELS patterns and refuse odd ones", () => {
+    expect(settingsWith({ VISION_MODELS: " llava*, gpt-4o " }).media.visionModels).toEqual(["llava*", "gpt-4o"]);
+    expect(settingsWith({ VISION_MODELS: "gpt 4o" }).problems).toEqual([
+      "VISION_MODELS must be comma-separated model names, where * matches anything",
+    ]);
   });
 });

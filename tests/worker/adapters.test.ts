@@ -220,7 +220,7 @@ describe("history conversion", () => {
   });
 
   it("gives OpenAI the same conversation with tool_calls and tool messages", () => {
-    const messages = history.map(toOpenAIMessage);
+    const messages = history.map((message) => toOpenAIMessage(message));
     expect(messages[1]).toEqual({
       role: "assistant",
       content: null,

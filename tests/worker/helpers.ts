@@ -1,7 +1,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { anthropicMessage, type FakeToolCall, openaiCompletion } from "../fakes/bodies.ts";
-import type { RecordedRequest, ScriptedResponse, Service } from "../fakes/server.ts";
+import type { FakeFile, RecordedRequest, ScriptedResponse, Service } from "../fakes/server.ts";
 
 export const WEBHOOK_SECRET = "test-webhook-secret";
 export const ADMIN_TOKEN = "test-admin-token";
@@ -16,6 +16,10 @@ export const STRANGER_CHAT = 5005;
 export const fakes = {
   async script(service: Service, ...responses: ScriptedResponse[]): Promise<void> {
     await fetch(`${env.FAKES_URL}/__control/script`, { method: "POST", body: JSON.stringify({ service, responses }) });
+  },
+  /** A file the fake Telegram serves by its id. */
+  async file(file: FakeFile): Promise<void> {
+    await fetch(`${env.FAKES_URL}/__control/file`, { method: "POST", body: JSON.stringify(file) });
   },
   async requests(service: Service, filter: { method?: string; chatId?: number } = {}): Promise<RecordedRequest[]> {
     const response = await fetch(`${env.FAKES_URL}/__control/requests?${query(service, filter)}`);
@@ -200,4 +204,37 @@ export async function settled(chatId: number, threadId?: number): Promise<void> 
   await runInDurableObject(session(chatId, threadId), async (instance) => {
     await instance.schedule.drain?.catch(() => undefined);
   });
+}
+
+/** A photo as Telegram lists it: a small and a large size of one picture (ids derived from `id`). */
+export function photoSizes(id: string, options: { fileSize?: number } = {}): Record<string, unknown>[] {
+  return [
+    { file_id: `${id}-small`, file_unique_id: `${id}-small-u`, width: 90, height: 60, file_size: 1000 },
+    {
+      file_id: `${id}-large`,
+      file_unique_id: `${id}-large-u`,
+      width: 1280,
+      height: 853,
+      ...(options.fileSize !== undefined ? { file_size: options.fileSize } : {}),
+    },
+  ];
+}
+
+/** An update whose message carries `fields` (photo, voice, document, media_group_id…) and an optional caption. */
+export function mediaUpdate(
+  fields: Record<string, unknown>,
+  options: { caption?: string; chatId?: number } = {},
+): Record<string, unknown> {
+  const update = textUpdate("", options.chatId === undefined ? {} : { chatId: options.chatId });
+  const { text: _text, ...message } = update.message as Record<string, unknown>;
+  return {
+    ...update,
+    message: { ...message, ...fields, ...(options.caption !== undefined ? { caption: options.caption } : {}) },
+  };
+}
+
+/** Posts an update and fails the test unless the webhook takes it. */
+export async function post(update: unknown): Promise<void> {
+  const response = await postUpdate(update);
+  if (response.status !== 200) throw new Error(`webhook answered ${response.status}: ${await response.text()}`);
 }

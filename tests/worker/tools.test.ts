@@ -33,6 +33,8 @@ function context(
     sendMessage: async (target, text) => {
       sent.push({ chatId: target.chatId, text });
     },
+    sendPhoto: async () => undefined,
+    storeGenerated: async () => undefined,
     tasksChanged: async (id, threadId) => {
       changed.push(id);
       changedTopics.push([id, threadId]);

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { builtInProvider, type Settings, settingsOf } from "../../config/settings.ts";
 import type { Env } from "../../env.ts";
+import { mediaBucket } from "../../media/services.ts";
 
 /**
  * `GET /health`: whether the bot can work, and if not, which variables are missing or unusable. Names only, never
@@ -13,7 +14,13 @@ export function healthRoutes(): Hono<{ Bindings: Env }> {
 export function healthReport(env: Env): { ok: boolean; missing: string[]; problems: string[] } {
   const settings = settingsOf(env);
   const missing = missingVariables(settings, env);
-  return { ok: missing.length === 0 && settings.problems.length === 0, missing, problems: settings.problems };
+  const problems = [
+    ...settings.problems,
+    ...(mediaBucket(env)
+      ? []
+      : ["MEDIA (an R2 bucket binding) is missing: photos, voice notes and files get a sentence instead"]),
+  ];
+  return { ok: missing.length === 0 && problems.length === 0, missing, problems };
 }
 
 function missingVariables(settings: Settings, env: Env): string[] {
