@@ -6,7 +6,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/protocol/events.ts";
 import { chatDirectoryName } from "../workspace.ts";
 import { FakeAnthropic, isMainLoop, messagesText, toolResults, USAGE } from "./fake-anthropic.ts";
-import { FakeToolEndpoint, payloadFor, postRun, RunnerProcess, streamRun, TEST_API_KEY } from "./helpers.ts";
+import {
+  FakeToolEndpoint,
+  payloadFor,
+  postRun,
+  RUN_HEADERS,
+  RunnerProcess,
+  streamRun,
+  TEST_API_KEY,
+} from "./helpers.ts";
 
 /**
  * The runner end to end: `node container/server.ts` as a child process, the real Claude Agent SDK and its CLI,
@@ -393,7 +401,7 @@ describe("bad requests and concurrency", () => {
   it("refuses a body that is not sent as JSON (so a web page cannot post one cross-site)", async () => {
     const response = await fetch(`${runner.url}/run`, {
       method: "POST",
-      headers: { "content-type": "text/plain" },
+      headers: { ...RUN_HEADERS, "content-type": "text/plain" },
       body: JSON.stringify(payloadFor("chat:1104")),
     });
     expect(response.status).toBe(415);
@@ -401,8 +409,8 @@ describe("bad requests and concurrency", () => {
     expect(api.requests).toHaveLength(0);
   });
 
-  it("wants RUNNER_TOKEN as a bearer token when it is set", async () => {
-    const guarded = await new RunnerProcess().start(api.url, { RUNNER_TOKEN: "runner-secret" });
+  it("wants RUNNER_TOKEN as a bearer token", async () => {
+    const guarded = await new RunnerProcess().start(api.url, { RUNNER_TOKEN: "runner-secret-0123456789" });
     try {
       const post = (authorization?: string) =>
         fetch(`${guarded.url}/run`, {
@@ -415,7 +423,7 @@ describe("bad requests and concurrency", () => {
       expect(await refused.json()).toEqual({ error: "unauthorized", message: expect.any(String) });
       expect((await post("Bearer wrong")).status).toBe(401);
       // The right token gets past the check to the payload validation.
-      expect((await post("Bearer runner-secret")).status).toBe(400);
+      expect((await post("Bearer runner-secret-0123456789")).status).toBe(400);
     } finally {
       await guarded.stop();
     }
@@ -441,7 +449,7 @@ describe("bad requests and concurrency", () => {
     });
     const response = await fetch(`${runner.url}/run`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: RUN_HEADERS,
       body,
       duplex: "half",
     });

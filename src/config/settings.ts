@@ -27,6 +27,8 @@ export interface Settings {
   agentRunner: AgentRunner;
   toolCallback: ToolCallbackRoute;
   agentTimeoutMs: number;
+  /** The most output tokens one model call of a container's agent may ask for (the model proxy caps it). */
+  agentMaxOutputTokens: number;
   /** `web_fetch`: offered at all, and the private hosts (host:port) it may still reach, for local dev only. */
   webFetch: { enabled: boolean; privateHosts: ReadonlySet<string> };
   /** Daily limits for chats without their own (undefined: unlimited). */
@@ -193,6 +195,7 @@ export function readSettings(env: Env): Settings {
         : { kind: "url", url: runnerUrl, token: text(env.AGENT_RUNNER_TOKEN) },
     toolCallback: callbackUrl === undefined ? { kind: "container" } : { kind: "public-route", baseUrl: callbackUrl },
     agentTimeoutMs: integer("AGENT_TIMEOUT_SECONDS", 300, 1, 3600) * 1000,
+    agentMaxOutputTokens: integer("AGENT_MAX_OUTPUT_TOKENS", 16000, 1024, 128_000),
     stream: {
       draftIntervalMs: integer("STREAM_DRAFT_INTERVAL_MS", 400, 300, 10_000),
       // Telegram allows about 20 messages a minute in a group, edits included: one every 3 s stays well under.

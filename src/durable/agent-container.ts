@@ -5,28 +5,127 @@ import type { Env } from "../env.ts";
 import { handleError, notFound } from "../http/error.ts";
 import { agentToolsRoutes } from "../http/routes/agent-tools.ts";
 import { WORKER_CALLBACK_HOST } from "../protocol/run-payload.ts";
+import { EMPTY_USAGE, type ProxyUsage, proxyModelCall, type RunLedger } from "./model-proxy.ts";
 
 /** Plain-HTTP hosts the runner is pointed at; they exist only inside the container and end in the handlers below. */
 export const ANTHROPIC_PROXY_HOST = "anthropic.internal";
-const ALLOWED_ANTHROPIC_PATHS = new Set(["/v1/messages", "/v1/messages/count_tokens"]);
+/** Runs a container may have open at once (one runs at a time; a closing one may overlap the next). */
+const MAX_OPEN_RUNS = 8;
+const RUN_PREFIX = "proxy-run:";
+const RUNNER_TOKEN_KEY = "runner-token";
+
+interface OpenRun {
+  model: string;
+  openedAt: number;
+  usage: ProxyUsage;
+}
 
 /**
  * One container per chat running `container/` (the Claude Agent SDK runner). The Anthropic key never enters it:
- * the runner talks plain HTTP to `anthropic.internal`, and this class's outbound handler forwards each request to
- * the real API over HTTPS with the key added. Tool calls go to `worker.internal` and are served by the chat's object.
+ * the runner talks plain HTTP to `anthropic.internal`, and the outbound handler below forwards the calls of the
+ * running turn (its token is the CLI's API key) to the real API with the key added. Tool calls go to
+ * `worker.internal` and are served by the chat's object. The runner wants a bearer token of its own, a random one
+ * per container kept in this object's storage, which this object adds to every request it forwards.
  */
 export class AgentContainer extends Container<Env> {
   override defaultPort = 8080;
+  /**
+   * A sleeping container costs nothing; an awake one is billed for its memory and disk (and CPU while it works).
+   * Ten idle minutes keep a conversation's follow-ups warm, after which the next message pays a cold start.
+   */
   override sleepAfter = "10m";
-  override envVars: Record<string, string> = {
-    PORT: "8080",
-    IS_SANDBOX: "1",
-    ANTHROPIC_BASE_URL: `http://${ANTHROPIC_PROXY_HOST}`,
-    // A placeholder the SDK wants to see; the outbound handler replaces it with the real key.
-    ANTHROPIC_API_KEY: "added-by-the-worker",
-    WORKSPACE_ROOT: "/workspace",
-    // The CLI retries overloaded/5xx answers itself (about ten times by default); keep a stuck turn short.
-    CLAUDE_CODE_MAX_RETRIES: "3",
+  private runnerToken = "";
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    const maxOutputTokens = String(settingsOf(env).agentMaxOutputTokens);
+    void ctx.blockConcurrencyWhile(async () => {
+      let token = await ctx.storage.get<string>(RUNNER_TOKEN_KEY);
+      if (token === undefined) {
+        token = randomToken();
+        await ctx.storage.put(RUNNER_TOKEN_KEY, token);
+      }
+      this.runnerToken = token;
+      this.envVars = {
+        PORT: "8080",
+        IS_SANDBOX: "1",
+        RUNNER_TOKEN: token,
+        // The Durable Object reaches the runner as http://container/… and pings it as http://ping.
+        RUNNER_ALLOWED_HOSTS: "container,ping",
+        // No key in here: the CLI presents each run's token to the Worker's proxy.
+        RUNNER_MODEL_PROXY: "worker",
+        ANTHROPIC_BASE_URL: `http://${ANTHROPIC_PROXY_HOST}`,
+        WORKSPACE_ROOT: "/workspace",
+        CLAUDE_CODE_MAX_OUTPUT_TOKENS: maxOutputTokens,
+        // The CLI retries overloaded/5xx answers itself (about ten times by default); keep a stuck turn short.
+        CLAUDE_CODE_MAX_RETRIES: "3",
+      };
+    });
+  }
+
+  override async fetch(request: Request): Promise<Response> {
+    const headers = new Headers(request.headers);
+    headers.set("authorization", `Bearer ${this.runnerToken}`);
+    return super.fetch(new Request(request, { headers }));
+  }
+
+  /** Before a run starts: its model calls may go through the proxy, pinned to `model`, until `closeRun`. */
+  async openRun(runKey: string, model: string): Promise<void> {
+    const now = Date.now();
+    const open = await this.ctx.storage.list<OpenRun>({ prefix: RUN_PREFIX });
+    // Runs whose adapter never closed them (the Worker was evicted mid-run) go first: oldest out.
+    const stale = [...open.entries()].sort(([, a], [, b]) => a.openedAt - b.openedAt);
+    const excess = stale.length - (MAX_OPEN_RUNS - 1);
+    const expired = stale.filter(([, run], index) => index < excess || now - run.openedAt > 86_400_000);
+    if (expired.length > 0) await this.ctx.storage.delete(expired.map(([key]) => key));
+    await this.ctx.storage.put<OpenRun>(`${RUN_PREFIX}${runKey}`, { model, openedAt: now, usage: { ...EMPTY_USAGE } });
+  }
+
+  async runModel(runKey: string): Promise<string | undefined> {
+    return (await this.ctx.storage.get<OpenRun>(`${RUN_PREFIX}${runKey}`))?.model;
+  }
+
+  async recordUsage(runKey: string, usage: ProxyUsage): Promise<void> {
+    const key = `${RUN_PREFIX}${runKey}`;
+    const run = await this.ctx.storage.get<OpenRun>(key);
+    if (!run) return;
+    await this.ctx.storage.put<OpenRun>(key, { ...run, usage: addUsage(run.usage, usage) });
+  }
+
+  /** The run is over: its token opens nothing any more. Returns what its model calls cost, as the proxy saw it. */
+  async closeRun(runKey: string): Promise<ProxyUsage | undefined> {
+    const key = `${RUN_PREFIX}${runKey}`;
+    const run = await this.ctx.storage.get<OpenRun>(key);
+    await this.ctx.storage.delete(key);
+    return run?.usage;
+  }
+}
+
+export function addUsage(a: ProxyUsage, b: ProxyUsage): ProxyUsage {
+  return {
+    calls: a.calls + b.calls,
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+  };
+}
+
+function randomToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** The open runs of a chat's container, through its object. */
+function containerLedger(env: Env, chatKey: string): RunLedger {
+  const stub = () => {
+    const binding = env.AGENT_CONTAINER;
+    if (!binding) throw new Error("no AGENT_CONTAINER binding");
+    return binding.get(binding.idFromName(chatKey));
+  };
+  return {
+    modelOf: (runKey) => stub().runModel(runKey),
+    record: (runKey, usage) => stub().recordUsage(runKey, usage),
   };
 }
 
@@ -38,22 +137,13 @@ const callbackApp = new Hono<{ Bindings: Env }>()
 // Assigned after the class, not as `static` fields: a static field would shadow the base class's setter and the
 // handlers would never be registered (cloudflare/containers#247).
 AgentContainer.outboundByHost = {
-  [ANTHROPIC_PROXY_HOST]: async (request: Request, env: Env) => {
-    const settings = settingsOf(env);
-    if (!settings.anthropicApiKey) return new Response("ANTHROPIC_API_KEY is not set", { status: 503 });
-    const incoming = new URL(request.url);
-    // The key only ever pays for model calls: not for the Files, Batches or admin APIs, whatever runs in there.
-    if (request.method !== "POST" || !ALLOWED_ANTHROPIC_PATHS.has(incoming.pathname)) {
-      return new Response("Only POST /v1/messages and /v1/messages/count_tokens are forwarded.", { status: 403 });
-    }
-    const upstream = new URL(settings.anthropicBaseUrl ?? "https://api.anthropic.com");
-    upstream.pathname = `${upstream.pathname.replace(/\/$/, "")}${incoming.pathname}`;
-    upstream.search = incoming.search;
-    const forwarded = new Request(upstream, request);
-    forwarded.headers.delete("authorization");
-    forwarded.headers.set("x-api-key", settings.anthropicApiKey);
-    return fetch(forwarded);
-  },
+  [ANTHROPIC_PROXY_HOST]: (request: Request, env: Env, context) =>
+    proxyModelCall({
+      request,
+      env,
+      containerId: context.containerId,
+      ledgerFor: (chatKey) => containerLedger(env, chatKey),
+    }),
   // The same routes as the public /agent/tools (with the same token check), reached only from inside a container.
   [WORKER_CALLBACK_HOST]: (request: Request, env: Env) => callbackApp.fetch(request, env),
 };
