@@ -30,6 +30,8 @@ export async function startBot(
     ALLOWED_CHAT_IDS: "*",
     DEFAULT_PROVIDER: "openai",
     DEFAULT_MODEL: "gpt-bench",
+    // The history scenario stores 10,000 messages; the default pruning would keep 400.
+    HISTORY_MAX_STORED: "20000",
   };
   const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state], {
     env: { ...process.env, CI: "true" },

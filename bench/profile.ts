@@ -6,34 +6,13 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { startFakes } from "../tests/fakes/server.ts";
 import { startBot } from "./bot.ts";
+import { connectProfiler } from "./cpu.ts";
 
 const inspectorPort = 9339;
 const fakes = await startFakes({ recordRequests: false });
 // Unminified, so the profile names our functions.
 const bot = await startBot(fakes.url, { inspectorPort, minify: false });
-const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json()) as {
-  webSocketDebuggerUrl: string;
-  title: string;
-}[];
-const target = targets.find((entry) => !entry.title.includes("ProxyWorker")) ?? targets[0]!;
-// wrangler's inspector proxy wants an Origin header, as DevTools sends one.
-const socket = new WebSocket(target.webSocketDebuggerUrl, {
-  headers: { origin: "https://devtools.devprod.cloudflare.dev" },
-} as unknown as string[]);
-await new Promise((resolve) => socket.addEventListener("open", resolve, { once: true }));
-let nextId = 1;
-const pending = new Map<number, (value: unknown) => void>();
-socket.addEventListener("message", (event) => {
-  const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown; error?: unknown };
-  // The proxy answers some commands by echoing them with their id; Profiler.stop comes back with its result.
-  if (message.id && pending.has(message.id)) pending.get(message.id)!(message.result);
-});
-const send = (method: string, params: unknown = {}) =>
-  new Promise<unknown>((resolve) => {
-    const id = nextId++;
-    pending.set(id, resolve);
-    socket.send(JSON.stringify({ id, method, params }));
-  });
+const profiler = await connectProfiler(inspectorPort);
 
 let update = 1;
 const post = async (chat: number, text: string) => {
@@ -59,9 +38,7 @@ const load = process.argv[3] ?? "warm";
 if (load === "paced") for (let chat = 0; chat < 200; chat++) await post(20_000 + chat, "warm");
 await new Promise((resolve) => setTimeout(resolve, 1000));
 
-await send("Profiler.enable");
-await send("Profiler.setSamplingInterval", { interval: 200 });
-await send("Profiler.start");
+await profiler.start();
 const seconds = Number(process.argv[2] ?? 5);
 // "paced": 100/s over warm chats, 1 s model; "new": new chats, two messages each, 1 s model; else 20 warm chats, instant.
 const until = Date.now() + seconds * 1000;
@@ -100,13 +77,8 @@ if (load === "paced") {
   );
 }
 console.log(`${sent} updates in ${seconds} s`);
-const { profile } = (await send("Profiler.stop")) as {
-  profile: {
-    nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
-    samples: number[];
-    timeDeltas: number[];
-  };
-};
+const { profile, cpuMs } = await profiler.stop();
+console.log(`CPU ${cpuMs.toFixed(0)} ms: ${(cpuMs / Math.max(1, sent)).toFixed(2)} ms per update`);
 mkdirSync("bench/results", { recursive: true });
 writeFileSync("bench/results/profile.cpuprofile", JSON.stringify(profile));
 const self = new Map<number, number>();
@@ -125,6 +97,6 @@ for (const [name, micros] of [...byFunction].sort((left, right) => right[1] - le
     `${((micros / total) * 100).toFixed(1).padStart(5)}%  ${(micros / 1000).toFixed(0).padStart(6)} ms  ${name}`,
   );
 }
-socket.close();
+profiler.close();
 await bot.stop();
 await fakes.close();

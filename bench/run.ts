@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { startFakes } from "../tests/fakes/server.ts";
 import { type Bot, startBot } from "./bot.ts";
+import { connectProfiler } from "./cpu.ts";
 import { formatTable, medianRun } from "./report.ts";
 import { type ScenarioResult, scenarios } from "./scenarios.ts";
 import { bundleSize } from "./size.ts";
@@ -21,6 +22,8 @@ const quick = flag("quick");
 const modelLatencyMs = option("model-latency-ms", 1000);
 const runs = option("runs", quick ? 1 : 3);
 
+const INSPECTOR_PORT = 9340;
+
 const fakes = await startFakes({ recordRequests: false });
 const results: ScenarioResult[][] = [];
 let bot: Bot | undefined;
@@ -28,8 +31,15 @@ try {
   for (let run = 1; run <= runs; run++) {
     console.error(`run ${run} of ${runs}${quick ? " (quick)" : ""}`);
     // A fresh local state per run, so every run starts from the same empty storage.
-    bot = await startBot(fakes.url);
-    results.push(await scenarios(bot, fakes, { quick, modelLatencyMs, log: (line) => console.error(`  ${line}`) }));
+    bot = await startBot(fakes.url, { inspectorPort: INSPECTOR_PORT });
+    const profiler = await connectProfiler(INSPECTOR_PORT);
+    try {
+      results.push(
+        await scenarios(bot, fakes, { quick, modelLatencyMs, profiler, log: (line) => console.error(`  ${line}`) }),
+      );
+    } finally {
+      profiler.close();
+    }
     await bot.stop();
     bot = undefined;
   }

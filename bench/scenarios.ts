@@ -1,6 +1,7 @@
 import { openaiCompletion } from "../tests/fakes/bodies.ts";
 import type { Fakes, RecordedRequest } from "../tests/fakes/server.ts";
 import type { Bot } from "./bot.ts";
+import type { Profiler } from "./cpu.ts";
 import { type Summary, summarize } from "./stats.ts";
 
 export interface Check {
@@ -23,6 +24,8 @@ interface Options {
   quick: boolean;
   modelLatencyMs: number;
   log: (line: string) => void;
+  /** Samples the Worker's isolate for the CPU-per-message figure; absent, that scenario is skipped. */
+  profiler?: Profiler;
 }
 
 /** Watches what the fake Telegram receives: each chat's answers and its Bot API calls. */
@@ -211,8 +214,23 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
   };
   const { quick, modelLatencyMs, log } = options;
 
+  {
+    // Cold start: the first update a fresh runtime receives loads the Worker's code and creates the chat's object.
+    setModel(0);
+    const [chatId] = newChats(1);
+    const marker = `m${chatId}-${roundTripSequence++}`;
+    const started = Date.now();
+    const ack = await post(bot, update(chatId!, marker));
+    await watcher.until(() => watcher.answeredAt(chatId!, marker) !== undefined, 30_000, `answer to ${marker}`);
+    results.push({
+      name: "cold start",
+      description: "the first update after `wrangler dev` started: its ack, and its answer (instant model)",
+      figures: { "ack ms": ack, "answer ms": watcher.answeredAt(chatId!, marker)! - started },
+      checks: [],
+    });
+  }
+
   // Warm up: the first requests compile the Worker and create the first objects.
-  setModel(0);
   await roundTrips(bot, watcher, newChats(3), 6);
 
   {
@@ -336,6 +354,94 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
       description: `${latencies.length} turns, 10 chats in parallel, each waiting for its answer`,
       latency,
       figures: { overheadP50: latency.p50 - modelLatencyMs },
+      checks: [],
+    });
+  }
+
+  for (const chatCount of quick ? [40] : [40, 200]) {
+    // People in a conversation: each chat sends its next message only once the answer to the previous one is there.
+    const perChat = quick ? 3 : 6;
+    log(
+      `conversation: ${chatCount} chats × ${perChat} messages, each after the previous answer, ${modelLatencyMs} ms model`,
+    );
+    setModel(0);
+    const chats = newChats(chatCount);
+    // Each chat's first message creates its object; the conversation is measured from the second on.
+    await Promise.all(chats.map((chatId) => roundTrips(bot, watcher, [chatId], 1)));
+    setModel(modelLatencyMs);
+    const latencies: number[] = [];
+    const started = Date.now();
+    await Promise.all(
+      chats.map(async (chatId) => latencies.push(...(await roundTrips(bot, watcher, [chatId], perChat)))),
+    );
+    const seconds = (Date.now() - started) / 1000;
+    const overhead = summarize(latencies.map((latency) => latency - modelLatencyMs));
+    results.push({
+      name: `conversation (${chatCount} chats)`,
+      description: `${chatCount} chats, each sending its next message after the previous answer (${perChat} each), ${modelLatencyMs} ms model; latency is reply time minus the model's`,
+      latency: overhead,
+      figures: { messagesPerSecond: latencies.length / seconds },
+      checks:
+        chatCount === 40
+          ? [check("overhead p50 ≤ 100 ms (40 chats)", overhead.p50 <= 100, `${overhead.p50.toFixed(1)} ms`)]
+          : [],
+    });
+  }
+
+  {
+    // Someone sends three short messages within 200 ms, as people do; the bot answers the first, then the other
+    // two together, in order.
+    const chatCount = 10;
+    log(`burst: ${chatCount} chats each send 3 messages within 200 ms, ${modelLatencyMs} ms model`);
+    setModel(0);
+    const chats = newChats(chatCount);
+    await Promise.all(chats.map((chatId) => roundTrips(bot, watcher, [chatId], 1)));
+    setModel(modelLatencyMs);
+    const times: number[] = [];
+    const answersBefore = new Map(chats.map((chatId) => [chatId, watcher.answers.get(chatId)?.length ?? 0]));
+    const sent = new Map<number, string[]>();
+    await Promise.all(
+      chats.map(async (chatId) => {
+        const markers = [0, 1, 2].map(() => `m${chatId}-${roundTripSequence++}`);
+        sent.set(chatId, markers);
+        const started = Date.now();
+        for (const [index, marker] of markers.entries()) {
+          if (index > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+          await post(bot, update(chatId, marker));
+        }
+        const last = markers.at(-1)!;
+        await watcher.until(() => watcher.answeredAt(chatId, last) !== undefined, 30_000, `answer to ${last}`);
+        times.push(watcher.answeredAt(chatId, last)! - started);
+      }),
+    );
+    const turns =
+      chats.reduce((sum, chatId) => sum + (watcher.answers.get(chatId)?.length ?? 0) - answersBefore.get(chatId)!, 0) /
+      chatCount;
+    const ordered = [...sent].every(([chatId, markers]) => watcher.markers(chatId).slice(-3).join() === markers.join());
+    results.push({
+      name: "burst",
+      description: `${chatCount} chats each send 3 messages 100 ms apart; time from the first until the last is answered, ${modelLatencyMs} ms model`,
+      latency: summarize(times),
+      figures: { answersPerBurst: turns },
+      checks: [check("none lost, duplicated or reordered", ordered, ordered ? "all answered once, in order" : "no")],
+      integrity: ordered,
+    });
+  }
+
+  if (options.profiler) {
+    // The CPU a plain turn costs the Worker and its chat object: what Cloudflare bills.
+    log("cpu: CPU time per message, instant model");
+    setModel(0);
+    const chats = newChats(10);
+    await roundTrips(bot, watcher, chats, chats.length * 2);
+    const count = quick ? 40 : 200;
+    await options.profiler.start();
+    await roundTrips(bot, watcher, chats, count);
+    const { cpuMs } = await options.profiler.stop();
+    results.push({
+      name: "cpu per message",
+      description: `CPU time of the Worker's isolate (Worker and chat objects) over ${count} plain turns on warm chats, sampled by the inspector`,
+      figures: { "ms per message": cpuMs / count, "ms total": cpuMs },
       checks: [],
     });
   }

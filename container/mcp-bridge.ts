@@ -1,5 +1,5 @@
 import { createSdkMcpServer, type McpSdkServerConfigWithInstance, tool } from "@anthropic-ai/claude-agent-sdk";
-import { z } from "zod";
+import * as z from "zod";
 import { type ModelTool, type ToolOutcome, toolOutcomeSchema } from "../src/protocol/run-payload.ts";
 
 /** The in-process MCP server's name: the model sees the bot's tools as `mcp__bot__<name>`. */

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { archiveTranscript, parseTranscript } from "../archive.ts";
 import { classifyApiError, classifyResultSubtype, classifyThrown } from "../classify.ts";
 import { callWorkerTool, shapeOf } from "../mcp-bridge.ts";

@@ -1,12 +1,14 @@
-import OpenAI from "openai";
 import type {
+  ChatCompletion,
   ChatCompletionMessageFunctionToolCall,
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from "openai/resources/chat/completions";
+import type { CompletionUsage } from "openai/resources/completions";
 import type { HistoryMessage, ToolCall } from "../protocol/messages.ts";
 import type { ModelTool } from "../protocol/run-payload.ts";
 import { ProviderError, providerErrorFrom } from "./errors.ts";
+import { ChatCompletionsClient } from "./openai-client.ts";
 import type { ModelAdapter, ModelRequest, ModelResponse, ModelStreamPart } from "./types.ts";
 
 export interface OpenAIAdapterOptions {
@@ -18,29 +20,25 @@ export interface OpenAIAdapterOptions {
 
 /**
  * Chat Completions with function calling. Any OpenAI-compatible server works through `baseUrl` (AI Gateway,
- * OpenRouter, Groq, a local server). Retries of 408/409/429/5xx and timeouts are the SDK's own: bounded exponential
- * backoff (0.5 s doubling to 8 s, with jitter) that waits `retry-after` / `retry-after-ms` when the server sends one.
+ * OpenRouter, Groq, a local server). Retries of 408/409/429/5xx and timeouts are the SDK's policy (see openai-client.ts):
+ * bounded exponential backoff (0.5 s doubling to 8 s, with jitter) that waits `retry-after` / `retry-after-ms` when
+ * the server sends one.
  */
 export class OpenAIAdapter implements ModelAdapter {
   readonly kind = "model";
   readonly label = "OpenAI";
-  private readonly client: OpenAI;
+  private readonly client: ChatCompletionsClient;
 
   constructor(options: OpenAIAdapterOptions) {
-    this.client = new OpenAI({
-      apiKey: options.apiKey,
-      baseURL: options.baseUrl,
-      maxRetries: options.maxRetries,
-      timeout: options.timeoutMs,
-    });
+    this.client = new ChatCompletionsClient(options);
   }
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
-    let completion: OpenAI.Chat.Completions.ChatCompletion;
+    let completion: ChatCompletion;
     try {
-      completion = await this.client.chat.completions.create(this.body(request), { signal: request.signal });
+      completion = await this.client.create(this.body(request), request.signal);
     } catch (error) {
-      throw providerErrorFrom(error, this.label, OpenAI);
+      throw providerErrorFrom(error, this.label, ChatCompletionsClient);
     }
     const reply = completion.choices?.[0]?.message;
     if (!reply) throw new ProviderError("invalid_request", "OpenAI: no choice in the answer", { retryable: false });
@@ -63,13 +61,13 @@ export class OpenAIAdapter implements ModelAdapter {
     let text = "";
     let refusal = "";
     let finished = false;
-    let usage: OpenAI.CompletionUsage | undefined;
+    let usage: CompletionUsage | undefined;
     // Tool calls arrive in pieces, keyed by their index in the message.
     const calls = new Map<number, ToolCall>();
     try {
-      const stream = await this.client.chat.completions.create(
+      const stream = await this.client.stream(
         { ...this.body(request), stream: true, stream_options: { include_usage: true } },
-        { signal: request.signal },
+        request.signal,
       );
       for await (const chunk of stream) {
         if (chunk.usage) usage = chunk.usage;
@@ -91,7 +89,7 @@ export class OpenAIAdapter implements ModelAdapter {
         }
       }
     } catch (error) {
-      throw providerErrorFrom(error, this.label, OpenAI);
+      throw providerErrorFrom(error, this.label, ChatCompletionsClient);
     }
     if (!finished) throw new ProviderError("transport", "OpenAI: the stream ended before the answer was complete");
     const toolCalls = [...calls.entries()].sort(([left], [right]) => left - right).map(([, call]) => call);
@@ -116,7 +114,7 @@ function responseOf(reply: {
   text: string;
   refusal: string;
   toolCalls: ToolCall[];
-  usage: OpenAI.CompletionUsage | undefined | null;
+  usage: CompletionUsage | undefined | null;
 }): ModelResponse {
   const hasCalls = reply.toolCalls.length > 0;
   const cached = reply.usage?.prompt_tokens_details?.cached_tokens;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { DEFAULT_MODELS, type Provider, providerSchema } from "./providers.ts";
 import type { Settings } from "./settings.ts";
 import { isTimezone } from "./zones.ts";

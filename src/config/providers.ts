@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 export const PROVIDERS = ["openai", "anthropic", "claude-agent"] as const;
 export const providerSchema = z.enum(PROVIDERS);

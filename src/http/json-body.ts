@@ -1,5 +1,5 @@
 import type { Env, MiddlewareHandler } from "hono";
-import type { z } from "zod";
+import type * as z from "zod";
 import { describeIssues, issueDetails } from "../protocol/issues.ts";
 import { HttpError } from "./error.ts";
 

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 
 /** One bad field of a validated input: where it is, and what is wrong with it. */
 export interface IssueDetail {

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The provider-neutral conversation. History is stored in this shape and every adapter converts it to its own API,

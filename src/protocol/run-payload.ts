@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { historyMessageSchema } from "./messages.ts";
 
 /** A tool as the model sees it: its name, what it does and a JSON Schema of its arguments. */

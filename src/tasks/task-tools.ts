@@ -1,5 +1,5 @@
 import { and, asc, count, eq, inArray, or } from "drizzle-orm";
-import { z } from "zod";
+import * as z from "zod";
 import { isTimezone } from "../config/zones.ts";
 import { tasks } from "../db/d1-schema.ts";
 import { crossChatRefusal, type ToolContext } from "../tools/context.ts";

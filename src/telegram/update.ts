@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The part of a Telegram `Update` this bot reads. Objects are loose: Telegram adds fields over time, and an update

@@ -1,5 +1,5 @@
 import { and, count, desc, eq, like, or } from "drizzle-orm";
-import { z } from "zod";
+import * as z from "zod";
 import { memories } from "../db/d1-schema.ts";
 import { defineTool, ToolError } from "./registry.ts";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { type Settings, settingsOf } from "../config/settings.ts";
 import { describeIssues } from "../protocol/issues.ts";
 import type { ModelTool, ToolOutcome } from "../protocol/run-payload.ts";

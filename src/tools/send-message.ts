@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { crossChatRefusal } from "./context.ts";
 import { defineTool, ToolError } from "./registry.ts";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { settingsOf } from "../config/settings.ts";
 import { blockedHostReason } from "./public-address.ts";
 import { defineTool, ToolError } from "./registry.ts";

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { bearerTokenOf, requireBearer, secretsEqual } from "../../src/http/bearer.ts";
 import { handleError } from "../../src/http/error.ts";
 import { jsonBody } from "../../src/http/json-body.ts";

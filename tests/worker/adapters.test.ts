@@ -88,6 +88,39 @@ describe("OpenAI adapter", () => {
     });
     expect(await fakes.requests("openai")).toHaveLength(1);
   });
+  it("retries a 429 after its retry-after-ms and obeys x-should-retry: false", async () => {
+    await fakes.script(
+      "openai",
+      { status: 429, body: { error: { message: "slow down" } }, headers: { "retry-after-ms": "600" } },
+      openaiText("after the wait"),
+    );
+    const events = await collect(openai(), input([{ role: "user", content: "hi" }]));
+    expect(events.at(-1)).toEqual({ type: "result", text: "after the wait" });
+    const [first, second] = await fakes.requests("openai");
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(550);
+
+    await fakes.script("openai", {
+      status: 503,
+      body: { error: { message: "down for good" } },
+      headers: { "x-should-retry": "false" },
+    });
+    const refused = await collect(openai(), input([{ role: "user", content: "hi" }]));
+    expect(refused.at(-1)).toMatchObject({ type: "error", classification: "overloaded" });
+    expect(await fakes.requests("openai")).toHaveLength(3);
+  });
+
+  it("stops at once, without a retry, when the turn is stopped while the model is slow", async () => {
+    await fakes.script("openai", { ...openaiText("too late"), delayMs: 3000 });
+    const controller = new AbortController();
+    const adapter = openai();
+    const started = Date.now();
+    const call = adapter.generate({ ...input([{ role: "user", content: "hi" }]).request, signal: controller.signal });
+    await fakes.wait("openai");
+    controller.abort();
+    await expect(call).rejects.toMatchObject({ classification: "cancelled" });
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect(await fakes.requests("openai")).toHaveLength(1);
+  });
 });
 
 describe("Anthropic adapter", () => {

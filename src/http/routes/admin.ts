@@ -1,171 +1,91 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { drizzle } from "drizzle-orm/d1";
-import type { Context } from "hono";
+import { type Context, Hono } from "hono";
 import { createMiddleware } from "hono/factory";
+import * as z from "zod";
 import { type ChatConfig, chatConfigSchema, resolveConfig } from "../../config/chat-config.ts";
 import { ChatConfigStore, type StoredConfig } from "../../config/config-store.ts";
 import { settingsOf } from "../../config/settings.ts";
 import { usageReport } from "../../db/usage.ts";
 import { chatStub } from "../../durable/chat-key.ts";
 import type { Env } from "../../env.ts";
-import { issueDetails } from "../../protocol/issues.ts";
 import { tools } from "../../tools/index.ts";
 import { requireBearer, secretsEqual } from "../bearer.ts";
 import { HttpError } from "../error.ts";
+import { jsonBody } from "../json-body.ts";
+import { validInput } from "../valid-input.ts";
+import { adminOpenApiDocument } from "./admin-openapi.ts";
 
 type AdminEnv = { Bindings: Env };
 
-const configSchema = chatConfigSchema(tools.names).openapi("ChatConfig");
+const MAX_BODY_BYTES = 64 * 1024;
+
+const configSchema = chatConfigSchema(tools.names);
 /** PATCH is a JSON merge patch: a field set to null is removed. */
-const patchSchema = z
-  .strictObject(
-    Object.fromEntries(
-      Object.entries(configSchema.shape).map(([key, field]) => [key, field.unwrap().nullable().optional()]),
-    ),
-  )
-  .openapi("ChatConfigPatch");
+const patchSchema = z.strictObject(
+  Object.fromEntries(
+    Object.entries(configSchema.shape).map(([key, field]) => [key, field.unwrap().nullable().optional()]),
+  ),
+);
 /** A chat id as text: digits that name one number exactly (past 2^53 two ids would map to one key). */
 const chatIdText = z
   .string()
   .regex(/^-?\d{1,16}$/, "must be a Telegram chat id")
   .refine((text) => Number.isSafeInteger(Number(text)), "must be a Telegram chat id (at most 2^53 - 1)");
-const chatIdParam = z.object({
-  chatId: chatIdText.openapi({ param: { name: "chatId", in: "path" }, example: "-1001234567890" }),
-});
-const errorSchema = z
-  .object({ error: z.string(), message: z.string(), details: z.unknown().optional() })
-  .openapi("Error");
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  content: { "application/json": { schema } },
-  description,
-});
-const refusals = {
-  400: json(errorSchema, "A bad body or parameter; `details` names each bad field"),
-  401: json(errorSchema, "Missing or wrong bearer token"),
-};
-
-const security = [{ bearer: [] }];
-const routes = {
-  list: createRoute({
-    method: "get",
-    path: "/chats",
-    security,
-    responses: { 200: json(z.object({ chats: z.array(z.unknown()) }), "Configured chats"), ...refusals },
-  }),
-  get: createRoute({
-    method: "get",
-    path: "/chats/{chatId}/config",
-    security,
-    request: { params: chatIdParam, query: z.object({ effective: z.enum(["0", "1"]).optional() }) },
-    responses: {
-      200: json(z.unknown(), "The stored config, or with ?effective=1 also the resolved one"),
-      404: json(errorSchema, "No config stored"),
-      ...refusals,
-    },
-  }),
-  put: createRoute({
-    method: "put",
-    path: "/chats/{chatId}/config",
-    security,
-    request: {
-      params: chatIdParam,
-      body: { content: { "application/json": { schema: configSchema } }, required: true },
-    },
-    responses: { 200: json(z.object({ config: configSchema }), "Replaced"), ...refusals },
-  }),
-  patch: createRoute({
-    method: "patch",
-    path: "/chats/{chatId}/config",
-    security,
-    request: {
-      params: chatIdParam,
-      body: { content: { "application/json": { schema: patchSchema } }, required: true },
-    },
-    responses: { 200: json(z.object({ config: configSchema }), "Merged"), ...refusals },
-  }),
-  delete: createRoute({
-    method: "delete",
-    path: "/chats/{chatId}/config",
-    security,
-    request: { params: chatIdParam },
-    responses: { 204: { description: "Removed" }, 404: json(errorSchema, "No config stored"), ...refusals },
-  }),
-  usage: createRoute({
-    method: "get",
-    path: "/usage",
-    security,
-    request: {
-      query: z.object({
-        chatId: chatIdText.optional(),
-      }),
-    },
-    responses: { 200: json(z.unknown(), "Token use per chat and per model"), ...refusals },
-  }),
-};
+const chatIdParam = z.object({ chatId: chatIdText });
+const configQuery = z.object({ effective: z.enum(["0", "1"]).optional() });
+const usageQuery = z.object({ chatId: chatIdText.optional() });
 
 /**
  * `/admin/*`: per-chat config in KV and usage sums, behind `Authorization: Bearer <ADMIN_TOKEN>`. Without
- * ADMIN_TOKEN the routes do not exist (404). Bodies are validated whole before anything is written.
+ * ADMIN_TOKEN the routes do not exist (404). Bodies are validated whole before anything is written. The OpenAPI
+ * document at `/admin/openapi.json` is generated from the same zod schemas (admin-openapi.ts).
  */
-export function adminRoutes(): OpenAPIHono<AdminEnv> {
-  const admin = new OpenAPIHono<AdminEnv>({
-    defaultHook: (result) => {
-      if (!result.success) {
-        const details = issueDetails(result.error);
-        throw new HttpError(
-          400,
-          "invalid_request",
-          `Invalid ${details.map((detail) => detail.field).join(", ")}`,
-          details,
-        );
-      }
-    },
-  });
+export function adminRoutes(): Hono<AdminEnv> {
+  const admin = new Hono<AdminEnv>();
   admin.use("*", requireAdminTokenSet, requireBearer<AdminEnv>(adminTokenMatches));
-  admin.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
 
-  admin.openapi(routes.list, async (c) => {
+  admin.get("/chats", async (c) => {
     const chats = await store(c.env).list();
     return c.json({ chats: chats.map(({ chatId, stored }) => ({ chatId, ...describe(stored) })) }, 200);
   });
 
-  admin.openapi(routes.get, async (c) => {
-    const chatId = Number(c.req.valid("param").chatId);
+  admin.get("/chats/:chatId/config", async (c) => {
+    const chatId = chatIdOf(c);
+    const { effective } = validInput(configQuery, c.req.query(), "query");
     const stored = await store(c.env).get(chatId);
-    if (c.req.valid("query").effective === "1") {
-      const effective = resolveConfig(stored.state === "valid" ? stored.config : undefined, settingsOf(c.env));
-      return c.json({ chatId, ...describe(stored), effective }, 200);
+    if (effective === "1") {
+      const resolved = resolveConfig(stored.state === "valid" ? stored.config : undefined, settingsOf(c.env));
+      return c.json({ chatId, ...describe(stored), effective: resolved }, 200);
     }
     if (stored.state === "none") throw new HttpError(404, "not_found", `No config is stored for chat ${chatId}.`);
     return c.json({ chatId, ...describe(stored) }, 200);
   });
 
-  admin.openapi(routes.put, async (c) => {
-    const chatId = Number(c.req.valid("param").chatId);
+  admin.put("/chats/:chatId/config", jsonBody(configSchema, { maxBytes: MAX_BODY_BYTES }), async (c) => {
+    const chatId = chatIdOf(c);
     const config = c.req.valid("json");
     await store(c.env).put(chatId, config);
     await tellChat(c.env, chatId, { state: "valid", config });
     return c.json({ config }, 200);
   });
 
-  admin.openapi(routes.patch, async (c) => {
-    const chatId = Number(c.req.valid("param").chatId);
-    const patch = c.req.valid("json") as Record<string, unknown>;
+  admin.patch("/chats/:chatId/config", jsonBody(patchSchema, { maxBytes: MAX_BODY_BYTES }), async (c) => {
+    const chatId = chatIdOf(c);
     const configs = store(c.env);
     const stored = await configs.get(chatId);
     const merged: Record<string, unknown> = { ...(stored.state === "valid" ? stored.config : {}) };
-    for (const [key, value] of Object.entries(patch)) {
+    for (const [key, value] of Object.entries(c.req.valid("json"))) {
       if (value === null) delete merged[key];
       else if (value !== undefined) merged[key] = value;
     }
-    const config = configSchema.parse(merged) as ChatConfig;
+    const config = validInput(configSchema, merged, "body");
     await configs.put(chatId, config);
     await tellChat(c.env, chatId, { state: "valid", config });
     return c.json({ config }, 200);
   });
 
-  admin.openapi(routes.delete, async (c) => {
-    const chatId = Number(c.req.valid("param").chatId);
+  admin.delete("/chats/:chatId/config", async (c) => {
+    const chatId = chatIdOf(c);
     const configs = store(c.env);
     if ((await configs.get(chatId)).state === "none")
       throw new HttpError(404, "not_found", `No config is stored for chat ${chatId}.`);
@@ -174,16 +94,19 @@ export function adminRoutes(): OpenAPIHono<AdminEnv> {
     return c.body(null, 204);
   });
 
-  admin.openapi(routes.usage, async (c) => {
-    const chatId = c.req.valid("query").chatId;
+  admin.get("/usage", async (c) => {
+    const { chatId } = validInput(usageQuery, c.req.query(), "query");
     return c.json(await usageReport(drizzle(c.env.DB), chatId === undefined ? undefined : Number(chatId)), 200);
   });
 
-  admin.doc31("/openapi.json", {
-    openapi: "3.1.0",
-    info: { title: "Telegram edge agent: admin API", version: "1.0.0" },
-  });
+  admin.get("/openapi.json", (c) =>
+    c.json(adminOpenApiDocument({ config: configSchema, patch: patchSchema, chatId: chatIdText })),
+  );
   return admin;
+}
+
+function chatIdOf(c: Context<AdminEnv>): number {
+  return Number(validInput(chatIdParam, c.req.param(), "path").chatId);
 }
 
 /** Without ADMIN_TOKEN the admin routes do not exist. */
