@@ -37,7 +37,7 @@ const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
 
 /** The host name of a Host header, lowercased and without its port ("[::1]:8080" → "[::1]"). */
 export function hostNameOf(header: string | undefined): string | undefined {
-  const match = /^(\[[0-9a-f:.]+\]|[^:\[\]]+)(?::\d{1,5})?$/i.exec((header ?? "").trim());
+  const match = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::\d{1,5})?$/i.exec((header ?? "").trim());
   return match?.[1]?.toLowerCase();
 }
 

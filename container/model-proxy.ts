@@ -15,7 +15,13 @@ const DROPPED_REQUEST_HEADERS = new Set([
   "authorization",
   "x-api-key",
 ]);
-const DROPPED_RESPONSE_HEADERS = new Set(["connection", "content-length", "transfer-encoding", "keep-alive", "content-encoding"]);
+const DROPPED_RESPONSE_HEADERS = new Set([
+  "connection",
+  "content-length",
+  "transfer-encoding",
+  "keep-alive",
+  "content-encoding",
+]);
 
 export interface ModelProxy {
   /** `http://127.0.0.1:<port>`: what the CLI gets as ANTHROPIC_BASE_URL. */

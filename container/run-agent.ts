@@ -3,11 +3,11 @@ import { type HookCallback, type Options, type Query, query, type SDKMessage } f
 import { type AgentErrorEvent, type AgentEvent, toolPreview } from "../src/protocol/events.ts";
 import type { RunPayload } from "../src/protocol/run-payload.ts";
 import { archiveTranscript } from "./archive.ts";
+import { childEnv } from "./child-env.ts";
 import { classifyApiError, classifyResultSubtype, classifyThrown } from "./classify.ts";
 import { BRIDGE_SERVER_NAME, BRIDGE_TOOL_PREFIX, createToolBridge } from "./mcp-bridge.ts";
-import { buildPrompt } from "./prompt.ts";
-import { childEnv } from "./child-env.ts";
 import type { ModelProxy } from "./model-proxy.ts";
+import { buildPrompt } from "./prompt.ts";
 import { MAX_STDERR_LINE, redact, truncate } from "./redact.ts";
 import { type ChatDirectories, ensureChatDirectories } from "./workspace.ts";
 
@@ -36,7 +36,9 @@ export interface RunAgentOptions {
  * - `run-token` (the container): the CLI presents the run's token (the payload's `toolCallback.token`) to the Worker's
  *   model proxy at `baseUrl`, which checks it, pins the model, caps tokens and adds the key.
  */
-export type ModelAccess = { kind: "local-proxy"; proxy: ModelProxy } | { kind: "run-token"; baseUrl: string | undefined };
+export type ModelAccess =
+  | { kind: "local-proxy"; proxy: ModelProxy }
+  | { kind: "run-token"; baseUrl: string | undefined };
 
 /**
  * One run: the payload's turn through the Claude Agent SDK, as `AgentEvent`s. Never throws; always ends with exactly

@@ -72,7 +72,8 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
 function parsePort(value: string | undefined): number {
   if (value === undefined || value === "") return 8080;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535) fatal(`PORT must be a port number, not ${JSON.stringify(value)}`);
+  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535)
+    fatal(`PORT must be a port number, not ${JSON.stringify(value)}`);
   return parsed;
 }
 

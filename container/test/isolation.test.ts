@@ -232,7 +232,9 @@ describe("in the container (RUNNER_MODEL_PROXY=worker)", () => {
         isMainLoop(body) ? { kind: "message", blocks: [{ type: "text", text: "proxied" }] } : undefined;
       const answer = await postRun(
         own.url,
-        payloadFor("chat:2020", { toolCallback: { url: `${worker.url}/agent/tools/chat%3A2020`, token: worker.token } }),
+        payloadFor("chat:2020", {
+          toolCallback: { url: `${worker.url}/agent/tools/chat%3A2020`, token: worker.token },
+        }),
       );
       expect(answer.events.at(-1)).toEqual({ type: "result", text: "proxied" });
       expect(api.requests.length).toBeGreaterThan(0);

@@ -3,13 +3,13 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
+import { hostNameOf } from "../app.ts";
 import { archiveTranscript, parseTranscript } from "../archive.ts";
+import { childEnv } from "../child-env.ts";
 import { classifyApiError, classifyResultSubtype, classifyThrown } from "../classify.ts";
 import { callWorkerTool, shapeOf } from "../mcp-bridge.ts";
 import { buildPrompt, MAX_TRANSCRIPT_CHARS } from "../prompt.ts";
 import { redact } from "../redact.ts";
-import { hostNameOf } from "../app.ts";
-import { childEnv } from "../child-env.ts";
 import { chatDirectoryName, ensureChatDirectories } from "../workspace.ts";
 import { FakeToolEndpoint } from "./helpers.ts";
 

@@ -200,7 +200,10 @@ export function largerUsage(
   return {
     type: "usage",
     // Like the runner's report, input counts cached tokens too.
-    inputTokens: Math.max(reported?.inputTokens ?? 0, metered.inputTokens + metered.cacheReadTokens + metered.cacheWriteTokens),
+    inputTokens: Math.max(
+      reported?.inputTokens ?? 0,
+      metered.inputTokens + metered.cacheReadTokens + metered.cacheWriteTokens,
+    ),
     outputTokens: Math.max(reported?.outputTokens ?? 0, metered.outputTokens),
     cacheReadTokens: cacheRead,
     cacheWriteTokens: cacheWrite,

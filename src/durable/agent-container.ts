@@ -36,7 +36,7 @@ export class AgentContainer extends Container<Env> {
   override sleepAfter = "10m";
   private runnerToken = "";
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  constructor(ctx: ConstructorParameters<typeof Container>[0], env: Env) {
     super(ctx, env);
     const maxOutputTokens = String(settingsOf(env).agentMaxOutputTokens);
     void ctx.blockConcurrencyWhile(async () => {

@@ -62,7 +62,8 @@ export async function proxyModelCall(input: ModelProxyInput): Promise<Response> 
   if (request.method !== "POST" || !FORWARDED_PATHS.has(incoming.pathname)) {
     return refusal(403, "permission_error", "Only POST /v1/messages and /v1/messages/count_tokens are forwarded.");
   }
-  const presented = request.headers.get("x-api-key") ?? /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+  const presented =
+    request.headers.get("x-api-key") ?? /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
   const claims =
     presented && settings.botToken
       ? await verifyRunToken(settings.botToken, presented, input.now ?? Date.now())
@@ -104,9 +105,7 @@ export async function proxyModelCall(input: ModelProxyInput): Promise<Response> 
   headers.set("x-api-key", settings.anthropicApiKey);
   const answer = await fetch(upstream, { method: "POST", headers, body: JSON.stringify(pinned) });
   if (incoming.pathname !== "/v1/messages" || !answer.ok || !answer.body) return answer;
-  const metered = answer.body.pipeThrough(
-    usageMeter((usage) => ledger.record(runKey, usage).catch(() => undefined)),
-  );
+  const metered = answer.body.pipeThrough(usageMeter((usage) => ledger.record(runKey, usage).catch(() => undefined)));
   return new Response(metered, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
 }
 
@@ -122,7 +121,11 @@ export function pin(
   pinned.max_tokens = maxTokens;
   // The API wants a thinking budget below max_tokens: a cut max_tokens cuts the budget, or turns thinking off.
   const thinking = body.thinking as { type?: unknown; budget_tokens?: unknown } | undefined;
-  if (thinking?.type === "enabled" && typeof thinking.budget_tokens === "number" && thinking.budget_tokens >= maxTokens) {
+  if (
+    thinking?.type === "enabled" &&
+    typeof thinking.budget_tokens === "number" &&
+    thinking.budget_tokens >= maxTokens
+  ) {
     if (maxTokens - 1 >= MIN_THINKING_BUDGET) pinned.thinking = { ...thinking, budget_tokens: maxTokens - 1 };
     else delete pinned.thinking;
   }
@@ -144,7 +147,9 @@ export function usageMeter(report: (usage: ProxyUsage) => Promise<unknown>): Tra
     if (fields === null || typeof fields !== "object") return;
     const values = fields as Record<string, unknown>;
     const count = (name: string): number | undefined =>
-      typeof values[name] === "number" && Number.isFinite(values[name]) ? Math.max(0, Math.round(values[name])) : undefined;
+      typeof values[name] === "number" && Number.isFinite(values[name])
+        ? Math.max(0, Math.round(values[name]))
+        : undefined;
     // message_delta carries the cumulative counts: the latest value wins, never a sum.
     usage.inputTokens = count("input_tokens") ?? usage.inputTokens;
     usage.outputTokens = count("output_tokens") ?? usage.outputTokens;
@@ -154,7 +159,11 @@ export function usageMeter(report: (usage: ProxyUsage) => Promise<unknown>): Tra
   const line = (text: string): void => {
     if (!text.startsWith("data:")) return;
     try {
-      const event = JSON.parse(text.slice(5).trim()) as { type?: unknown; message?: { usage?: unknown }; usage?: unknown };
+      const event = JSON.parse(text.slice(5).trim()) as {
+        type?: unknown;
+        message?: { usage?: unknown };
+        usage?: unknown;
+      };
       if (event.type === "message_start") read(event.message?.usage);
       else if (event.type === "message_delta") read(event.usage);
     } catch {
