@@ -18,6 +18,10 @@ command -v debootstrap >/dev/null || { echo "build-base-image: debootstrap is no
 root="$(mktemp -d /tmp/node-base-rootfs.XXXXXX)"
 trap 'rm -rf "$root"' EXIT
 debootstrap --variant=minbase --include=ca-certificates "$suite" "$root" "$mirror" >/dev/null
+# The base trusts what this machine trusts (Debian's bundle plus any local CA, e.g. a TLS-inspecting proxy's), so that
+# `npm install` in the image's build works wherever it works on the host. HOST_CA_BUNDLE= (empty) keeps Debian's own.
+ca_bundle="${HOST_CA_BUNDLE-/etc/ssl/certs/ca-certificates.crt}"
+if [ -n "$ca_bundle" ] && [ -f "$ca_bundle" ]; then install -m 0644 "$ca_bundle" "$root/etc/ssl/certs/ca-certificates.crt"; fi
 install -m 0755 "$node_binary" "$root/usr/local/bin/node"
 mkdir -p "$root/usr/local/lib/node_modules"
 cp -a "$(readlink -f "$npm_directory")" "$root/usr/local/lib/node_modules/npm"

@@ -5,20 +5,12 @@ import type { Env } from "../env.ts";
 import { handleError, notFound } from "../http/error.ts";
 import { agentToolsRoutes } from "../http/routes/agent-tools.ts";
 import { WORKER_CALLBACK_HOST } from "../protocol/run-payload.ts";
-import { EMPTY_USAGE, type ProxyUsage, proxyModelCall, type RunLedger } from "./model-proxy.ts";
+import { type Admission, type ProxyUsage, proxyModelCall, type RunLedger } from "./model-proxy.ts";
+import { OpenRuns, storageOpenRuns } from "./open-runs.ts";
 
 /** Plain-HTTP hosts the runner is pointed at; they exist only inside the container and end in the handlers below. */
 export const ANTHROPIC_PROXY_HOST = "anthropic.internal";
-/** Runs a container may have open at once (one runs at a time; a closing one may overlap the next). */
-const MAX_OPEN_RUNS = 8;
-const RUN_PREFIX = "proxy-run:";
 const RUNNER_TOKEN_KEY = "runner-token";
-
-interface OpenRun {
-  model: string;
-  openedAt: number;
-  usage: ProxyUsage;
-}
 
 /**
  * One container per chat running `container/` (the Claude Agent SDK runner). The Anthropic key never enters it:
@@ -38,7 +30,11 @@ export class AgentContainer extends Container<Env> {
 
   constructor(ctx: ConstructorParameters<typeof Container>[0], env: Env) {
     super(ctx, env);
-    const maxOutputTokens = String(settingsOf(env).agentMaxOutputTokens);
+    const settings = settingsOf(env);
+    const maxOutputTokens = String(settings.agentMaxOutputTokens);
+    // Egress is an allow list: the handlers below always answer; the rest of the network only as configured.
+    this.enableInternet = settings.agentEgress.kind === "internet";
+    this.allowedHosts = settings.agentEgress.kind === "hosts" ? [...settings.agentEgress.hosts] : [];
     void ctx.blockConcurrencyWhile(async () => {
       let token = await ctx.storage.get<string>(RUNNER_TOKEN_KEY);
       if (token === undefined) {
@@ -69,46 +65,27 @@ export class AgentContainer extends Container<Env> {
     return super.fetch(new Request(request, { headers }));
   }
 
-  /** Before a run starts: its model calls may go through the proxy, pinned to `model`, until `closeRun`. */
-  async openRun(runKey: string, model: string): Promise<void> {
-    const now = Date.now();
-    const open = await this.ctx.storage.list<OpenRun>({ prefix: RUN_PREFIX });
-    // Runs whose adapter never closed them (the Worker was evicted mid-run) go first: oldest out.
-    const stale = [...open.entries()].sort(([, a], [, b]) => a.openedAt - b.openedAt);
-    const excess = stale.length - (MAX_OPEN_RUNS - 1);
-    const expired = stale.filter(([, run], index) => index < excess || now - run.openedAt > 86_400_000);
-    if (expired.length > 0) await this.ctx.storage.delete(expired.map(([key]) => key));
-    await this.ctx.storage.put<OpenRun>(`${RUN_PREFIX}${runKey}`, { model, openedAt: now, usage: { ...EMPTY_USAGE } });
+  private runs(): OpenRuns {
+    return new OpenRuns(storageOpenRuns(this.ctx.storage));
   }
 
-  async runModel(runKey: string): Promise<string | undefined> {
-    return (await this.ctx.storage.get<OpenRun>(`${RUN_PREFIX}${runKey}`))?.model;
+  /** Before a run starts: its model calls may go through the proxy, pinned to `model`, until `closeRun`. */
+  async openRun(runKey: string, model: string): Promise<void> {
+    await this.runs().open(runKey, model);
+  }
+
+  async admitModelCall(runKey: string): Promise<Admission> {
+    return this.runs().admit(runKey);
   }
 
   async recordUsage(runKey: string, usage: ProxyUsage): Promise<void> {
-    const key = `${RUN_PREFIX}${runKey}`;
-    const run = await this.ctx.storage.get<OpenRun>(key);
-    if (!run) return;
-    await this.ctx.storage.put<OpenRun>(key, { ...run, usage: addUsage(run.usage, usage) });
+    await this.runs().record(runKey, usage);
   }
 
   /** The run is over: its token opens nothing any more. Returns what its model calls cost, as the proxy saw it. */
   async closeRun(runKey: string): Promise<ProxyUsage | undefined> {
-    const key = `${RUN_PREFIX}${runKey}`;
-    const run = await this.ctx.storage.get<OpenRun>(key);
-    await this.ctx.storage.delete(key);
-    return run?.usage;
+    return this.runs().close(runKey);
   }
-}
-
-export function addUsage(a: ProxyUsage, b: ProxyUsage): ProxyUsage {
-  return {
-    calls: a.calls + b.calls,
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
-    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
-  };
 }
 
 function randomToken(): string {
@@ -124,7 +101,7 @@ function containerLedger(env: Env, chatKey: string): RunLedger {
     return binding.get(binding.idFromName(chatKey));
   };
   return {
-    modelOf: (runKey) => stub().runModel(runKey),
+    admit: (runKey) => stub().admitModelCall(runKey),
     record: (runKey, usage) => stub().recordUsage(runKey, usage),
   };
 }

@@ -11,11 +11,42 @@ export interface ProxyUsage {
   cacheWriteTokens: number;
 }
 
+/** Whether a model call of a run may go ahead now, and with which model. */
+export type Admission =
+  | { kind: "admitted"; model: string }
+  /** The run was closed (or never opened): its token opens nothing. */
+  | { kind: "closed" }
+  /** The run made MAX_MODEL_CALLS_PER_MINUTE calls in the last minute. */
+  | { kind: "rate_limited"; retryAfterSeconds: number };
+
 /** The running turns of one chat's container, as the proxy needs them (the AgentContainer object in production). */
 export interface RunLedger {
-  /** The model an open run is pinned to; undefined once the run is closed (or was never opened). */
-  modelOf(runKey: string): Promise<string | undefined>;
+  /** Counts the call against the run's rate when admitted. */
+  admit(runKey: string): Promise<Admission>;
   record(runKey: string, usage: ProxyUsage): Promise<void>;
+}
+
+/**
+ * A turn's agent makes a model call per step, a few seconds apart; a loop (or a background process holding the
+ * token) calling back to back is cut off well before it costs much.
+ */
+export const MAX_MODEL_CALLS_PER_MINUTE = 30;
+
+/** The calls of the last minute, `now` added if it is admitted. */
+export function admitCall(
+  recent: readonly number[],
+  now: number,
+): { admitted: boolean; recent: number[]; retryAfterSeconds: number } {
+  const window = recent.filter((at) => now - at < 60_000);
+  if (window.length >= MAX_MODEL_CALLS_PER_MINUTE) {
+    const oldest = Math.min(...window);
+    return {
+      admitted: false,
+      recent: window,
+      retryAfterSeconds: Math.max(1, Math.ceil((oldest + 60_000 - now) / 1000)),
+    };
+  }
+  return { admitted: true, recent: [...window, now], retryAfterSeconds: 0 };
 }
 
 const FORWARDED_PATHS = new Set(["/v1/messages", "/v1/messages/count_tokens"]);
@@ -74,8 +105,22 @@ export async function proxyModelCall(input: ModelProxyInput): Promise<Response> 
   }
   const ledger = input.ledgerFor(claims.chatKey);
   const runKey = await runKeyOf(presented!);
-  const model = await ledger.modelOf(runKey);
-  if (model === undefined) return refusal(401, "authentication_error", "That turn is not running any more.");
+  const admission = await ledger.admit(runKey);
+  switch (admission.kind) {
+    case "closed":
+      return refusal(401, "authentication_error", "That turn is not running any more.");
+    case "rate_limited":
+      return refusal(429, "rate_limit_error", "Too many model calls in this turn; slow down.", {
+        "retry-after": String(admission.retryAfterSeconds),
+      });
+    case "admitted":
+      break;
+    default: {
+      const unexpected: never = admission;
+      throw new Error(`unknown admission ${JSON.stringify(unexpected)}`);
+    }
+  }
+  const model = admission.model;
 
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > MAX_REQUEST_BYTES) return refusal(413, "request_too_large", "The request is too large.");
@@ -198,6 +243,11 @@ export function usageMeter(report: (usage: ProxyUsage) => Promise<unknown>): Tra
   });
 }
 
-function refusal(status: 400 | 401 | 403 | 413 | 503, type: string, message: string): Response {
-  return Response.json({ type: "error", error: { type, message } }, { status });
+function refusal(
+  status: 400 | 401 | 403 | 413 | 429 | 503,
+  type: string,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
+  return Response.json({ type: "error", error: { type, message } }, { status, headers });
 }
