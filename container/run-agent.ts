@@ -1,6 +1,6 @@
 import path from "node:path";
 import { type HookCallback, type Options, type Query, query, type SDKMessage } from "@anthropic-ai/claude-agent-sdk";
-import { type AgentErrorEvent, type AgentEvent, toolPreview } from "../src/protocol/events.ts";
+import { type AgentErrorEvent, type AgentEvent, MAX_DELTA_LENGTH, toolPreview } from "../src/protocol/events.ts";
 import type { RunPayload } from "../src/protocol/run-payload.ts";
 import { archiveTranscript } from "./archive.ts";
 import { childEnv } from "./child-env.ts";
@@ -156,6 +156,8 @@ export async function runAgent(payload: RunPayload, options: RunAgentOptions): P
       // `.claude/settings.json` or `CLAUDE.md`, which a steered agent could have written to plant hooks or
       // instructions for every later turn. The Worker's system prompt is the only standing instruction.
       settingSources: [],
+      // The answer as it streams (`stream_event` messages), forwarded as text_delta events.
+      includePartialMessages: true,
       hooks: { PreCompact: [{ hooks: [preCompact] }] },
       stderr: (data) => {
         for (const line of data.split(/\r?\n/)) if (line.trim() !== "") stderrLine(line.trim());
@@ -201,6 +203,14 @@ export async function runAgent(payload: RunPayload, options: RunAgentOptions): P
             });
           }
           return undefined;
+        case "stream_event": {
+          // Only the main conversation's text: a subagent's (parent_tool_use_id set) is not the answer.
+          const event = message.event;
+          if (message.parent_tool_use_id !== null || event.type !== "content_block_delta") return undefined;
+          if (event.delta.type !== "text_delta" || event.delta.text === "") return undefined;
+          for (const piece of deltaPieces(redact(event.delta.text, secrets))) emit({ type: "text_delta", text: piece });
+          return undefined;
+        }
         case "tool_progress": {
           const name = message.tool_name.startsWith(BRIDGE_TOOL_PREFIX)
             ? message.tool_name.slice(BRIDGE_TOOL_PREFIX.length)
@@ -311,4 +321,18 @@ function messageOf(error: unknown): string {
 
 function nonNegative(value: number): number {
   return Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
+}
+
+/** A delta's text in pieces the event schema accepts (a model's delta is far shorter; this is the bound). */
+export function deltaPieces(text: string): string[] {
+  const pieces: string[] = [];
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(start + MAX_DELTA_LENGTH, text.length);
+    // Never between the two halves of a surrogate pair.
+    if (end < text.length && /[\uD800-\uDBFF]/.test(text.charAt(end - 1))) end--;
+    pieces.push(text.slice(start, end));
+    start = end;
+  }
+  return pieces;
 }

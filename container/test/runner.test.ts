@@ -45,6 +45,41 @@ const of = <T extends AgentEvent["type"]>(events: readonly AgentEvent[], type: T
   events.filter((event): event is Extract<AgentEvent, { type: T }> => event.type === type);
 
 describe("POST /run", () => {
+  it("forwards the SDK's partial messages as text_delta events: the preamble before its tool, the answer before the result", async () => {
+    const chatKey = "chat:1003";
+    const answerText = "The file is written and it says hello from the stream.";
+    api.respond = (body) => {
+      if (!isMainLoop(body)) return undefined;
+      if (toolResults(body).has("toolu_stream_1"))
+        return { kind: "message", blocks: [{ type: "text", text: answerText }] };
+      return {
+        kind: "message",
+        blocks: [
+          { type: "text", text: "Let me write it first." },
+          { type: "tool_use", id: "toolu_stream_1", name: "Bash", input: { command: "echo hello > s.txt" } },
+        ],
+      };
+    };
+
+    const answer = await postRun(
+      runner.url,
+      payloadFor(chatKey, { history: [{ role: "user", content: "Write s.txt" }] }),
+    );
+
+    expect(answer.status).toBe(200);
+    const events = answer.events;
+    const toolAt = events.findIndex((event) => event.type === "tool_start");
+    const resultAt = events.findIndex((event) => event.type === "result");
+    expect(toolAt).toBeGreaterThan(0);
+    const before = of(events.slice(0, toolAt), "text_delta").map((event) => event.text);
+    const after = of(events.slice(toolAt, resultAt), "text_delta").map((event) => event.text);
+    expect(before.join("")).toBe("Let me write it first.");
+    expect(after.length).toBeGreaterThan(1);
+    expect(after.join("")).toBe(answerText);
+    expect(of(events, "result")[0]!.text).toBe(answerText);
+    expect(of(events.slice(resultAt), "text_delta")).toHaveLength(0);
+  });
+
   it("runs a turn with a built-in tool: session_init, tool_start, usage, result", async () => {
     const chatKey = "chat:1001";
     api.respond = (body) => {

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
+import { MAX_DELTA_LENGTH } from "../../src/protocol/events.ts";
 import { hostNameOf } from "../app.ts";
 import { archiveTranscript, parseTranscript } from "../archive.ts";
 import { childEnv } from "../child-env.ts";
@@ -10,6 +11,7 @@ import { classifyApiError, classifyResultSubtype, classifyThrown } from "../clas
 import { callWorkerTool, shapeOf } from "../mcp-bridge.ts";
 import { buildPrompt, MAX_TRANSCRIPT_CHARS } from "../prompt.ts";
 import { redact } from "../redact.ts";
+import { deltaPieces } from "../run-agent.ts";
 import { chatDirectoryName, ensureChatDirectories } from "../workspace.ts";
 import { FakeToolEndpoint } from "./helpers.ts";
 
@@ -321,5 +323,18 @@ describe("environment and workspace", () => {
     expect(chatDirectoryName("chat:-100123:topic:5")).toMatch(/^chat_-100123_topic_5-[0-9a-f]{8}$/);
     expect(chatDirectoryName("../../etc")).not.toContain("/");
     expect(chatDirectoryName("chat:1")).not.toBe(chatDirectoryName("chat_1"));
+  });
+});
+
+describe("deltaPieces", () => {
+  it("keeps a delta whole when it fits, and splits a longer one without breaking a surrogate pair", () => {
+    expect(deltaPieces("Hello")).toEqual(["Hello"]);
+    expect(deltaPieces("")).toEqual([]);
+    const long = `${"a".repeat(MAX_DELTA_LENGTH - 1)}😀${"b".repeat(10)}`;
+    const pieces = deltaPieces(long);
+    expect(pieces.join("")).toBe(long);
+    expect(pieces.every((piece) => piece.length <= MAX_DELTA_LENGTH)).toBe(true);
+    expect(pieces[0]!.endsWith("a")).toBe(true);
+    expect(pieces[1]!.startsWith("😀")).toBe(true);
   });
 });
