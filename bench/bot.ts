@@ -15,10 +15,19 @@ const SECRET = "bench-webhook-secret";
 /** `wrangler dev` on a free port with fresh local storage, its upstreams pointed at the fakes. */
 export async function startBot(
   fakesUrl: string,
-  options: { inspectorPort?: number; minify?: boolean } = {},
+  options: {
+    inspectorPort?: number;
+    minify?: boolean;
+    vars?: Record<string, string>;
+    /** AGENT_CALLBACK_URL pointed at this Worker itself (a runner outside calls its tools back there). */
+    callbackToSelf?: boolean;
+  } = {},
 ): Promise<Bot> {
   const state = mkdtempSync(join(tmpdir(), "bench-state-"));
   const port = await freePort();
+  const callback: Record<string, string> = options.callbackToSelf
+    ? { AGENT_CALLBACK_URL: `http://127.0.0.1:${port}` }
+    : {};
   const vars: Record<string, string> = {
     TELEGRAM_BOT_TOKEN: "123456:BENCH",
     TELEGRAM_WEBHOOK_SECRET: SECRET,
@@ -32,6 +41,8 @@ export async function startBot(
     DEFAULT_MODEL: "gpt-bench",
     // The history scenario stores 10,000 messages; the default pruning would keep 400.
     HISTORY_MAX_STORED: "20000",
+    ...options.vars,
+    ...callback,
   };
   const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state], {
     env: { ...process.env, CI: "true" },

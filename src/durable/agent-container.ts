@@ -6,7 +6,7 @@ import { handleError, notFound } from "../http/error.ts";
 import { agentToolsRoutes } from "../http/routes/agent-tools.ts";
 import { WORKER_CALLBACK_HOST } from "../protocol/run-payload.ts";
 import { type Admission, type ProxyUsage, proxyModelCall, type RunLedger } from "./model-proxy.ts";
-import { OpenRuns, storageOpenRuns } from "./open-runs.ts";
+import { type OpenRun, type OpenRunStore, OpenRuns } from "./open-runs.ts";
 
 /** Plain-HTTP hosts the runner is pointed at; they exist only inside the container and end in the handlers below. */
 export const ANTHROPIC_PROXY_HOST = "anthropic.internal";
@@ -124,3 +124,19 @@ AgentContainer.outboundByHost = {
   // The same routes as the public /agent/tools (with the same token check), reached only from inside a container.
   [WORKER_CALLBACK_HOST]: (request: Request, env: Env) => callbackApp.fetch(request, env),
 };
+
+/** Open runs in a Durable Object's storage, under a prefix of their own. */
+function storageOpenRuns(storage: DurableObjectStorage): OpenRunStore {
+  const prefix = "proxy-run:";
+  return {
+    get: (runKey) => storage.get<OpenRun>(`${prefix}${runKey}`),
+    put: (runKey, run) => storage.put(`${prefix}${runKey}`, run),
+    delete: async (runKeys) => {
+      await storage.delete(runKeys.map((runKey) => `${prefix}${runKey}`));
+    },
+    all: async () => {
+      const stored = await storage.list<OpenRun>({ prefix });
+      return new Map([...stored].map(([key, run]) => [key.slice(prefix.length), run]));
+    },
+  };
+}

@@ -24,10 +24,14 @@ const FORGOTTEN_AFTER_MS = 86_400_000;
 
 /** The runs of one container whose tokens open the model proxy, with what their calls cost. */
 export class OpenRuns implements RunLedger {
-  constructor(
-    private readonly store: OpenRunStore,
-    private readonly now: () => number = Date.now,
-  ) {}
+  // Plain fields, not parameter properties: the container tests run this file under Node's type stripping.
+  private readonly store: OpenRunStore;
+  private readonly now: () => number;
+
+  constructor(store: OpenRunStore, now: () => number = Date.now) {
+    this.store = store;
+    this.now = now;
+  }
 
   /** Before a run starts: its model calls may go through the proxy, pinned to `model`, until `close`. */
   async open(runKey: string, model: string): Promise<void> {
@@ -70,21 +74,5 @@ export function addUsage(a: ProxyUsage, b: ProxyUsage): ProxyUsage {
     outputTokens: a.outputTokens + b.outputTokens,
     cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
     cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
-  };
-}
-
-/** Open runs in a Durable Object's storage, under a prefix of their own. */
-export function storageOpenRuns(storage: DurableObjectStorage): OpenRunStore {
-  const prefix = "proxy-run:";
-  return {
-    get: (runKey) => storage.get<OpenRun>(`${prefix}${runKey}`),
-    put: (runKey, run) => storage.put(`${prefix}${runKey}`, run),
-    delete: async (runKeys) => {
-      await storage.delete(runKeys.map((runKey) => `${prefix}${runKey}`));
-    },
-    all: async () => {
-      const stored = await storage.list<OpenRun>({ prefix });
-      return new Map([...stored].map(([key, run]) => [key.slice(prefix.length), run]));
-    },
   };
 }
