@@ -17,6 +17,8 @@ command -v debootstrap >/dev/null || { echo "build-base-image: debootstrap is no
 
 root="$(mktemp -d /tmp/node-base-rootfs.XXXXXX)"
 trap 'rm -rf "$root"' EXIT
+# mktemp makes the directory 0700, and it becomes the image's /: an unprivileged user could not reach anything.
+chmod 0755 "$root"
 debootstrap --variant=minbase --include=ca-certificates "$suite" "$root" "$mirror" >/dev/null
 # The base trusts what this machine trusts (Debian's bundle plus any local CA, e.g. a TLS-inspecting proxy's), so that
 # `npm install` in the image's build works wherever it works on the host. HOST_CA_BUNDLE= (empty) keeps Debian's own.

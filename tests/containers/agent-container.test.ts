@@ -56,6 +56,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await writeFile(".ci/containers-measured.json", `${JSON.stringify(measured, null, 2)}\n`).catch(() => undefined);
   console.log(`[containers] measured: ${JSON.stringify(measured)}`);
+  if (process.env.CONTAINER_LOGS) {
+    for (const [chatKey, container] of host?.containers ?? []) {
+      console.log(`[containers] ${chatKey}:\n${await docker("logs", "--tail", "40", container.name).catch(String)}`);
+    }
+  }
   await bot?.stop();
   await host?.close();
   await fakes?.close();

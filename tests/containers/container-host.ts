@@ -201,8 +201,10 @@ export class ContainerHost {
       // A stream already under way breaks off, as the container's connection does when it dies.
       if (response.headersSent) response.destroy();
       else {
+        // The detail (a docker command line, with the container's environment) stays here, out of the Worker's logs.
+        console.error(`[containers] forwarding failed: ${error instanceof Error ? error.message : String(error)}`);
         response.writeHead(502, { "content-type": "text/plain" });
-        response.end(error instanceof Error ? error.message : "failed");
+        response.end("the container could not be reached");
       }
     }
   }
