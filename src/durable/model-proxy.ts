@@ -148,7 +148,13 @@ export async function proxyModelCall(input: ModelProxyInput): Promise<Response> 
   headers.delete("content-length");
   headers.delete("host");
   headers.set("x-api-key", settings.anthropicApiKey);
-  const answer = await fetch(upstream, { method: "POST", headers, body: JSON.stringify(pinned) });
+  let answer: Response;
+  try {
+    answer = await fetch(upstream, { method: "POST", headers, body: JSON.stringify(pinned), signal: request.signal });
+  } catch {
+    // The CLI sees an API error it knows (and may retry), not a broken handler.
+    return refusal(502, "api_error", "The model API could not be reached.");
+  }
   if (incoming.pathname !== "/v1/messages" || !answer.ok || !answer.body) return answer;
   const metered = answer.body.pipeThrough(usageMeter((usage) => ledger.record(runKey, usage).catch(() => undefined)));
   return new Response(metered, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
@@ -244,7 +250,7 @@ export function usageMeter(report: (usage: ProxyUsage) => Promise<unknown>): Tra
 }
 
 function refusal(
-  status: 400 | 401 | 403 | 413 | 429 | 503,
+  status: 400 | 401 | 403 | 413 | 429 | 502 | 503,
   type: string,
   message: string,
   headers: Record<string, string> = {},

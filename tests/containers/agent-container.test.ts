@@ -200,18 +200,26 @@ describe("the agent image, run for real", () => {
     measured.secondContainerColdStartMs = host.coldStarts.at(-1)!.ms;
   }, 180_000);
 
-  it("/stop ends a running agent turn, and the run's key stops working", async () => {
+  it("/stop ends a running agent turn, and the run's token no longer opens the model proxy", async () => {
     api.respond = (body) => (isMainLoop(body) ? { kind: "hang" } : undefined);
     const before = mainCalls().length;
     const ended = host.endedRuns.length;
     const sentBefore = (await sent(AGENT_CHAT)).length;
     await say(AGENT_CHAT, "Start a long job");
     await api.waitFor(() => mainCalls().length > before, 60_000, "the hanging model call");
-    const token = String(mainCalls().at(-1)!.headers["x-api-key"] ?? "");
+    const token = host.lastRunToken;
+    const ask = () =>
+      fetch(`${host.proxyUrl}/v1/messages/count_tokens`, {
+        method: "POST",
+        headers: { "x-api-key": token, "content-type": "application/json" },
+        body: JSON.stringify({ model: "any", messages: [{ role: "user", content: "hi" }] }),
+      });
+    expect((await ask()).status).toBe(200);
+
     await say(AGENT_CHAT, "/stop");
     expect(await messageAfter(AGENT_CHAT, sentBefore, /Stopped|⚠️/)).toBe("⏹ Stopped.");
     await expect.poll(() => host.endedRuns.length, { timeout: 30_000 }).toBeGreaterThan(ended);
-    expect(token).toBe(REAL_KEY);
+    expect((await ask()).status).toBe(401);
   }, 120_000);
 
   it("tells the user clearly when the container dies mid-run, keeps the history clean, and starts a new one", async () => {

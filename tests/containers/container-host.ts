@@ -48,7 +48,11 @@ export class ContainerHost {
   readonly coldStarts: { chatKey: string; ms: number }[] = [];
   /** Run streams that have ended (the Worker's request closed or the runner finished). */
   readonly endedRuns: string[] = [];
+  /** The run token of the latest run (the CLI's key to the model proxy). */
+  lastRunToken = "";
   url = "";
+  /** Where `anthropic.internal` points. */
+  proxyUrl = "";
   private front: http.Server | undefined;
   private proxy: http.Server | undefined;
   private proxyPort = 0;
@@ -72,6 +76,7 @@ export class ContainerHost {
     this.proxy = http.createServer((request, response) => void this.modelCall(request, response));
     this.front = http.createServer((request, response) => void this.forward(request, response));
     this.proxyPort = await listen(this.proxy);
+    this.proxyUrl = `http://127.0.0.1:${this.proxyPort}`;
     this.url = `http://127.0.0.1:${await listen(this.front)}`;
     return this;
   }
@@ -175,6 +180,7 @@ export class ContainerHost {
       const container = await this.ensureRunning(chatKey);
       const runKey = payload.toolCallback ? await runKeyOf(payload.toolCallback.token) : undefined;
       if (runKey && payload.model) await container.runs.open(runKey, payload.model);
+      if (payload.toolCallback) this.lastRunToken = payload.toolCallback.token;
       const abort = new AbortController();
       response.on("close", () => abort.abort());
       const answer = await fetch(`http://127.0.0.1:${container.runnerPort}${request.url}`, {
@@ -211,6 +217,15 @@ export class ContainerHost {
 
   /** `http://anthropic.internal`: the Worker's outbound handler, `proxyModelCall`, for the container it came from. */
   private async modelCall(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+    try {
+      await this.proxied(request, response);
+    } catch {
+      // The CLI's connection went away mid-answer (a stopped or killed run).
+      response.destroy();
+    }
+  }
+
+  private async proxied(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
     const body = await readBody(request);
     const headers = new Headers();
     for (const [name, value] of Object.entries(request.headers)) {
