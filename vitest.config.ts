@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { MCP_TEST_TOKEN } from "./tests/fakes/mcp-server.ts";
 
 /**
  * Two projects in one `vitest run`: the Worker's tests inside workerd (the real runtime, with local D1, KV and
@@ -16,13 +17,24 @@ export default defineConfig({
         plugins: [
           cloudflareTest(async ({ inject }) => ({
             wrangler: { configPath: "./wrangler.toml" },
+            // The AI binding needs a Cloudflare account; tests reach Workers AI through its fake (see WORKERS_AI_BASE_URL).
+            remoteBindings: false,
             miniflare: {
               bindings: {
                 TEST_MIGRATIONS: await readD1Migrations("./migrations"),
                 FAKES_URL: inject("fakesUrl"),
+                MCP_FAKE_URL: inject("mcpUrl"),
+                // The secret a chat's MCP server config names (tests/fakes/mcp-server.ts wants it as a bearer token).
+                MCP_TEST_TOKEN: MCP_TEST_TOKEN,
+                // A server that hangs costs a turn this long (then its tools are left out).
+                MCP_TIMEOUT_SECONDS: "2",
                 TELEGRAM_API_BASE_URL: `${inject("fakesUrl")}/telegram`,
                 OPENAI_BASE_URL: `${inject("fakesUrl")}/openai/v1`,
                 ANTHROPIC_BASE_URL: `${inject("fakesUrl")}/anthropic`,
+                // Workers AI's OpenAI-compatible endpoint, played by the fake OpenAI server (the binding path is
+                // tested with a fake runner in tests/unit/workers-ai.test.ts).
+                WORKERS_AI_BASE_URL: `${inject("fakesUrl")}/openai/v1`,
+                WORKERS_AI_API_TOKEN: "test-workers-ai-token",
                 AGENT_RUNNER_URL: `${inject("fakesUrl")}/runner`,
                 AGENT_TIMEOUT_SECONDS: "2",
                 // As with a runner started by hand: tools are called back on this Worker's /agent/tools route.
@@ -37,6 +49,7 @@ export default defineConfig({
                 ANTHROPIC_API_KEY: "test-anthropic-key",
                 DEFAULT_PROVIDER: "openai",
                 DEFAULT_MODEL: "gpt-test",
+                MODEL_CHOICES: "openai:gpt-test, anthropic:claude-sonnet-4-5",
                 PROVIDER_MAX_RETRIES: "2",
                 BOT_NAME: "Testbot",
                 // Faster than deployed, so that streaming tests take a second or two, not ten.

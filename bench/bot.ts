@@ -7,12 +7,17 @@ import { join } from "node:path";
 export interface Bot {
   url: string;
   secret: string;
+  /** The process group of `wrangler dev` and its workerd. */
+  processGroup: number;
   stop(): Promise<void>;
 }
 
 const SECRET = "bench-webhook-secret";
 
-/** `wrangler dev` on a free port with fresh local storage, its upstreams pointed at the fakes. */
+/**
+ * `wrangler dev` on a free port with fresh local storage, its upstreams pointed at the fakes (the benchmark's, and the
+ * browser tests' with their own `vars`).
+ */
 export async function startBot(
   fakesUrl: string,
   options: {
@@ -55,6 +60,8 @@ export async function startBot(
     [
       "wrangler",
       "dev",
+      // No remote bindings (the Workers AI binding would need a Cloudflare login).
+      "--local",
       "--port",
       String(port),
       "--ip",
@@ -88,6 +95,7 @@ export async function startBot(
   return {
     url,
     secret: SECRET,
+    processGroup: child.pid ?? 0,
     async stop() {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       // The whole process group: npx, wrangler and workerd.

@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 /**
  * CPU time of the Worker's isolate (the Worker and its Durable Objects run in one under `wrangler dev`), sampled
  * through the runtime's inspector: the sum of the samples that are not idle. That is the figure Cloudflare bills as
@@ -72,3 +74,33 @@ export function cpuMsOf(profile: CpuProfile): number {
   }
   return micros / 1000;
 }
+
+/**
+ * User and system CPU milliseconds used so far by the `workerd` processes of a process group, from `/proc`: the
+ * runtime's whole cost (its HTTP, SQLite and dev proxy included), and unlike the sampled figure not inflated when other
+ * processes compete for the cores. `undefined` where `/proc` is not there.
+ */
+export function processCpuMs(processGroup: number): number | undefined {
+  let ticks = 0;
+  try {
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      } catch {
+        continue;
+      }
+      // pid (comm) state ppid pgrp … utime stime: fields after the command's closing parenthesis.
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (name !== "workerd" || Number(fields[2]) !== processGroup) continue;
+      ticks += Number(fields[11]) + Number(fields[12]);
+    }
+  } catch {
+    return undefined;
+  }
+  return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+const CLOCK_TICKS_PER_SECOND = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;

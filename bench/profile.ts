@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { startFakes } from "../tests/fakes/server.ts";
 import { startBot } from "./bot.ts";
-import { connectProfiler } from "./cpu.ts";
+import { connectProfiler, processCpuMs } from "./cpu.ts";
 
 const inspectorPort = 9339;
 const fakes = await startFakes({ recordRequests: false });
@@ -39,6 +39,7 @@ if (load === "paced") for (let chat = 0; chat < 200; chat++) await post(20_000 +
 await new Promise((resolve) => setTimeout(resolve, 1000));
 
 await profiler.start();
+const processBefore = processCpuMs(bot.processGroup) ?? Number.NaN;
 const seconds = Number(process.argv[2] ?? 5);
 // "paced": 100/s over warm chats, 1 s model; "new": new chats, two messages each, 1 s model; else 20 warm chats, instant.
 const until = Date.now() + seconds * 1000;
@@ -77,8 +78,12 @@ if (load === "paced") {
   );
 }
 console.log(`${sent} updates in ${seconds} s`);
+const processMs = (processCpuMs(bot.processGroup) ?? Number.NaN) - processBefore;
 const { profile, cpuMs } = await profiler.stop();
 console.log(`CPU ${cpuMs.toFixed(0)} ms: ${(cpuMs / Math.max(1, sent)).toFixed(2)} ms per update`);
+console.log(
+  `workerd process CPU ${processMs.toFixed(0)} ms: ${(processMs / Math.max(1, sent)).toFixed(2)} ms per update`,
+);
 mkdirSync("bench/results", { recursive: true });
 writeFileSync("bench/results/profile.cpuprofile", JSON.stringify(profile));
 const self = new Map<number, number>();

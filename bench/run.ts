@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --model-latency-ms 1000] [-- --runs 3]`: the bot under `wrangler dev` on the
+ * `npm run bench [-- --quick] [-- --model-latency-ms 1000] [-- --runs 3] [-- --only cpu,reply]`: the bot under `wrangler dev` on the
  * local runtime, driven with real Telegram update JSON over HTTP, against fake Telegram / OpenAI / Anthropic servers
  * on 127.0.0.1. Prints a table, writes bench/results/<date>.json, and (full runs) the table into BENCHMARKS.md.
  */
@@ -21,6 +21,9 @@ const option = (name: string, fallback: number) => {
 const quick = flag("quick");
 const modelLatencyMs = option("model-latency-ms", 1000);
 const runs = option("runs", quick ? 1 : 3);
+const onlyIndex = argv.indexOf("--only");
+/** `--only cpu,reply`: just those scenarios (after the cold start), for comparing two versions; BENCHMARKS.md is left alone. */
+const only = onlyIndex >= 0 ? argv[onlyIndex + 1]?.split(",") : undefined;
 
 const INSPECTOR_PORT = 9340;
 
@@ -35,7 +38,13 @@ try {
     const profiler = await connectProfiler(INSPECTOR_PORT);
     try {
       results.push(
-        await scenarios(bot, fakes, { quick, modelLatencyMs, profiler, log: (line) => console.error(`  ${line}`) }),
+        await scenarios(bot, fakes, {
+          quick,
+          modelLatencyMs,
+          profiler,
+          only,
+          log: (line) => console.error(`  ${line}`),
+        }),
       );
     } finally {
       profiler.close();
@@ -71,10 +80,10 @@ const table = formatTable(report);
 console.log(table);
 
 mkdirSync("bench/results", { recursive: true });
-const file = `bench/results/${report.date.slice(0, 10)}${quick ? "-quick" : ""}.json`;
+const file = `bench/results/${report.date.slice(0, 10)}${quick ? "-quick" : ""}${only ? `-${only.join("-")}` : ""}.json`;
 writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
 console.error(`wrote ${file}`);
-if (!quick) {
+if (!quick && !only) {
   const markdown = readFileSync("BENCHMARKS.md", "utf8");
   const updated = markdown.replace(
     /<!-- bench:start -->[\s\S]*<!-- bench:end -->/,

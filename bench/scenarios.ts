@@ -1,7 +1,7 @@
 import { openaiCompletion } from "../tests/fakes/bodies.ts";
 import type { Fakes, RecordedRequest } from "../tests/fakes/server.ts";
 import type { Bot } from "./bot.ts";
-import type { Profiler } from "./cpu.ts";
+import { type Profiler, processCpuMs } from "./cpu.ts";
 import { type Summary, summarize } from "./stats.ts";
 
 export interface Check {
@@ -26,6 +26,8 @@ interface Options {
   log: (line: string) => void;
   /** Samples the Worker's isolate for the CPU-per-message figure; absent, that scenario is skipped. */
   profiler?: Profiler;
+  /** Only these scenarios (by their first word: ack, reply, conversation, burst, cpu, throughput, history, tools). */
+  only?: string[];
 }
 
 /** Watches what the fake Telegram receives: each chat's answers and its Bot API calls. */
@@ -213,6 +215,7 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
     fakes.options.modelDelayMs = ms;
   };
   const { quick, modelLatencyMs, log } = options;
+  const included = (name: string) => options.only === undefined || options.only.includes(name);
 
   {
     // Cold start: the first update a fresh runtime receives loads the Worker's code and creates the chat's object.
@@ -233,7 +236,7 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
   // Warm up: the first requests compile the Worker and create the first objects.
   await roundTrips(bot, watcher, newChats(3), 6);
 
-  {
+  if (included("ack")) {
     // Telegram opens up to 40 connections and delivers updates as people send them. "paced" offers updates at a
     // fixed rate (the throughput target, 100/s) over 40 connections; "saturated" sends back to back on all 40, which
     // measures the local runtime's queueing (Little's law: latency ≈ 40 / requests per second) more than the bot.
@@ -254,6 +257,17 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
     const queue = Array.from({ length: perChat }, (_, sequence) =>
       chats.map((chatId) => ({ chatId, sequence: sequence + 1 })),
     ).flat();
+    // The runtime's floor under the same load: GET /health (no storage, no object) probed 20 times a second.
+    const floor: number[] = [];
+    let loading = true;
+    const probing = (async () => {
+      while (loading) {
+        const began = performance.now();
+        await (await fetch(`${bot.url}/health`)).arrayBuffer();
+        floor.push(performance.now() - began);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })();
     await pool(
       queue.map((item, index) => ({ ...item, index })),
       40,
@@ -266,18 +280,24 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
         acks.push(await post(bot, update(chatId, marker)));
       },
     );
+    loading = false;
+    await probing;
     await drained(watcher, sent, 120_000);
     const latency = summarize(acks);
+    const health = summarize(floor);
+    const integrity = intact(watcher, sent);
+    if (!integrity.ok) log(`ack: ${integrity.problem}`);
     results.push({
       name: "ack (paced)",
-      description: `webhook request to its 200: ${acks.length} updates over ${chats.length} existing chats, ${rate}/s through 40 connections, ${modelLatencyMs} ms model`,
+      description: `webhook request to its 200: ${acks.length} updates over ${chats.length} existing chats, ${rate}/s through 40 connections, ${modelLatencyMs} ms model (about ${rate * (modelLatencyMs / 1000)} turns in flight); "health" is GET /health probed during the same load, the runtime's floor`,
       latency,
-      figures: {},
+      figures: { "health p50": health.p50, "health p99": health.p99, "ack p99 / health p99": latency.p99 / health.p99 },
       checks: [check("ack p99 ≤ 25 ms (paced, 40 connections)", latency.p99 <= 25, `${latency.p99.toFixed(1)} ms`)],
+      integrity: integrity.ok,
     });
   }
 
-  {
+  if (included("ack")) {
     log("ack: webhook → 200, 40 connections back to back");
     setModel(modelLatencyMs);
     const chats = newChats(quick ? 100 : 200);
@@ -316,7 +336,7 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
     });
   }
 
-  {
+  if (included("reply")) {
     log("reply: webhook → final sendMessage, instant model");
     setModel(0);
     const chats = newChats(10);
@@ -339,7 +359,7 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
     });
   }
 
-  {
+  if (included("reply")) {
     log(`reply: webhook → final sendMessage, ${modelLatencyMs} ms model`);
     setModel(modelLatencyMs);
     const chats = newChats(10);
@@ -358,37 +378,38 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
     });
   }
 
-  for (const chatCount of quick ? [40] : [40, 200]) {
-    // People in a conversation: each chat sends its next message only once the answer to the previous one is there.
-    const perChat = quick ? 3 : 6;
-    log(
-      `conversation: ${chatCount} chats × ${perChat} messages, each after the previous answer, ${modelLatencyMs} ms model`,
-    );
-    setModel(0);
-    const chats = newChats(chatCount);
-    // Each chat's first message creates its object; the conversation is measured from the second on.
-    await Promise.all(chats.map((chatId) => roundTrips(bot, watcher, [chatId], 1)));
-    setModel(modelLatencyMs);
-    const latencies: number[] = [];
-    const started = Date.now();
-    await Promise.all(
-      chats.map(async (chatId) => latencies.push(...(await roundTrips(bot, watcher, [chatId], perChat)))),
-    );
-    const seconds = (Date.now() - started) / 1000;
-    const overhead = summarize(latencies.map((latency) => latency - modelLatencyMs));
-    results.push({
-      name: `conversation (${chatCount} chats)`,
-      description: `${chatCount} chats, each sending its next message after the previous answer (${perChat} each), ${modelLatencyMs} ms model; latency is reply time minus the model's`,
-      latency: overhead,
-      figures: { messagesPerSecond: latencies.length / seconds },
-      checks:
-        chatCount === 40
-          ? [check("overhead p50 ≤ 100 ms (40 chats)", overhead.p50 <= 100, `${overhead.p50.toFixed(1)} ms`)]
-          : [],
-    });
-  }
+  if (included("conversation"))
+    for (const chatCount of quick ? [40] : [40, 200]) {
+      // People in a conversation: each chat sends its next message only once the answer to the previous one is there.
+      const perChat = quick ? 3 : 6;
+      log(
+        `conversation: ${chatCount} chats × ${perChat} messages, each after the previous answer, ${modelLatencyMs} ms model`,
+      );
+      setModel(0);
+      const chats = newChats(chatCount);
+      // Each chat's first message creates its object; the conversation is measured from the second on.
+      await Promise.all(chats.map((chatId) => roundTrips(bot, watcher, [chatId], 1)));
+      setModel(modelLatencyMs);
+      const latencies: number[] = [];
+      const started = Date.now();
+      await Promise.all(
+        chats.map(async (chatId) => latencies.push(...(await roundTrips(bot, watcher, [chatId], perChat)))),
+      );
+      const seconds = (Date.now() - started) / 1000;
+      const overhead = summarize(latencies.map((latency) => latency - modelLatencyMs));
+      results.push({
+        name: `conversation (${chatCount} chats)`,
+        description: `${chatCount} chats, each sending its next message after the previous answer (${perChat} each), ${modelLatencyMs} ms model; latency is reply time minus the model's`,
+        latency: overhead,
+        figures: { messagesPerSecond: latencies.length / seconds },
+        checks:
+          chatCount === 40
+            ? [check("overhead p50 ≤ 100 ms (40 chats)", overhead.p50 <= 100, `${overhead.p50.toFixed(1)} ms`)]
+            : [],
+      });
+    }
 
-  {
+  if (included("burst")) {
     // Someone sends three short messages within 200 ms, as people do; the bot answers the first, then the other
     // two together, in order.
     const chatCount = 10;
@@ -428,7 +449,7 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
     });
   }
 
-  if (options.profiler) {
+  if (options.profiler && included("cpu")) {
     // The CPU a plain turn costs the Worker and its chat object: what Cloudflare bills.
     log("cpu: CPU time per message, instant model");
     setModel(0);
@@ -436,50 +457,59 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
     await roundTrips(bot, watcher, chats, chats.length * 2);
     const count = quick ? 40 : 200;
     await options.profiler.start();
+    const processBefore = processCpuMs(bot.processGroup);
     await roundTrips(bot, watcher, chats, count);
+    const processAfter = processCpuMs(bot.processGroup);
     const { cpuMs } = await options.profiler.stop();
+    const processMs =
+      processBefore === undefined || processAfter === undefined ? Number.NaN : processAfter - processBefore;
     results.push({
       name: "cpu per message",
-      description: `CPU time of the Worker's isolate (Worker and chat objects) over ${count} plain turns on warm chats, sampled by the inspector`,
-      figures: { "ms per message": cpuMs / count, "ms total": cpuMs },
+      description: `CPU time of the Worker's isolate (Worker and chat objects) over ${count} plain turns on warm chats, sampled by the inspector ("ms per message"); the whole workerd process's CPU from /proc beside it`,
+      figures: { "ms per message": cpuMs / count, "process ms per message": processMs / count, "ms total": cpuMs },
       checks: [],
     });
   }
 
-  for (const [label, chatCount, perChat, model] of [
-    ["throughput (instant model)", 20, 10, 0],
-    [`throughput (${modelLatencyMs} ms model)`, 200, 2, modelLatencyMs],
-  ] as const) {
-    // Each chat's first message creates its object, as a new chat would.
-    log(`${label}: ${chatCount} chats × ${perChat} messages`);
-    setModel(model);
-    const chats = newChats(chatCount);
-    const turnsBefore = chats.reduce((sum, chatId) => sum + (watcher.answers.get(chatId)?.length ?? 0), 0);
-    const started = Date.now();
-    const sent = await sendRounds(bot, chats, perChat, 40);
-    await drained(watcher, sent, 120_000);
-    const seconds = (Date.now() - started) / 1000;
-    const turns = chats.reduce((sum, chatId) => sum + (watcher.answers.get(chatId)?.length ?? 0), 0) - turnsBefore;
-    const messages = chatCount * perChat;
-    const integrity = intact(watcher, sent);
-    if (!integrity.ok) log(`${label}: ${integrity.problem}`);
-    results.push({
-      name: label,
-      description: `${chatCount} new chats × ${perChat} messages sent in rounds through ${Math.min(40, chatCount)} connections; messages arriving during a turn are answered together in the next`,
-      figures: { seconds, messages, turns, messagesPerSecond: messages / seconds, turnsPerSecond: turns / seconds },
-      checks: [
-        check("≥ 100 messages answered per second", messages / seconds >= 100, `${(messages / seconds).toFixed(0)}/s`),
-        check(
-          "none lost, duplicated or reordered",
-          integrity.ok,
-          integrity.ok ? "all answered once, in order" : integrity.problem!,
-        ),
-      ],
-      integrity: integrity.ok,
-    });
-  }
+  if (included("throughput"))
+    for (const [label, chatCount, perChat, model] of [
+      ["throughput (instant model)", 20, 10, 0],
+      [`throughput (${modelLatencyMs} ms model)`, 200, 2, modelLatencyMs],
+    ] as const) {
+      // Each chat's first message creates its object, as a new chat would.
+      log(`${label}: ${chatCount} chats × ${perChat} messages`);
+      setModel(model);
+      const chats = newChats(chatCount);
+      const turnsBefore = chats.reduce((sum, chatId) => sum + (watcher.answers.get(chatId)?.length ?? 0), 0);
+      const started = Date.now();
+      const sent = await sendRounds(bot, chats, perChat, 40);
+      await drained(watcher, sent, 120_000);
+      const seconds = (Date.now() - started) / 1000;
+      const turns = chats.reduce((sum, chatId) => sum + (watcher.answers.get(chatId)?.length ?? 0), 0) - turnsBefore;
+      const messages = chatCount * perChat;
+      const integrity = intact(watcher, sent);
+      if (!integrity.ok) log(`${label}: ${integrity.problem}`);
+      results.push({
+        name: label,
+        description: `${chatCount} new chats × ${perChat} messages sent in rounds through ${Math.min(40, chatCount)} connections; messages arriving during a turn are answered together in the next`,
+        figures: { seconds, messages, turns, messagesPerSecond: messages / seconds, turnsPerSecond: turns / seconds },
+        checks: [
+          check(
+            "≥ 100 messages answered per second",
+            messages / seconds >= 100,
+            `${(messages / seconds).toFixed(0)}/s`,
+          ),
+          check(
+            "none lost, duplicated or reordered",
+            integrity.ok,
+            integrity.ok ? "all answered once, in order" : integrity.problem!,
+          ),
+        ],
+        integrity: integrity.ok,
+      });
+    }
 
-  {
+  if (included("history")) {
     const sizes = [10, 1000, 10_000];
     log(`history: reply overhead with ${sizes.join(" / ")} stored messages`);
     setModel(0);
@@ -516,7 +546,7 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
     });
   }
 
-  {
+  if (included("tools")) {
     log("tools: a turn with three tool calls against one with none");
     setModel(0);
     const [chatId] = newChats(1);

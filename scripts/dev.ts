@@ -1,18 +1,57 @@
 /**
  * `npm run dev`: applies the D1 migrations to the local database, starts `wrangler dev` (local D1, KV and Durable
- * Objects), and, unless `--no-poll` is given or no bot token is set, runs the polling bridge so the bot answers
- * your real Telegram messages without a public URL. Other arguments go to wrangler (e.g. `--port 8788`).
+ * Objects), and then either
+ * - with a bot token in `.dev.vars`: runs the polling bridge (unless `--no-poll`), so the bot answers your real
+ *   Telegram messages without a public URL; or
+ * - without one (or with `--playground`): starts a local stand-in for the Bot API and opens the console's
+ *   playground, a chat page where you play Telegram's part. Only a model key is needed.
+ * Other arguments go to wrangler (e.g. `--port 8788`).
+ * Remote bindings are off (`--local`): the Workers AI binding would need a Cloudflare login, so `workers-ai` reaches
+ * Workers AI through WORKERS_AI_BASE_URL and WORKERS_AI_API_TOKEN in dev; `--remote-ai` uses the binding instead.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { localVariables } from "./dev-vars.ts";
+import { PLAYGROUND_CHAT, startBotApiStandIn } from "./playground/bot-api.ts";
 import { BridgeStopped, runPollingBridge } from "./polling-bridge.ts";
 
 const args = process.argv.slice(2);
 const poll = !args.includes("--no-poll");
-const wranglerArgs = args.filter((arg) => arg !== "--no-poll");
+const remoteAi = args.includes("--remote-ai");
+const wranglerArgs = args.filter((arg) => arg !== "--no-poll" && arg !== "--playground" && arg !== "--remote-ai");
+if (!remoteAi) wranglerArgs.push("--local");
 const portIndex = wranglerArgs.indexOf("--port");
 const port = portIndex >= 0 ? Number(wranglerArgs[portIndex + 1]) : 8787;
 if (portIndex < 0) wranglerArgs.push("--port", String(port));
+
+const variables = localVariables();
+/** Unset, or still the placeholder `.dev.vars.example` ships with. */
+const unset = (value: string | undefined) => !value?.trim() || value.includes("replace-with");
+const playground = args.includes("--playground") || unset(variables.TELEGRAM_BOT_TOKEN);
+const local = `http://127.0.0.1:${port}`;
+let playgroundAdminToken: string | undefined;
+let standIn: Awaited<ReturnType<typeof startBotApiStandIn>> | undefined;
+if (playground) {
+  const botToken = "100000:PLAYGROUND";
+  const webhookSecret = randomBytes(24).toString("hex");
+  standIn = await startBotApiStandIn({ botToken, webhookUrl: `${local}/telegram/webhook`, webhookSecret });
+  const withPlaygroundChat = (list: string | undefined) =>
+    [list?.trim(), String(PLAYGROUND_CHAT.id)].filter(Boolean).join(",");
+  // A token made for this run only, when .dev.vars has none: the console needs one to sign in.
+  if (unset(variables.ADMIN_TOKEN)) playgroundAdminToken = randomBytes(12).toString("hex");
+  const vars: Record<string, string> = {
+    TELEGRAM_BOT_TOKEN: botToken,
+    TELEGRAM_WEBHOOK_SECRET: webhookSecret,
+    TELEGRAM_API_BASE_URL: standIn.url,
+    PLAYGROUND_URL: standIn.url,
+    // You, in the playground, may talk to the bot and are its admin (/model buttons, /approve).
+    ALLOWED_CHAT_IDS: variables.ALLOWED_CHAT_IDS?.trim() === "*" ? "*" : withPlaygroundChat(variables.ALLOWED_CHAT_IDS),
+    ADMIN_USER_IDS: withPlaygroundChat(variables.ADMIN_USER_IDS),
+    ADMIN_CHAT_IDS: withPlaygroundChat(variables.ADMIN_CHAT_IDS),
+    ...(playgroundAdminToken ? { ADMIN_TOKEN: playgroundAdminToken } : {}),
+  };
+  wranglerArgs.push(...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]));
+}
 
 function run(command: string, commandArgs: string[], options: { env?: NodeJS.ProcessEnv } = {}): ChildProcess {
   return spawn(command, commandArgs, {
@@ -36,6 +75,7 @@ const stop = new AbortController();
 const shutdown = () => {
   stop.abort();
   wrangler.kill("SIGINT");
+  void standIn?.close();
 };
 process.on("SIGINT", shutdown);
 process.on("SIGTERM", shutdown);
@@ -44,9 +84,20 @@ wrangler.on("exit", (code) => {
   process.exit(code ?? 0);
 });
 
-const variables = localVariables();
-if (poll && variables.TELEGRAM_BOT_TOKEN && variables.TELEGRAM_WEBHOOK_SECRET) {
-  const local = `http://127.0.0.1:${port}`;
+if (playground) {
+  await waitForHealth(local, stop.signal);
+  console.log(
+    [
+      "",
+      `[playground] no bot token: the Bot API is played locally (${standIn?.url}). Chat with the bot at`,
+      `[playground]   ${local}/console/playground`,
+      playgroundAdminToken
+        ? `[playground] signing in with this run's admin token: ${playgroundAdminToken} (set ADMIN_TOKEN in .dev.vars to choose your own)`
+        : "[playground] signing in with the ADMIN_TOKEN from .dev.vars",
+      "",
+    ].join("\n"),
+  );
+} else if (poll && variables.TELEGRAM_BOT_TOKEN && variables.TELEGRAM_WEBHOOK_SECRET) {
   await waitForHealth(local, stop.signal);
   console.log("[bridge] polling Telegram for updates and forwarding them to the local webhook (--no-poll to turn off)");
   runPollingBridge({

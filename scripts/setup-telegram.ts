@@ -3,6 +3,7 @@
  * secret header and the update kinds the bot handles, and registers the command list. Reads TELEGRAM_BOT_TOKEN and
  * TELEGRAM_WEBHOOK_SECRET from the environment or `.dev.vars`; never prints them.
  */
+import { setupCodeOf } from "../src/access/setup-code.ts";
 import { ALLOWED_UPDATES, BOT_COMMANDS } from "../src/telegram/bot-commands.ts";
 import { localVariables } from "./dev-vars.ts";
 
@@ -54,3 +55,9 @@ const info = (await call("getWebhookInfo", {})) as {
 console.log(`Webhook set: ${info.url || webhookUrl} (${info.pending_update_count ?? 0} pending updates)`);
 if (info.last_error_message) console.log(`Telegram's last delivery error: ${info.last_error_message}`);
 console.log(`Commands registered: ${BOT_COMMANDS.map(({ command }) => `/${command}`).join(" ")}`);
+// Derived from the secret, not the secret: it makes the first private chat to send it the bot's owner, and only
+// while the bot has no admin (ADMIN_USER_IDS empty and nobody paired as owner yet).
+console.log(
+  `Owner setup code: ${await setupCodeOf(secret)} (send "/pair <code>" to the bot from your private chat;` +
+    " it works only while the bot has no admin)",
+);

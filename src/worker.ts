@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { consoleRoutes } from "./console/app.tsx";
 import type { Env } from "./env.ts";
 import { handleError, notFound } from "./http/error.ts";
 import { adminRoutes } from "./http/routes/admin.ts";
@@ -15,6 +16,7 @@ const app = new Hono<{ Bindings: Env }>();
 app.route("/health", healthRoutes());
 app.route("/telegram/webhook", webhookRoutes());
 app.route("/admin", adminRoutes());
+app.route("/console", consoleRoutes());
 // Only for a runner started by hand (AGENT_CALLBACK_URL set): a container reaches its tools through its outbound
 // handler, so in production this route does not exist and strangers cannot knock on chat objects through it.
 app.use("/agent/tools/*", async (c, next) => (isPublicToolRouteEnabled(c.env) ? next() : notFound(c)));

@@ -18,7 +18,10 @@ export class FakeToolEndpoint {
   readonly calls: Array<{ path: string; authorization: string | undefined; body: unknown }> = [];
   token = "test-callback-token-0123456789";
   /** The Worker's answer to a call; `hang` never answers. */
-  answer: (name: string, argumentsText: string) => { status: number; body: unknown } | "hang" = () => ({
+  answer: (
+    name: string,
+    argumentsText: string,
+  ) => { status: number; body: unknown } | "hang" | Promise<{ status: number; body: unknown }> = () => ({
     status: 200,
     body: { content: "ok", isError: false },
   });
@@ -47,7 +50,7 @@ export class FakeToolEndpoint {
         const call = body as { name?: unknown; arguments?: unknown };
         if (typeof call.name !== "string" || typeof call.arguments !== "string")
           return send(400, { error: "invalid_request" });
-        const answer = this.answer(call.name, call.arguments);
+        const answer = await this.answer(call.name, call.arguments);
         if (answer !== "hang") send(answer.status, answer.body);
       })();
     });

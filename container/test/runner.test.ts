@@ -3,7 +3,11 @@ import { readdir, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { McpConnection } from "../../src/mcp/connection.ts";
+import { resultText } from "../../src/mcp/result-text.ts";
+import { namespacedToolName } from "../../src/mcp/server-config.ts";
 import type { AgentEvent } from "../../src/protocol/events.ts";
+import { startFakeMcp } from "../../tests/fakes/mcp-server.ts";
 import { chatDirectoryName } from "../workspace.ts";
 import { FakeAnthropic, isMainLoop, messagesText, toolResults, USAGE } from "./fake-anthropic.ts";
 import {
@@ -283,6 +287,61 @@ describe("POST /run", () => {
     expect(JSON.stringify(result?.content)).toContain("Remembered (id 1).");
     expect(result?.is_error ?? false).toBe(false);
     expect(answer.lines.join("\n")).not.toContain(worker.token);
+  });
+
+  it("bridges a chat's MCP server tool (calc__add, listed from a real MCP server) as mcp__bot__calc__add", async () => {
+    const chatKey = "chat:1005";
+    const mcp = await startFakeMcp();
+    // The Worker's side, as src/mcp does it: the server listed through the SDK client, its tools namespaced.
+    const connection = new McpConnection(
+      { name: "calc", url: `${mcp.url}/open/mcp`, headers: {}, secrets: [] },
+      { timeoutMs: 10_000 },
+    );
+    try {
+      const listed = (await connection.listTools()).find((tool) => tool.name === "add")!;
+      worker.answer = async (name, argumentsText) => {
+        if (name !== namespacedToolName("calc", "add")) return { status: 404, body: {} };
+        const result = await connection.callTool("add", JSON.parse(argumentsText));
+        return { status: 200, body: { content: resultText(result), isError: result.isError === true } };
+      };
+      api.respond = (body) => {
+        if (!isMainLoop(body)) return undefined;
+        if (toolResults(body).has("toolu_calc_1"))
+          return { kind: "message", blocks: [{ type: "text", text: "It is 9." }] };
+        return {
+          kind: "message",
+          blocks: [{ type: "tool_use", id: "toolu_calc_1", name: "mcp__bot__calc__add", input: { a: 4, b: 5 } }],
+        };
+      };
+
+      const answer = await postRun(
+        runner.url,
+        payloadFor(chatKey, {
+          history: [{ role: "user", content: "add 4 and 5" }],
+          tools: [
+            {
+              name: namespacedToolName("calc", "add"),
+              description: listed.description,
+              inputSchema: listed.inputSchema,
+            },
+          ],
+          toolCallback: { url: `${worker.url}/agent/tools/${encodeURIComponent(chatKey)}`, token: worker.token },
+        }),
+      );
+
+      expect(answer.events.at(-1)).toEqual({ type: "result", text: "It is 9." });
+      expect(worker.calls.map((call) => call.body)).toEqual([{ name: "calc__add", arguments: '{"a":4,"b":5}' }]);
+      expect(mcp.calls).toEqual([{ path: "/open/mcp", tool: "add", arguments: { a: 4, b: 5 } }]);
+      const main = api.mainRequests();
+      const offered = main[0]!.body!.tools!.find((tool) => tool.name === "mcp__bot__calc__add");
+      expect(offered?.description).toBe("Adds two numbers.");
+      expect(JSON.stringify(offered?.input_schema)).toContain('"a"');
+      const result = toolResults(main.at(-1)!.body).get("toolu_calc_1");
+      expect(JSON.stringify(result?.content)).toContain("The sum is 9.");
+    } finally {
+      await connection.close();
+      await mcp.close();
+    }
   });
 
   it("turns a failing Worker tool endpoint into an error result for the model, not a failed run", async () => {

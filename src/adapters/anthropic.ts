@@ -4,12 +4,15 @@ import {
   type Message,
   type MessageParam,
   Messages,
+  type RawMessageStreamEvent,
   type Tool,
   type ToolUseBlock,
 } from "@anthropic-ai/sdk/resources/messages/messages";
+import type { ErrorClassification } from "../protocol/events.ts";
 import { type HistoryMessage, parseToolArguments, type ToolCall } from "../protocol/messages.ts";
 import type { ModelTool } from "../protocol/run-payload.ts";
 import { ProviderError, providerErrorFrom } from "./errors.ts";
+import { serverSentEvents } from "./server-sent-events.ts";
 import type { ModelAdapter, ModelRequest, ModelResponse, ModelStreamPart } from "./types.ts";
 
 export interface AnthropicAdapterOptions {
@@ -75,11 +78,10 @@ export class AnthropicAdapter implements ModelAdapter {
     // Tool uses arrive as a start block and then pieces of their JSON input, keyed by the block's index.
     const toolUses = new Map<number, ToolCall>();
     try {
-      const stream = await this.client.messages.create(
-        { ...this.body(request), stream: true },
-        { signal: request.signal },
-      );
-      for await (const event of stream) {
+      const response = await this.client.messages
+        .create({ ...this.body(request), stream: true }, { signal: request.signal })
+        .asResponse();
+      for await (const event of messageStreamEvents(response, request.signal)) {
         switch (event.type) {
           case "message_start":
             Object.assign(usage, event.message.usage);
@@ -225,4 +227,40 @@ function toAnthropicTools(tools: readonly ModelTool[]): Tool[] {
     // One breakpoint after the last tool caches the whole list.
     ...(index === tools.length - 1 ? { cache_control: CACHE } : {}),
   }));
+}
+
+/** Stream errors the API sends mid-answer, by their `error.type`; anything else is a broken transport. */
+const STREAM_ERRORS: Record<string, ErrorClassification> = {
+  overloaded_error: "overloaded",
+  rate_limit_error: "quota",
+  authentication_error: "auth",
+  permission_error: "auth",
+  invalid_request_error: "invalid_request",
+};
+
+/** The Messages stream's events; `ping` is skipped and an `error` event throws, classified. */
+async function* messageStreamEvents(response: Response, signal?: AbortSignal): AsyncGenerator<RawMessageStreamEvent> {
+  for await (const event of serverSentEvents(response, signal)) {
+    if (event.event === "ping") continue;
+    if (event.event === "error") {
+      const type = errorTypeOf(event.data);
+      throw new ProviderError(STREAM_ERRORS[type] ?? "transport", `Anthropic: the stream failed (${type})`);
+    }
+    yield JSON.parse(event.data) as RawMessageStreamEvent;
+  }
+}
+
+function errorTypeOf(data: string): string {
+  try {
+    const body: unknown = JSON.parse(data);
+    if (typeof body === "object" && body !== null && "error" in body) {
+      const { error } = body;
+      if (typeof error === "object" && error !== null && "type" in error && typeof error.type === "string") {
+        return error.type.slice(0, 60);
+      }
+    }
+  } catch {
+    // Not JSON: an unknown error.
+  }
+  return "unknown_error";
 }

@@ -5,6 +5,7 @@ import { AnthropicAdapter } from "./anthropic.ts";
 import { ClaudeAgentAdapter } from "./claude-agent.ts";
 import { OpenAIAdapter } from "./openai.ts";
 import type { Adapter } from "./types.ts";
+import { BINDING_BASE_URL, bindingFetch, WORKERS_AI_MAX_TOKENS } from "./workers-ai.ts";
 
 /** The adapter for a provider, or why it cannot run here (a missing key or runner), in words for the chat. */
 export type AdapterChoice = { kind: "ready"; adapter: Adapter } | { kind: "unavailable"; problem: string };
@@ -60,6 +61,29 @@ function buildAdapter(provider: Provider, settings: Settings, env: Env): Adapter
         kind: "ready",
         adapter: new ClaudeAgentAdapter({ env, runner: settings.agentRunner, timeoutMs: settings.agentTimeoutMs }),
       };
+    case "workers-ai": {
+      const common = { label: "Workers AI", maxTokens: WORKERS_AI_MAX_TOKENS, ...retries };
+      if (settings.workersAi.kind === "endpoint") {
+        const { baseUrl, apiToken } = settings.workersAi;
+        return { kind: "ready", adapter: new OpenAIAdapter({ apiKey: apiToken, baseUrl, ...common }) };
+      }
+      if (!env.AI) {
+        return {
+          kind: "unavailable",
+          problem: "no Workers AI binding ([ai] in wrangler.toml) and no WORKERS_AI_BASE_URL with WORKERS_AI_API_TOKEN",
+        };
+      }
+      // The binding needs no key; the client's bearer header goes nowhere.
+      return {
+        kind: "ready",
+        adapter: new OpenAIAdapter({
+          apiKey: "binding",
+          baseUrl: BINDING_BASE_URL,
+          fetch: bindingFetch(env.AI),
+          ...common,
+        }),
+      };
+    }
     default:
       return assertNever(provider);
   }

@@ -1,11 +1,11 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai/core/error";
-import { Stream } from "openai/core/streaming";
 import type {
   ChatCompletion,
   ChatCompletionChunk,
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionCreateParamsStreaming,
 } from "openai/resources/chat/completions";
+import { serverSentEvents } from "./server-sent-events.ts";
 
 export interface ChatCompletionsClientOptions {
   apiKey: string;
@@ -14,12 +14,14 @@ export interface ChatCompletionsClientOptions {
   maxRetries: number;
   /** Until the answer's headers arrive; a stream then runs as long as it sends. */
   timeoutMs: number;
+  /** How the request goes out; default the global `fetch` (Workers AI's binding answers through one, see workers-ai.ts). */
+  fetch?: typeof fetch;
 }
 
 const MAX_RETRY_AFTER_MS = 60_000;
 
 /**
- * `POST /chat/completions`, with the OpenAI SDK's own wire types, SSE decoder and error classes, and its retry
+ * `POST /chat/completions`, with the OpenAI SDK's own wire types and error classes, and its retry
  * policy: 408, 409, 429, 5xx, connection errors and timeouts are retried up to `maxRetries` times, waiting
  * `retry-after-ms` / `retry-after` when the server sends one (up to 60 s), else 0.5 s doubling to 8 s with jitter;
  * `x-should-retry` overrides. The SDK's `OpenAI` client class constructs every resource of the API (audio, batches,
@@ -33,8 +35,10 @@ export class ChatCompletionsClient {
   static readonly APIConnectionError = APIConnectionError;
 
   private readonly url: string;
+  private readonly fetch: typeof fetch;
 
   constructor(private readonly options: ChatCompletionsClientOptions) {
+    this.fetch = options.fetch ?? ((input, init) => fetch(input, init));
     this.url = `${(options.baseUrl ?? "https://api.openai.com/v1").replace(/\/+$/, "")}/chat/completions`;
   }
 
@@ -43,11 +47,15 @@ export class ChatCompletionsClient {
     return (await response.json()) as ChatCompletion;
   }
 
-  async stream(body: ChatCompletionCreateParamsStreaming, signal?: AbortSignal): Promise<Stream<ChatCompletionChunk>> {
-    const controller = new AbortController();
-    signal?.addEventListener("abort", () => controller.abort(signal.reason), { once: true });
-    const response = await this.post(body, controller.signal);
-    return Stream.fromSSEResponse<ChatCompletionChunk>(response, controller);
+  /** The answer's chunks until `[DONE]`; an `error` event mid-stream throws as the SDK's stream does. */
+  async *stream(body: ChatCompletionCreateParamsStreaming, signal?: AbortSignal): AsyncGenerator<ChatCompletionChunk> {
+    const response = await this.post(body, signal);
+    for await (const event of serverSentEvents(response, signal)) {
+      if (event.data === "[DONE]") return;
+      const data = JSON.parse(event.data) as ChatCompletionChunk | { error: object };
+      if ("error" in data) throw new APIError(undefined, data.error, undefined, response.headers);
+      yield data;
+    }
   }
 
   private async post(body: object, signal: AbortSignal | undefined): Promise<Response> {
@@ -83,7 +91,7 @@ export class ChatCompletionsClient {
     const onAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      const response = await fetch(this.url, {
+      const response = await this.fetch(this.url, {
         method: "POST",
         headers: {
           authorization: `Bearer ${this.options.apiKey}`,

@@ -8,14 +8,14 @@ import type { CompletionUsage } from "openai/resources/completions";
 import type { HistoryMessage, ToolCall } from "../protocol/messages.ts";
 import type { ModelTool } from "../protocol/run-payload.ts";
 import { ProviderError, providerErrorFrom } from "./errors.ts";
-import { ChatCompletionsClient } from "./openai-client.ts";
+import { ChatCompletionsClient, type ChatCompletionsClientOptions } from "./openai-client.ts";
 import type { ModelAdapter, ModelRequest, ModelResponse, ModelStreamPart } from "./types.ts";
 
-export interface OpenAIAdapterOptions {
-  apiKey: string;
-  baseUrl?: string;
-  maxRetries: number;
-  timeoutMs: number;
+export interface OpenAIAdapterOptions extends ChatCompletionsClientOptions {
+  /** The provider's name in messages (default "OpenAI"; "Workers AI" for its OpenAI-compatible endpoint). */
+  label?: string;
+  /** Sent as `max_tokens` when set (Workers AI's models otherwise stop at 256). */
+  maxTokens?: number;
 }
 
 /**
@@ -26,10 +26,13 @@ export interface OpenAIAdapterOptions {
  */
 export class OpenAIAdapter implements ModelAdapter {
   readonly kind = "model";
-  readonly label = "OpenAI";
+  readonly label: string;
   private readonly client: ChatCompletionsClient;
+  private readonly maxTokens: number | undefined;
 
-  constructor(options: OpenAIAdapterOptions) {
+  constructor({ label, maxTokens, ...options }: OpenAIAdapterOptions) {
+    this.label = label ?? "OpenAI";
+    this.maxTokens = maxTokens;
     this.client = new ChatCompletionsClient(options);
   }
 
@@ -41,7 +44,8 @@ export class OpenAIAdapter implements ModelAdapter {
       throw providerErrorFrom(error, this.label, ChatCompletionsClient);
     }
     const reply = completion.choices?.[0]?.message;
-    if (!reply) throw new ProviderError("invalid_request", "OpenAI: no choice in the answer", { retryable: false });
+    if (!reply)
+      throw new ProviderError("invalid_request", `${this.label}: no choice in the answer`, { retryable: false });
     const toolCalls = (reply.tool_calls ?? []).filter(
       (call): call is ChatCompletionMessageFunctionToolCall => call.type === "function",
     );
@@ -65,7 +69,7 @@ export class OpenAIAdapter implements ModelAdapter {
     // Tool calls arrive in pieces, keyed by their index in the message.
     const calls = new Map<number, ToolCall>();
     try {
-      const stream = await this.client.stream(
+      const stream = this.client.stream(
         { ...this.body(request), stream: true, stream_options: { include_usage: true } },
         request.signal,
       );
@@ -91,7 +95,8 @@ export class OpenAIAdapter implements ModelAdapter {
     } catch (error) {
       throw providerErrorFrom(error, this.label, ChatCompletionsClient);
     }
-    if (!finished) throw new ProviderError("transport", "OpenAI: the stream ended before the answer was complete");
+    if (!finished)
+      throw new ProviderError("transport", `${this.label}: the stream ended before the answer was complete`);
     const toolCalls = [...calls.entries()].sort(([left], [right]) => left - right).map(([, call]) => call);
     yield { type: "response", response: responseOf({ text, refusal, toolCalls, usage }) };
   }
@@ -105,6 +110,7 @@ export class OpenAIAdapter implements ModelAdapter {
         ...request.messages.map(toOpenAIMessage),
       ] satisfies ChatCompletionMessageParam[],
       ...(tools.length > 0 ? { tools } : {}),
+      ...(this.maxTokens === undefined ? {} : { max_tokens: this.maxTokens }),
     };
   }
 }

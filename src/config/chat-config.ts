@@ -1,6 +1,14 @@
 import * as z from "zod";
-import { DEFAULT_MODELS, type Provider, providerSchema } from "./providers.ts";
-import type { Settings } from "./settings.ts";
+import { MCP_ALLOWLIST_ENTRY, type McpServerConfig, mcpServersSchema } from "../mcp/server-config.ts";
+import {
+  DEFAULT_MODELS,
+  type Fallback,
+  fallbackSchema,
+  MAX_FALLBACKS,
+  type Provider,
+  providerSchema,
+} from "./providers.ts";
+import { builtInProvider, type Settings } from "./settings.ts";
 import { isTimezone } from "./zones.ts";
 
 export const MAX_SYSTEM_PROMPT_LENGTH = 8000;
@@ -12,7 +20,7 @@ export function chatConfigSchema(toolNames: readonly string[]) {
   const key = toolNames.join(",");
   let schema = schemas.get(key);
   if (!schema) {
-    schema = buildSchema(toolNames);
+    schema = buildSchema(toolNames).superRefine(mcpAllowlistNamesServers);
     schemas.set(key, schema);
   }
   return schema;
@@ -25,7 +33,9 @@ function buildSchema(toolNames: readonly string[]) {
     systemPrompt: z.string().max(MAX_SYSTEM_PROMPT_LENGTH).optional(),
     tools: z
       .array(
-        z.string().refine((name) => toolNames.includes(name), { message: `must be one of: ${toolNames.join(", ")}` }),
+        z.string().refine((name) => toolNames.includes(name) || MCP_ALLOWLIST_ENTRY.test(name), {
+          message: `must be one of: ${toolNames.join(", ")}, or <mcp server>__<tool> or <mcp server>__*`,
+        }),
       )
       .max(100)
       .optional(),
@@ -45,7 +55,29 @@ function buildSchema(toolNames: readonly string[]) {
       .optional(),
     /** Who may use /agent (a shell in a container): the bot's admins (default), or everyone in the chat. */
     agentAccess: z.enum(["admins", "everyone"]).optional(),
+    /** Models tried in order when the chat's own is overloaded, rate-limited or unreachable; [] turns off a default. */
+    fallbacks: z.array(fallbackSchema).max(MAX_FALLBACKS).optional(),
+    /** Remote MCP servers whose tools join this chat's (src/mcp/). */
+    mcpServers: mcpServersSchema.optional(),
   });
+}
+
+/** An allowlist entry for an MCP tool must name one of the chat's MCP servers. */
+function mcpAllowlistNamesServers(
+  config: { tools?: string[] | undefined; mcpServers?: McpServerConfig[] | undefined },
+  context: z.RefinementCtx,
+): void {
+  const servers = new Set((config.mcpServers ?? []).map((server) => server.name));
+  for (const [index, name] of (config.tools ?? []).entries()) {
+    const server = MCP_ALLOWLIST_ENTRY.exec(name)?.[1];
+    if (server !== undefined && !servers.has(server)) {
+      context.addIssue({
+        code: "custom",
+        path: ["tools", index],
+        message: `no MCP server named ${server} in mcpServers`,
+      });
+    }
+  }
 }
 export type ChatConfig = z.infer<ReturnType<typeof buildSchema>>;
 
@@ -60,17 +92,20 @@ export interface EffectiveConfig {
   /** Undefined limits are unlimited. */
   budget: { dailyTokens?: number; dailyCostUsd?: number };
   agentAccess: "admins" | "everyone";
+  /** The chat's fallback chain (its own, else DEFAULT_FALLBACKS), each with its model resolved. */
+  fallbacks: { provider: Fallback["provider"]; model: string }[];
+  mcpServers: McpServerConfig[];
   /** Where provider and model came from, for /status and the admin API. */
   source: { provider: "chat" | "DEFAULT_PROVIDER" | "built-in"; model: "chat" | "DEFAULT_MODEL" | "built-in" };
 }
 
 /**
- * Resolution, as in the seeds: the chat's config, then DEFAULT_PROVIDER / DEFAULT_MODEL, then `anthropic` with the
- * provider's own default model. DEFAULT_MODEL applies only to the default provider: a chat switched to another
+ * Resolution, as in the seeds: the chat's config, then DEFAULT_PROVIDER / DEFAULT_MODEL, then the built-in provider
+ * (the first with a key, else `workers-ai`: see `builtInProvider`) with the provider's own default model. DEFAULT_MODEL applies only to the default provider: a chat switched to another
  * provider without a model gets that provider's default model, not a model name another provider would refuse.
  */
 export function resolveConfig(config: ChatConfig | undefined, settings: Settings): EffectiveConfig {
-  const defaultProvider = settings.defaultProvider ?? "anthropic";
+  const defaultProvider = settings.defaultProvider ?? builtInProvider(settings);
   const provider = config?.provider ?? defaultProvider;
   const providerSource = config?.provider ? "chat" : settings.defaultProvider ? "DEFAULT_PROVIDER" : "built-in";
   let model: string;
@@ -97,6 +132,11 @@ export function resolveConfig(config: ChatConfig | undefined, settings: Settings
       ...limit("dailyCostUsd", config?.budget?.dailyCostUsd, settings.dailyCostBudgetUsd),
     },
     agentAccess: config?.agentAccess ?? "admins",
+    fallbacks: (config?.fallbacks ?? settings.defaultFallbacks).map((fallback) => ({
+      provider: fallback.provider,
+      model: fallback.model ?? DEFAULT_MODELS[fallback.provider],
+    })),
+    mcpServers: config?.mcpServers ?? [],
     source: { provider: providerSource, model: modelSource },
   };
 }

@@ -1,6 +1,6 @@
 import * as z from "zod";
 
-export const PROVIDERS = ["openai", "anthropic", "claude-agent"] as const;
+export const PROVIDERS = ["openai", "anthropic", "claude-agent", "workers-ai"] as const;
 export const providerSchema = z.enum(PROVIDERS);
 export type Provider = z.infer<typeof providerSchema>;
 
@@ -8,9 +8,29 @@ export function isProvider(name: string): name is Provider {
   return (PROVIDERS as readonly string[]).includes(name);
 }
 
+/** Providers whose adapter makes one model call, so that a turn can move to another mid-way (fallbacks). */
+export const MODEL_PROVIDERS = ["openai", "anthropic", "workers-ai"] as const satisfies readonly Provider[];
+export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
+export const modelProviderSchema = z.enum(MODEL_PROVIDERS);
+
+export function isModelProvider(name: string): name is ModelProvider {
+  return (MODEL_PROVIDERS as readonly string[]).includes(name);
+}
+
+/** One step of a fallback chain: a model provider and, optionally, its model (else the provider's default). */
+export const fallbackSchema = z.strictObject({
+  provider: modelProviderSchema,
+  model: z.string().trim().min(1).max(200).optional(),
+});
+export type Fallback = z.infer<typeof fallbackSchema>;
+/** The longest fallback chain, after the chat's own model. */
+export const MAX_FALLBACKS = 4;
+
 /** Each provider's model when neither the chat nor DEFAULT_MODEL names one. */
 export const DEFAULT_MODELS: Record<Provider, string> = {
   openai: "gpt-4o-mini",
   anthropic: "claude-sonnet-4-5",
   "claude-agent": "claude-sonnet-4-5",
+  // Function calling, 128k context, and fast on Workers AI.
+  "workers-ai": "@cf/meta/llama-3.3-70b-instruct-fp8-fast",
 };

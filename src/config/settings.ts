@@ -1,5 +1,14 @@
 import type { Env, EnvVariable } from "../env.ts";
-import { isProvider, type Provider } from "./providers.ts";
+import {
+  DEFAULT_MODELS,
+  type Fallback,
+  isModelProvider,
+  isProvider,
+  MAX_FALLBACKS,
+  MODEL_PROVIDERS,
+  PROVIDERS,
+  type Provider,
+} from "./providers.ts";
 import { isTimezone } from "./zones.ts";
 
 /** A list of chat or user ids from a comma-separated variable; `*` means everyone. */
@@ -18,9 +27,15 @@ export interface Settings {
   openaiBaseUrl: string | undefined;
   anthropicApiKey: string | undefined;
   anthropicBaseUrl: string | undefined;
+  /** Workers AI through its OpenAI-compatible endpoint (both set), else through the `AI` binding. */
+  workersAi: WorkersAiRoute;
   defaultProvider: Provider | undefined;
   defaultModel: string | undefined;
+  /** The fallback chain of chats that do not set their own (DEFAULT_FALLBACKS). */
+  defaultFallbacks: Fallback[];
   historyLimit: number;
+  /** The history the model sees, in estimated tokens; older messages are folded into the chat's summary. */
+  historyWindowTokens: number;
   providerMaxRetries: number;
   providerTimeoutMs: number;
   defaultTimezone: string;
@@ -38,6 +53,8 @@ export interface Settings {
   /** Daily limits for chats without their own (undefined: unlimited). */
   dailyTokenBudget: number | undefined;
   dailyCostBudgetUsd: number | undefined;
+  /** What `/model` offers admins as buttons (MODEL_CHOICES), in order. */
+  modelChoices: readonly ModelChoice[];
   /** US dollars per million tokens, by model name, for cost budgets and reports. */
   modelPrices: ReadonlyMap<string, ModelPrice>;
   /** How many history rows a chat keeps (the model sees the last `historyLimit`). */
@@ -48,10 +65,27 @@ export interface Settings {
   stream: { draftIntervalMs: number; editIntervalMs: number; stopButtonAfterMs: number };
   /** Where a 👀 reaction acknowledges a message whose answer takes more than a moment. */
   ackReaction: "private" | "all" | "off";
+  /** Chats' MCP servers: how long a tool list is cached, and the time one request to a server may take. */
+  mcp: { listCacheMs: number; timeoutMs: number };
   /** How long a chat object may keep usage records before writing them to D1 in one batch. */
   usageFlushMs: number;
+  /** Local dev only: the Bot API stand-in `npm run dev` starts without a bot token; the console's playground talks to it. */
+  playgroundUrl: string | undefined;
   /** Variables that are set but unusable, by name, with what is wrong. Never their values. */
   problems: string[];
+}
+
+/** How `workers-ai` is reached: the Worker's `AI` binding (no key), or an OpenAI-compatible URL with an API token. */
+export type WorkersAiRoute = { kind: "binding" } | { kind: "endpoint"; baseUrl: string; apiToken: string };
+
+/**
+ * The provider of chats without their own when DEFAULT_PROVIDER is unset: the first with a key (OpenAI, then
+ * Anthropic), else Workers AI, which needs none.
+ */
+export function builtInProvider(settings: Pick<Settings, "openaiApiKey" | "anthropicApiKey">): Provider {
+  if (settings.openaiApiKey) return "openai";
+  if (settings.anthropicApiKey) return "anthropic";
+  return "workers-ai";
 }
 
 /** Where `claude-agent` runs: the chat's container, or (dev and tests) a runner started by hand at a URL. */
@@ -64,6 +98,11 @@ export type AgentRunner = { kind: "container" } | { kind: "url"; url: string; to
 export type ToolCallbackRoute = { kind: "container" } | { kind: "public-route"; baseUrl: string };
 
 export const DEFAULT_HISTORY_LIMIT = 40;
+
+export interface ModelChoice {
+  provider: Provider;
+  model: string;
+}
 
 export interface ModelPrice {
   input: number;
@@ -134,7 +173,7 @@ export function readSettings(env: Env): Settings {
   let defaultProvider: Provider | undefined;
   if (providerName !== undefined) {
     if (isProvider(providerName)) defaultProvider = providerName;
-    else problems.push("DEFAULT_PROVIDER must be one of openai, anthropic, claude-agent");
+    else problems.push(`DEFAULT_PROVIDER must be one of ${PROVIDERS.join(", ")}`);
   }
 
   const defaultTimezone = text(env.DEFAULT_TIMEZONE) ?? "UTC";
@@ -197,14 +236,18 @@ export function readSettings(env: Env): Settings {
     openaiBaseUrl: url("OPENAI_BASE_URL"),
     anthropicApiKey: text(env.ANTHROPIC_API_KEY),
     anthropicBaseUrl: url("ANTHROPIC_BASE_URL"),
+    workersAi: workersAiRouteOf(url("WORKERS_AI_BASE_URL"), text(env.WORKERS_AI_API_TOKEN), problems),
     defaultProvider,
     defaultModel: text(env.DEFAULT_MODEL),
+    defaultFallbacks: fallbacksOf(text(env.DEFAULT_FALLBACKS), problems),
     historyLimit,
+    historyWindowTokens: integer("HISTORY_WINDOW_TOKENS", 16_000, 500, 2_000_000),
     historyMaxStored: integer("HISTORY_MAX_STORED", historyLimit * 10, historyLimit, 1_000_000),
     toolResultsMaxChars: integer("TOOL_RESULTS_MAX_CHARS", 200_000, 1_000, 10_000_000),
     dailyTokenBudget: optionalNumber("DAILY_TOKEN_BUDGET", 1e12),
     dailyCostBudgetUsd: optionalNumber("DAILY_COST_BUDGET_USD", 1e6),
     modelPrices: modelPricesOf(text(env.MODEL_PRICES), problems),
+    modelChoices: modelChoicesOf(text(env.MODEL_CHOICES), problems),
     providerMaxRetries: integer("PROVIDER_MAX_RETRIES", 3, 0, 10),
     providerTimeoutMs: integer("PROVIDER_TIMEOUT_SECONDS", 120, 1, 600) * 1000,
     defaultTimezone: isTimezone(defaultTimezone) ? defaultTimezone : "UTC",
@@ -233,12 +276,40 @@ export function readSettings(env: Env): Settings {
       ),
     },
     usageFlushMs: integer("USAGE_FLUSH_SECONDS", 30, 0, 3600) * 1000,
+    mcp: {
+      listCacheMs: integer("MCP_LIST_CACHE_SECONDS", 300, 0, 86_400) * 1000,
+      timeoutMs: integer("MCP_TIMEOUT_SECONDS", 20, 1, 300) * 1000,
+    },
+    playgroundUrl: url("PLAYGROUND_URL"),
     problems,
   };
 }
 
 export function includes(list: IdList, id: number): boolean {
   return list.kind === "everyone" || list.ids.has(id);
+}
+
+/** DEFAULT_FALLBACKS: `provider[:model]`, comma-separated, tried in order (a model name may itself contain ":"). */
+function fallbacksOf(raw: string | undefined, problems: string[]): Fallback[] {
+  if (raw === undefined) return [];
+  const fallbacks: Fallback[] = [];
+  for (const part of raw.split(",")) {
+    const item = part.trim();
+    if (item === "") continue;
+    const colon = item.indexOf(":");
+    const provider = colon < 0 ? item : item.slice(0, colon);
+    const model = colon < 0 ? "" : item.slice(colon + 1).trim();
+    if (!isModelProvider(provider) || (colon >= 0 && (model === "" || model.length > 200))) {
+      problems.push(`DEFAULT_FALLBACKS must list provider[:model] entries (providers: ${MODEL_PROVIDERS.join(", ")})`);
+      return [];
+    }
+    fallbacks.push(model === "" ? { provider } : { provider, model });
+  }
+  if (fallbacks.length > MAX_FALLBACKS) {
+    problems.push(`DEFAULT_FALLBACKS may list at most ${MAX_FALLBACKS} entries`);
+    return [];
+  }
+  return fallbacks;
 }
 
 /** MODEL_PRICES: `{"<model>": {"input": <USD per million tokens>, "output": <USD per million tokens>}}`. */
@@ -266,4 +337,49 @@ function modelPricesOf(raw: string | undefined, problems: string[]): ReadonlyMap
     }
   }
   return prices;
+}
+
+function workersAiRouteOf(
+  baseUrl: string | undefined,
+  apiToken: string | undefined,
+  problems: string[],
+): WorkersAiRoute {
+  if (baseUrl && apiToken) return { kind: "endpoint", baseUrl, apiToken };
+  if (baseUrl || apiToken) problems.push("WORKERS_AI_BASE_URL and WORKERS_AI_API_TOKEN must be set together");
+  return { kind: "binding" };
+}
+
+/** The most buttons `/model` shows, and the longest `provider:model` (a button's data is at most 64 bytes). */
+const MAX_MODEL_CHOICES = 12;
+const MAX_CHOICE_LENGTH = 58;
+
+/**
+ * MODEL_CHOICES: `provider:model` entries, comma-separated (`openai:gpt-4o-mini, anthropic:claude-sonnet-4-5`).
+ * Unset: each of openai and anthropic with its default model.
+ */
+function modelChoicesOf(raw: string | undefined, problems: string[]): readonly ModelChoice[] {
+  const fallback: ModelChoice[] = [
+    { provider: "openai", model: DEFAULT_MODELS.openai },
+    { provider: "anthropic", model: DEFAULT_MODELS.anthropic },
+  ];
+  if (raw === undefined) return fallback;
+  const choices: ModelChoice[] = [];
+  for (const entry of raw.split(",")) {
+    const item = entry.trim();
+    if (item === "") continue;
+    const separator = item.indexOf(":");
+    const provider = item.slice(0, separator);
+    const model = item.slice(separator + 1).trim();
+    if (separator < 0 || !isProvider(provider) || !/^[\w.:/@-]+$/.test(model) || item.length > MAX_CHOICE_LENGTH) {
+      problems.push(
+        `MODEL_CHOICES has an entry (${item.slice(0, 60)}) that is not provider:model (a known provider, at most ${MAX_CHOICE_LENGTH} characters)`,
+      );
+      continue;
+    }
+    if (!choices.some((choice) => choice.provider === provider && choice.model === model)) {
+      choices.push({ provider, model });
+    }
+  }
+  if (choices.length > MAX_MODEL_CHOICES) problems.push(`MODEL_CHOICES lists more than ${MAX_MODEL_CHOICES} models`);
+  return choices.length === 0 ? fallback : choices.slice(0, MAX_MODEL_CHOICES);
 }

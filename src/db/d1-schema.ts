@@ -23,7 +23,7 @@ export const usageRecords = sqliteTable(
     id: integer("id").primaryKey({ autoIncrement: true }),
     source: text("source").unique(),
     chatId: integer("chat_id").notNull(),
-    kind: text("kind", { enum: ["chat", "task", "agent"] }).notNull(),
+    kind: text("kind", { enum: ["chat", "task", "agent", "summary"] }).notNull(),
     provider: text("provider").notNull(),
     model: text("model").notNull(),
     inputTokens: integer("input_tokens").notNull(),
@@ -81,4 +81,19 @@ export const taskRuns = sqliteTable(
     error: text("error"),
   },
   (table) => [index("task_runs_task_idx").on(table.taskId, table.id)],
+);
+
+/**
+ * The chats that have talked to the bot, for the console's list: what each is called and when it last wrote. Chat
+ * objects write a row when a chat first writes, when its name changes, and at most every few minutes after that.
+ */
+export const chats = sqliteTable(
+  "chats",
+  {
+    chatId: integer("chat_id").primaryKey(),
+    type: text("type", { enum: ["private", "group", "supergroup"] }).notNull(),
+    title: text("title"),
+    lastActivityAt: integer("last_activity_at").notNull(),
+  },
+  (table) => [index("chats_activity_idx").on(table.lastActivityAt)],
 );

@@ -77,3 +77,25 @@ export async function usageReport(db: DrizzleD1Database, chatId: number | undefi
   ]);
   return { perChat, perModel };
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Sums per UTC day and model over the last `days` days (optionally for one chat), oldest first, for the console's
+ * chart and `GET /admin/usage/daily`.
+ */
+export async function dailyUsage(
+  db: DrizzleD1Database,
+  { chatId, days, now }: { chatId: number | undefined; days: number; now: number },
+) {
+  const since = Math.floor(now / DAY_MS) * DAY_MS - (days - 1) * DAY_MS;
+  const day = sql<string>`strftime('%Y-%m-%d', ${usageRecords.createdAt} / 1000, 'unixepoch')`;
+  const inWindow = gte(usageRecords.createdAt, since);
+  const rows = await db
+    .select({ day, provider: usageRecords.provider, model: usageRecords.model, ...sums })
+    .from(usageRecords)
+    .where(chatId === undefined ? inWindow : and(eq(usageRecords.chatId, chatId), inWindow))
+    .groupBy(day, usageRecords.provider, usageRecords.model)
+    .orderBy(day, usageRecords.provider, usageRecords.model);
+  return { since: new Date(since).toISOString().slice(0, 10), days: rows };
+}

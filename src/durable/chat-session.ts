@@ -1,7 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
+import { type AccessRecord, AccessStore, isAdminIn } from "../access/access-store.ts";
 import { CachedChatConfig, ChatConfigStore, type StoredConfig } from "../config/config-store.ts";
 import { redactSecrets } from "../config/secrets.ts";
-import { settingsOf } from "../config/settings.ts";
+import { includes, settingsOf } from "../config/settings.ts";
+import { recordChatActivity } from "../db/chat-directory.ts";
 import type { Env } from "../env.ts";
 import type { ToolOutcome } from "../protocol/run-payload.ts";
 import { enqueueDueTasks, runTask } from "../tasks/task-runner.ts";
@@ -13,6 +15,9 @@ import { database } from "../tools/context.ts";
 import { tools } from "../tools/index.ts";
 import { ActiveRun } from "../turn/active-run.ts";
 import { handleCommand } from "../turn/commands.ts";
+import { compactIfDue } from "../turn/compaction.ts";
+import { chooseModel, isModelButton, modelChoiceOf, modelMenu } from "../turn/model-menu.ts";
+import { pairText } from "../turn/pairing.ts";
 import { runTurn } from "../turn/run-turn.ts";
 import { buildSystemPrompt } from "../turn/system-prompt.ts";
 import type { TurnServices } from "../turn/turn-services.ts";
@@ -30,6 +35,8 @@ const ALARM_BUDGET_MS = 10 * 60 * 1000;
 const TURN_WALL_MS = 13 * 60 * 1000;
 const STRANGER_NOTICE_INTERVAL_MS = 60 * 60 * 1000;
 const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+/** The console's "last activity" is this fresh at worst; a chat that writes often costs one D1 write per interval. */
+const DIRECTORY_INTERVAL_MS = 5 * 60 * 1000;
 
 export type Access = "allowed" | "stranger";
 
@@ -45,6 +52,10 @@ export class ChatSession extends DurableObject<Env> {
   readonly usage: UsageFlush;
   private readonly configs: CachedChatConfig;
   private activeRun: ActiveRun | undefined;
+  /** The summary pass running after a drain, if any: a new message stops it (it runs again after that turn). */
+  private compaction: AbortController | undefined;
+  /** Chats approved and admins stored by pairing, read (cached) before each batch of work. */
+  private access: AccessRecord = { chats: {}, admins: {} };
   private telegramClient: TelegramClient | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -76,6 +87,7 @@ export class ChatSession extends DurableObject<Env> {
       this.store.finish([id], now);
       return "queued";
     }
+    if (access === "allowed") this.compaction?.abort();
     await this.schedule.workArrived();
     return "queued";
   }
@@ -106,6 +118,7 @@ export class ChatSession extends DurableObject<Env> {
 
   /** A press of one of this chat's buttons; returns what the presser is told. */
   async pressButton(press: ButtonPress, byAdmin: boolean): Promise<string> {
+    if (isModelButton(press.data)) return this.pressModelButton(press, byAdmin);
     const stop = /^stop:(.+)$/.exec(press.data);
     if (!stop) return "That button is not known any more.";
     const run = this.activeRun;
@@ -116,6 +129,24 @@ export class ChatSession extends DurableObject<Env> {
     }
     run.stop("stopped");
     return "Stopping…";
+  }
+
+  /** A `/model` choice: an admin's press stores it in the chat's config and the menu shows the new state. */
+  private async pressModelButton(press: ButtonPress, byAdmin: boolean): Promise<string> {
+    if (!byAdmin) return "Only the bot's admins can change the model.";
+    const settings = settingsOf(this.env);
+    const choice = modelChoiceOf(press.data, settings);
+    if (!choice) return "That model is not offered any more. Send /model again.";
+    await chooseModel(this.configs, press.chat.id, choice);
+    const target: ChatTarget =
+      press.threadId === undefined ? { chatId: press.chat.id } : { chatId: press.chat.id, threadId: press.threadId };
+    const menu = await modelMenu({ configs: this.configs, settings, chatId: press.chat.id, withButtons: true });
+    await this.telegram()
+      .editMenu(target, press.messageId, menu.text, menu.keyboard)
+      .catch((error: unknown) =>
+        console.warn("updating the /model menu failed", error instanceof Error ? error.message : error),
+      );
+    return `Now ${choice.provider} · ${choice.model}, from the next message.`;
   }
 
   override async alarm(): Promise<void> {
@@ -132,6 +163,16 @@ export class ChatSession extends DurableObject<Env> {
       if (Date.now() > deadline) break;
       await this.queueDueTasks();
     }
+    // After the answers are out: nobody waits for a summary (a message that arrives meanwhile stops it).
+    const compaction = new AbortController();
+    this.compaction = compaction;
+    await compactIfDue(this.services(), compaction.signal)
+      .catch((error: unknown) =>
+        console.warn("compaction failed:", redactSecrets(error instanceof Error ? error.message : String(error))),
+      )
+      .finally(() => {
+        this.compaction = undefined;
+      });
     this.pruneOccasionally();
     await this.usage.flushIfDue(Date.now());
   }
@@ -139,9 +180,12 @@ export class ChatSession extends DurableObject<Env> {
   /** Plain messages waiting together are answered as one turn; commands, tasks and strangers one at a time. */
   private async process(items: InboxItem[]): Promise<void> {
     const now = Date.now();
+    this.access = await new AccessStore(this.env.CONFIG).read();
     for (const item of items) {
       if (item.kind === "message" || item.kind === "stranger") this.remember(item.message);
     }
+    const lastMessage = items.findLast((item) => item.kind === "message");
+    if (lastMessage?.kind === "message") await this.recordInDirectory(lastMessage.message, now);
     const services = this.services();
     let batch: { ids: number[]; messages: IncomingMessage[] } = { ids: [], messages: [] };
     const flush = async () => {
@@ -184,7 +228,7 @@ export class ChatSession extends DurableObject<Env> {
   private async processOne(services: TurnServices, item: InboxItem): Promise<void> {
     switch (item.kind) {
       case "stranger":
-        return this.answerStranger(services, item.id);
+        return this.answerStranger(services, item.id, item.message);
       case "task":
         return runTask(services, item.id, item.task);
       case "message":
@@ -210,20 +254,27 @@ export class ChatSession extends DurableObject<Env> {
     }
   }
 
-  /** A chat that is not allowed hears its id at most once an hour, and costs no model call. */
-  private async answerStranger(services: TurnServices, inboxId: number): Promise<void> {
+  /**
+   * A chat that is not allowed costs no model call: `/pair` gets a pairing code, anything else at most one notice an
+   * hour saying how to ask for access (and, when ALLOWED_CHAT_IDS is in use, the chat's id to add there).
+   */
+  private async answerStranger(services: TurnServices, inboxId: number, message: IncomingMessage): Promise<void> {
     const now = Date.now();
+    const warn = (error: unknown) =>
+      console.warn("answering a stranger failed", error instanceof Error ? error.message : error);
+    if (message.command?.name === "pair") {
+      await services.telegram.sendMarkdown(services.target, await pairText(services, message)).catch(warn);
+      this.store.finish([inboxId], now);
+      return;
+    }
     const last = this.store.getMeta("strangerNoticeAt");
     if (last === undefined || now - last >= STRANGER_NOTICE_INTERVAL_MS) {
       this.store.setMeta("strangerNoticeAt", now);
-      await services.telegram
-        .sendMarkdown(
-          services.target,
-          `This bot is private. This chat's id is \`${services.chat.id}\`; its owner can allow it.`,
-        )
-        .catch((error: unknown) =>
-          console.warn("stranger notice failed", error instanceof Error ? error.message : error),
-        );
+      const listed = services.settings.allowedChats.kind === "some" && services.settings.allowedChats.ids.size > 0;
+      const text = listed
+        ? `This bot is private. Send /pair to ask for access (this chat's id is \`${services.chat.id}\`).`
+        : "This bot is private. Send /pair to ask for access.";
+      await services.telegram.sendMarkdown(services.target, text).catch(warn);
     }
     this.store.finish([inboxId], now);
   }
@@ -236,6 +287,24 @@ export class ChatSession extends DurableObject<Env> {
         : { chatId: message.chat.id, threadId: message.threadId },
     );
     this.store.setMeta("chat", message.chat);
+  }
+
+  /** Keeps the chat's row in the directory the console lists; a failure there never holds up the answer. */
+  private async recordInDirectory(message: IncomingMessage, now: number): Promise<void> {
+    const name = message.chat.title ?? (message.chat.type === "private" ? (message.from?.name ?? "") : "");
+    const last = this.store.getMeta("directoryWritten");
+    if (last && last.name === name && now - last.at < DIRECTORY_INTERVAL_MS) return;
+    try {
+      await recordChatActivity(database(this.env), {
+        chatId: message.chat.id,
+        type: message.chat.type,
+        title: name === "" ? null : name,
+        lastActivityAt: now,
+      });
+      this.store.setMeta("directoryWritten", { at: now, name });
+    } catch (error) {
+      console.warn("recording the chat in the directory failed", error instanceof Error ? error.message : error);
+    }
   }
 
   private services(): TurnServices {
@@ -279,6 +348,8 @@ export class ChatSession extends DurableObject<Env> {
       endRun: (run) => {
         if (this.activeRun === run) this.activeRun = undefined;
       },
+      isAdminUser: (userId) => isAdminIn(settings, this.access, userId ?? undefined),
+      isChatAllowed: (chatId) => includes(settings.allowedChats, chatId) || String(chatId) in this.access.chats,
       tasksChanged: async (chatId, threadId) => {
         const other: ChatTarget = threadId === undefined ? { chatId } : { chatId, threadId };
         if (chatKeyOf(other) === chatKeyOf(target)) await this.refreshNextTask();

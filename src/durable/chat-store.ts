@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, inArray, lt, lte, max, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, lt, lte, max, sql } from "drizzle-orm";
 import { type DrizzleSqliteDODatabase, drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import migrations from "../db/chat-migrations/migrations.js";
@@ -8,6 +8,7 @@ import { type HistoryMessage, historyMessageSchema } from "../protocol/messages.
 import type { TaskPayload } from "../tasks/task-runner.ts";
 import type { ChatDescription, ChatTarget, IncomingMessage } from "../telegram/update.ts";
 import type { DailySpend } from "../turn/budget.ts";
+import type { HistorySummary, SummaryFailure } from "../turn/summary.ts";
 
 /** What waits in the inbox: a message from an allowed chat, one from a stranger, or a due scheduled task. */
 export type InboxEntry =
@@ -34,6 +35,16 @@ export interface ChatMeta {
   spend: DailySpend;
   /** Telegram refused a draft here once: answers stream as an edited message instead. */
   draftsRefused: boolean;
+  /** The rolling summary of the conversation up to a history row (compaction). */
+  summary: HistorySummary;
+  /** The last summary attempt failed: when and why (it is tried again after the next turn). */
+  summaryFailure: SummaryFailure;
+  /** When this chat was last written to the chat directory (D1), and under which name. */
+  directoryWritten: { at: number; name: string };
+  /** This chat's pairing code while it waits for approval. */
+  pairing: { code: string; expiresAt: number };
+  /** Wrong setup codes tried this hour (`/pair <code>`). */
+  setupAttempts: { since: number; count: number };
 }
 
 /** Rows older than this are pruned once finished; Telegram stops redelivering an update long before. */
@@ -94,6 +105,7 @@ function prepare(db: Database) {
     lastHistory: db
       .select({ role: history.role, message: history.message })
       .from(history)
+      .where(gt(history.id, placeholder("afterId")))
       .orderBy(desc(history.id))
       .limit(placeholder("limit"))
       .prepare(),
@@ -182,11 +194,12 @@ export class ChatStore {
   /**
    * The last `limit` messages, starting at a user message so that no tool result is separated from the assistant
    * message that called it (and so that the window opens the way every provider wants). When `limit` rows hold no
-   * user message at all, it reaches further back, up to four times as far.
+   * user message at all, it reaches further back, up to four times as far. Only rows after `afterId` (those a
+   * summary does not cover) are taken.
    */
-  historyWindow(limit: number): HistoryMessage[] {
+  historyWindow(limit: number, afterId = 0): HistoryMessage[] {
     for (const reach of [limit, limit * 4]) {
-      const rows = this.prepared.lastHistory.all({ limit: reach }).reverse();
+      const rows = this.prepared.lastHistory.all({ limit: reach, afterId }).reverse();
       const start = rows.findIndex((row) => row.role === "user");
       if (start >= 0) return rows.slice(start).flatMap((row) => parseHistoryRow(row.message));
       if (rows.length < reach) break;
@@ -212,6 +225,27 @@ export class ChatStore {
     const newest = this.prepared.newestHistoryId.all()[0]?.id;
     if (newest === undefined || newest === null || newest <= keep) return;
     this.prepared.pruneHistoryUpTo.run({ lastId: newest - keep });
+  }
+
+  /** How many rows are stored after `afterId`, and their size in UTF-8 bytes, without reading them. */
+  historyTotalsAfter(afterId: number): { count: number; bytes: number } {
+    const row = this.db
+      .select({ count: count(), bytes: sql<number | null>`sum(length(cast(${schema.history.message} as blob)))` })
+      .from(schema.history)
+      .where(gt(schema.history.id, afterId))
+      .all()[0];
+    return { count: row?.count ?? 0, bytes: row?.bytes ?? 0 };
+  }
+
+  /** Every stored row after `afterId`, oldest first, with its id: what a summary does not cover yet. */
+  historyAfter(afterId: number): { id: number; message: HistoryMessage }[] {
+    return this.db
+      .select({ id: schema.history.id, message: schema.history.message })
+      .from(schema.history)
+      .where(gt(schema.history.id, afterId))
+      .orderBy(asc(schema.history.id))
+      .all()
+      .flatMap((row) => parseHistoryRow(row.message).map((message) => ({ id: row.id, message })));
   }
 
   historyCount(): number {

@@ -42,7 +42,7 @@ export async function enqueueDueTasks(services: TurnServices): Promise<void> {
 /**
  * Runs one due task as a turn whose prompt is marked as a scheduled task; each run is recorded. The task is read
  * again first: one cancelled or paused since it was queued does not run, an updated prompt is used, and a chat no
- * longer in ALLOWED_CHAT_IDS gets no model call.
+ * longer allowed (in ALLOWED_CHAT_IDS or approved by pairing) gets no model call.
  */
 export async function runTask(services: TurnServices, inboxId: number, task: TaskPayload): Promise<void> {
   const current = await taskById(services.db, task.taskId);
@@ -50,7 +50,7 @@ export async function runTask(services: TurnServices, inboxId: number, task: Tas
     services.store.finish([inboxId], services.now(), `task ${task.taskId} is ${current?.status ?? "gone"}; not run`);
     return;
   }
-  if (!includes(services.settings.allowedChats, services.chat.id)) {
+  if (!services.isChatAllowed(services.chat.id)) {
     services.store.finish([inboxId], services.now(), "the chat is no longer allowed; not run");
     return;
   }
@@ -82,7 +82,7 @@ export async function runTask(services: TurnServices, inboxId: number, task: Tas
 function creatorIsStillAdmin(services: TurnServices, task: Task): boolean {
   return (
     task.createdByUser !== null &&
-    includes(services.settings.adminUserIds, task.createdByUser) &&
+    services.isAdminUser(task.createdByUser) &&
     includes(services.settings.adminChatIds, task.createdByChat)
   );
 }

@@ -1,11 +1,6 @@
-import { includes, type Settings } from "../config/settings.ts";
 import { isBotCommand } from "./bot-commands.ts";
 import type { BotIdentity } from "./bot-identity.ts";
 import type { IncomingMessage, TelegramMessage } from "./update.ts";
-
-export function isChatAllowed(settings: Settings, chatId: number): boolean {
-  return includes(settings.allowedChats, chatId);
-}
 
 /**
  * Whether a group message is for this bot: a command to it (`/cmd@bot`, or a bare command the bot knows), a reply to

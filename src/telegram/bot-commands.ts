@@ -4,6 +4,7 @@ export const BOT_COMMANDS = [
   { command: "help", description: "The commands" },
   { command: "new", description: "Start a fresh conversation" },
   { command: "status", description: "Provider, model, history and token use" },
+  { command: "summary", description: "The summary of the earlier conversation" },
   { command: "model", description: "The provider and model this chat uses" },
   {
     command: "provider",
@@ -12,6 +13,8 @@ export const BOT_COMMANDS = [
   { command: "tasks", description: "This chat's scheduled tasks and their next run" },
   { command: "agent", description: "Run one task with the Claude agent: /agent <task>" },
   { command: "stop", description: "Stop the running agent session" },
+  { command: "pair", description: "Ask for access to this bot with a code" },
+  { command: "approve", description: "Let a waiting chat in: /approve ABCD-EFGH (admins)" },
 ] as const;
 
 export type BotCommandName = (typeof BOT_COMMANDS)[number]["command"];

@@ -31,6 +31,8 @@ export type QuickResult<T = true> =
 
 /** An inline keyboard with one row of buttons, each with the data its press sends back. */
 export type Buttons = { text: string; data: string }[];
+/** An inline keyboard of several rows. */
+export type Keyboard = Buttons[];
 
 /**
  * The outbound Bot API, on grammY's `Api` (web build). `api` retries: a 429 after Telegram's `retry_after` (up to
@@ -206,6 +208,30 @@ export class TelegramClient {
     }
   }
 
+  /** A short Markdown text (one message) with an inline keyboard of rows, such as `/model`'s choices. */
+  async sendMenu(target: ChatTarget, markdown: string, keyboard: Keyboard): Promise<number> {
+    const sent = await this.api.sendMessage(target.chatId, markdownToTelegramHtml(markdown), {
+      parse_mode: "HTML",
+      link_preview_options: { is_disabled: true },
+      ...threadOf(target),
+      reply_markup: inlineKeyboardOf(keyboard),
+    });
+    return sent.message_id;
+  }
+
+  /** Replaces a menu's text and keyboard; "not modified" (the same choice pressed twice) is not an error. */
+  async editMenu(target: ChatTarget, messageId: number, markdown: string, keyboard: Keyboard): Promise<void> {
+    try {
+      await this.api.editMessageText(target.chatId, messageId, markdownToTelegramHtml(markdown), {
+        parse_mode: "HTML",
+        link_preview_options: { is_disabled: true },
+        reply_markup: inlineKeyboardOf(keyboard),
+      });
+    } catch (error) {
+      if (!isNotModified(error)) throw error;
+    }
+  }
+
   async deleteMessage(target: ChatTarget, messageId: number): Promise<void> {
     await this.api.deleteMessage(target.chatId, messageId);
   }
@@ -253,6 +279,10 @@ function keyboardOf(buttons: Buttons | undefined): {
       inline_keyboard: buttons.length === 0 ? [] : [buttons.map((b) => ({ text: b.text, callback_data: b.data }))],
     },
   };
+}
+
+function inlineKeyboardOf(keyboard: Keyboard): { inline_keyboard: { text: string; callback_data: string }[][] } {
+  return { inline_keyboard: keyboard.map((row) => row.map((b) => ({ text: b.text, callback_data: b.data }))) };
 }
 
 function threadOf(target: ChatTarget): { message_thread_id?: number } {

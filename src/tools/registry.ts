@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { type Settings, settingsOf } from "../config/settings.ts";
+import { allowlistAllows } from "../mcp/server-config.ts";
 import { describeIssues } from "../protocol/issues.ts";
 import type { ModelTool, ToolOutcome } from "../protocol/run-payload.ts";
 import type { ToolContext } from "./context.ts";
@@ -19,27 +20,38 @@ export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
   available?: (settings: Settings) => boolean;
 }
 
-/** A defined tool with its argument type erased: it checks raw arguments against its own schema before running. */
+/**
+ * A tool with its argument type erased: it checks raw arguments against its own schema before running. The bot's
+ * own tools are `defineTool`s (zod); a chat's MCP tools (src/mcp/) carry their server's JSON Schema instead.
+ */
 export interface Tool {
   readonly name: string;
   readonly description: string;
-  readonly schema: z.ZodObject;
+  /** The arguments' JSON Schema, as the model sees it. */
+  inputSchema(): Record<string, unknown>;
   available(settings: Settings): boolean;
   invoke(
     raw: unknown,
     context: ToolContext,
-  ): Promise<{ kind: "invalid"; error: z.ZodError } | { kind: "ran"; result: ToolResult }>;
+  ): Promise<{ kind: "invalid"; problem: string } | { kind: "ran"; result: ToolResult }>;
 }
 
 export function defineTool<Schema extends z.ZodObject>(definition: ToolDefinition<Schema>): Tool {
+  let inputSchema: Record<string, unknown> | undefined;
   return {
     name: definition.name,
     description: definition.description,
-    schema: definition.schema,
+    inputSchema() {
+      if (!inputSchema) {
+        const { $schema: _ignored, ...converted } = z.toJSONSchema(definition.schema) as Record<string, unknown>;
+        inputSchema = converted;
+      }
+      return inputSchema;
+    },
     available: (settings) => definition.available?.(settings) ?? true,
     async invoke(raw, context) {
       const parsed = definition.schema.safeParse(raw);
-      if (!parsed.success) return { kind: "invalid", error: parsed.error };
+      if (!parsed.success) return { kind: "invalid", problem: describeIssues(parsed.error) };
       return { kind: "ran", result: await definition.handler(parsed.data, context) };
     },
   };
@@ -50,9 +62,11 @@ export class ToolError extends Error {
   override readonly name = "ToolError";
 }
 
+/** The model-facing form of each tool, computed once per tool. */
+const modelTools = new WeakMap<Tool, ModelTool>();
+
 export class ToolRegistry {
   private readonly byName = new Map<string, Tool>();
-  private readonly modelTools = new Map<string, ModelTool>();
 
   constructor(tools: readonly Tool[]) {
     for (const tool of tools) {
@@ -69,20 +83,24 @@ export class ToolRegistry {
     return this.byName.has(name);
   }
 
+  /** This registry plus a chat's own tools (its MCP servers'), for one turn. */
+  extendedWith(extra: readonly Tool[]): ToolRegistry {
+    return extra.length === 0 ? this : new ToolRegistry([...this.byName.values(), ...extra]);
+  }
+
   /** The tools a chat may use: those the deployment offers, narrowed to its config's allowlist if it has one. */
   allowed(allowlist: readonly string[] | undefined, settings: Settings): Tool[] {
     return [...this.byName.values()].filter(
-      (tool) => tool.available(settings) && (allowlist === undefined || allowlist.includes(tool.name)),
+      (tool) => tool.available(settings) && allowlistAllows(allowlist, tool.name),
     );
   }
 
   /** The model-facing form (JSON Schema), computed once per tool. */
   modelTool(tool: Tool): ModelTool {
-    let converted = this.modelTools.get(tool.name);
+    let converted = modelTools.get(tool);
     if (!converted) {
-      const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(tool.schema) as Record<string, unknown>;
-      converted = { name: tool.name, description: tool.description, inputSchema };
-      this.modelTools.set(tool.name, converted);
+      converted = { name: tool.name, description: tool.description, inputSchema: tool.inputSchema() };
+      modelTools.set(tool, converted);
     }
     return converted;
   }
@@ -99,7 +117,7 @@ export class ToolRegistry {
   ): Promise<ToolOutcome> {
     const tool = this.byName.get(name);
     if (!tool) return failure(`Unknown tool "${name}". Available: ${this.names.join(", ")}.`);
-    if ((allowlist && !allowlist.includes(name)) || !tool.available(settingsOf(context.env))) {
+    if (!allowlistAllows(allowlist, name) || !tool.available(settingsOf(context.env))) {
       return failure(`The tool "${name}" is not enabled in this chat.`);
     }
     let raw: unknown;
@@ -111,7 +129,7 @@ export class ToolRegistry {
     try {
       const outcome = await tool.invoke(raw, context);
       if (outcome.kind === "invalid") {
-        return failure(`Invalid arguments for "${name}": ${describeIssues(outcome.error)}`);
+        return failure(`Invalid arguments for "${name}": ${outcome.problem}`);
       }
       const result = outcome.result;
       return result.isError === true ? failure(result.content) : { content: result.content, isError: false };

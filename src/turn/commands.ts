@@ -1,12 +1,13 @@
 import { resolveConfig } from "../config/chat-config.ts";
 import { isProvider, PROVIDERS } from "../config/providers.ts";
-import { includes } from "../config/settings.ts";
 import { dayKey, startOfDay } from "../config/zones.ts";
 import { chatUsage } from "../db/usage.ts";
 import { listTasksText } from "../tasks/tasks-text.ts";
 import { BOT_COMMANDS } from "../telegram/bot-commands.ts";
 import type { IncomingMessage } from "../telegram/update.ts";
 import { budgetLine, spendOn } from "./budget.ts";
+import { modelMenu } from "./model-menu.ts";
+import { approveText } from "./pairing.ts";
 import { runTurn } from "./run-turn.ts";
 import type { TurnServices } from "./turn-services.ts";
 import { userMessageOf } from "./user-message.ts";
@@ -33,15 +34,27 @@ export async function handleCommand(
       services.store.atomically(() => {
         services.store.clearHistory();
         services.store.deleteMeta("agentSessionId");
+        services.store.deleteMeta("summary");
+        services.store.deleteMeta("summaryFailure");
       });
       await reply("🆕 Started a fresh conversation. Earlier messages are forgotten (remembered facts are kept).");
       break;
     case "status":
       await reply(await statusText(services));
       break;
+    case "summary":
+      await services.telegram.sendPlain(services.target, summaryText(services));
+      break;
     case "model": {
-      const config = await effectiveConfig(services);
-      await reply(`This chat uses **${config.provider}** with model \`${config.model}\`.`);
+      // Admins get the configured choices as buttons; everyone else sees what is in use.
+      const menu = await modelMenu({
+        configs: services.configs,
+        settings: services.settings,
+        chatId: services.chat.id,
+        withButtons: services.isAdminUser(message.from?.id),
+      });
+      if (menu.keyboard.length === 0) await reply(menu.text);
+      else await services.telegram.sendMenu(services.target, menu.text, menu.keyboard);
       break;
     }
     case "provider":
@@ -49,6 +62,12 @@ export async function handleCommand(
       break;
     case "tasks":
       await reply(await listTasksText(services.db, services.chat.id));
+      break;
+    case "pair":
+      await reply("This chat may already talk to the bot.");
+      break;
+    case "approve":
+      await reply(await approveText(services, message));
       break;
     case "stop":
       // A running turn was stopped when this message arrived (see ChatSession.enqueue); here nothing runs.
@@ -111,6 +130,7 @@ async function statusText(services: TurnServices): Promise<string> {
     `**Tokens today:** ${format(usage.today.inputTokens)} in, ${format(usage.today.outputTokens)} out (${usage.today.turns} turns)`,
     `**Tokens in total:** ${format(usage.total.inputTokens)} in, ${format(usage.total.outputTokens)} out (${usage.total.turns} turns)`,
   ];
+  lines.push(summaryLine(services));
   const budget = budgetLine(spendOn(dayKey(now, config.timezone), services.store.getMeta("spend")), config.budget);
   if (budget !== undefined) lines.push(budget);
   if (!config.enabled) lines.push("The bot is **disabled** in this chat.");
@@ -121,7 +141,7 @@ async function statusText(services: TurnServices): Promise<string> {
 
 async function setProvider(services: TurnServices, message: IncomingMessage): Promise<string> {
   const userId = message.from?.id;
-  if (userId === undefined || !includes(services.settings.adminUserIds, userId)) {
+  if (!services.isAdminUser(userId)) {
     return "Sorry, only the bot's admins can change the provider.";
   }
   const [name, model, ...extra] = (message.command?.args ?? "").split(/\s+/).filter(Boolean);
@@ -137,6 +157,31 @@ async function setProvider(services: TurnServices, message: IncomingMessage): Pr
   await services.configs.put(services.chat.id, { ...rest, provider: name, ...(model ? { model } : {}) });
   const effective = resolveConfig({ ...rest, provider: name, ...(model ? { model } : {}) }, services.settings);
   return `This chat now uses **${effective.provider}** with model \`${effective.model}\`, from the next message.`;
+}
+
+/** /status's line on the rolling summary: its size and age, or why there is none. */
+function summaryLine(services: TurnServices): string {
+  const summary = services.store.getMeta("summary");
+  const failure = services.store.getMeta("summaryFailure");
+  const failed = failure
+    ? ` (the last update failed ${ago(services.now() - failure.at)}; tried again after the next message)`
+    : "";
+  if (!summary) return `**Summary:** none yet${failed}`;
+  return `**Summary:** ${format(summary.text.length)} characters covering ${format(summary.messages)} earlier messages, updated ${ago(services.now() - summary.updatedAt)}${failed}`;
+}
+
+function summaryText(services: TurnServices): string {
+  const summary = services.store.getMeta("summary");
+  if (!summary) return "There is no summary yet: the whole conversation still fits what the model sees.";
+  return `📝 Summary of the earlier conversation (updated ${ago(services.now() - summary.updatedAt)}):\n\n${summary.text}`;
+}
+
+function ago(ms: number): string {
+  const minutes = Math.floor(ms / 60_000);
+  if (minutes < 1) return "just now";
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.floor(minutes / 60);
+  return hours < 48 ? `${hours} h ago` : `${Math.floor(hours / 24)} days ago`;
 }
 
 function format(count: number): string {

@@ -1,13 +1,15 @@
 import { errorEventOf } from "../adapters/errors.ts";
+import { fitHistory } from "../adapters/fit-history.ts";
 import { createAdapter } from "../adapters/index.ts";
 import { runToolLoop } from "../adapters/tool-loop.ts";
 import type { Adapter } from "../adapters/types.ts";
-import { resolveConfig } from "../config/chat-config.ts";
+import { type EffectiveConfig, resolveConfig } from "../config/chat-config.ts";
 import { DEFAULT_MODELS, type Provider } from "../config/providers.ts";
 import { redactSecrets } from "../config/secrets.ts";
-import { includes, type ToolCallbackRoute } from "../config/settings.ts";
+import type { ToolCallbackRoute } from "../config/settings.ts";
 import { dayKey, startOfNextDay } from "../config/zones.ts";
 import type { UsageRecord } from "../db/usage.ts";
+import { type ChatMcp, openChatMcp } from "../mcp/chat-mcp.ts";
 import type { AgentErrorEvent, AgentEvent } from "../protocol/events.ts";
 import type { HistoryMessage, UserMessage } from "../protocol/messages.ts";
 import { agentToolsPath, type ModelTool, WORKER_CALLBACK_HOST } from "../protocol/run-payload.ts";
@@ -16,9 +18,11 @@ import type { ActiveRun } from "./active-run.ts";
 import { addSpend, budgetNotice, costOf, type DailySpend, exhaustedLimit, spendOn } from "./budget.ts";
 import { TURN_BUDGET, TURN_TIME_LIMIT, userFacingError } from "./error-text.ts";
 import { DraftAnswer, EditedAnswer, FinalAnswer, type LiveAnswer } from "./live-answer.ts";
+import { type Answering, withFallbacks } from "./model-chain.ts";
 import { Pacer } from "./pacer.ts";
 import { mintRunToken } from "./run-token.ts";
 import { StatusLine } from "./status-line.ts";
+import { bytesForTokens, summarySection } from "./summary.ts";
 import { toolContext } from "./tool-context.ts";
 import type { TurnServices } from "./turn-services.ts";
 import { startTyping } from "./typing.ts";
@@ -54,6 +58,10 @@ const ACK_AFTER_MS = 1_500;
 interface Collected {
   produced: HistoryMessage[];
   usage: { inputTokens: number; outputTokens: number };
+  /** Each call's cost at the price of the model that made it (a turn may move to a fallback model). */
+  costUsd: number;
+  /** Whether any call's model has a price (else the turn's cost is unknown). */
+  priced: boolean;
   toolCalls: number;
   result?: string;
   error?: AgentErrorEvent;
@@ -138,7 +146,41 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
     return { ok: false, error };
   }
 
-  const tools = services.registry.allowed(config.tools, settings);
+  // The chat's MCP servers' tools join the registry for this turn (only servers the allowlist leaves a tool of).
+  const mcp = await openChatMcp(
+    config.mcpServers.filter((server) => config.tools?.some((name) => name.startsWith(`${server.name}__`)) ?? true),
+    { env: services.env, settings, signal: run.signal },
+  );
+  try {
+    return await runTurnWithTools(services, request, { run, config, choice, provider, model, spend, started, mcp });
+  } finally {
+    await mcp.close();
+  }
+}
+
+async function runTurnWithTools(
+  services: TurnServices,
+  request: TurnRequest,
+  turn: {
+    run: ActiveRun;
+    config: EffectiveConfig;
+    choice: { kind: "ready"; adapter: Adapter };
+    provider: Provider;
+    model: string;
+    spend: DailySpend;
+    started: number;
+    mcp: ChatMcp;
+  },
+): Promise<TurnOutcome> {
+  const { store, settings, telegram, target } = services;
+  const { run, config, choice, provider, model, spend, started, mcp } = turn;
+  const registry = services.registry.extendedWith(mcp.tools);
+  const tools = registry.allowed(config.tools, settings);
+  // The turn's usage and cost are recorded under the model that answers, a fallback when the chain moved to one.
+  const answering: Answering = { provider, model };
+  const adapter = request.providerOverride
+    ? choice.adapter
+    : withFallbacks({ services, config, adapter: choice.adapter, answering });
   // A task's prompt was written earlier, maybe by a steered model; an agent reads the web and files on its own.
   const trust = new TurnTrust(
     request.kind === "task"
@@ -157,7 +199,7 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
         content: `Error: this turn has already read ${fed.characters.toLocaleString("en-US")} characters of tool results; no more are given. Answer with what you have.`,
       };
     }
-    const outcome = await services.registry.execute(name, argumentsText, context, config.tools);
+    const outcome = await registry.execute(name, argumentsText, context, config.tools);
     const room = settings.toolResultsMaxChars - fed.characters;
     fed.characters += Math.min(outcome.content.length, room);
     return outcome.content.length <= room
@@ -167,8 +209,15 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
           content: `${outcome.content.slice(0, room)}\n[cut: this turn's tool results reached their limit]`,
         };
   });
-  const collected: Collected = { produced: [], usage: { inputTokens: 0, outputTokens: 0 }, toolCalls: 0 };
-  const events = eventsOf(choice.adapter, {
+  const summary = store.getMeta("summary");
+  const collected: Collected = {
+    produced: [],
+    usage: { inputTokens: 0, outputTokens: 0 },
+    costUsd: 0,
+    priced: false,
+    toolCalls: 0,
+  };
+  const events = eventsOf(adapter, {
     services,
     stream: request.kind !== "task",
     run,
@@ -182,18 +231,26 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
           })
         : "",
     model,
-    systemPrompt: services.systemPrompt(
-      config,
-      tools.map((tool) => tool.name),
-    ),
-    history: [...store.historyWindow(settings.historyLimit), ...request.users],
-    tools: tools.map((tool) => services.registry.modelTool(tool)),
+    // The rolling summary (compaction) stands in for what the window no longer shows.
+    systemPrompt:
+      withNote(
+        services.systemPrompt(
+          config,
+          tools.map((tool) => tool.name),
+        ),
+        mcp.note,
+      ) + summarySection(summary),
+    history: [
+      ...fitHistory(store.historyWindow(settings.historyLimit, summary?.throughId ?? 0), {
+        fixedBytes: 0,
+        maxBytes: bytesForTokens(settings.historyWindowTokens),
+      }),
+      ...request.users,
+    ],
+    tools: tools.map((tool) => registry.modelTool(tool)),
     // A long tool loop stops at the daily budget rather than running past it.
     budgetReached: () =>
-      exhaustedLimit(
-        addSpend(spend, collected.usage, costOf(collected.usage, settings.modelPrices.get(model))),
-        config.budget,
-      ) !== undefined,
+      exhaustedLimit(addSpend(spend, collected.usage, collected.costUsd), config.budget) !== undefined,
   });
 
   const typing = startTyping(telegram, target);
@@ -206,6 +263,11 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
   const acknowledgement = acknowledge(services, request, answer);
   try {
     for await (const event of events) {
+      if (event.type === "usage") {
+        const price = settings.modelPrices.get(answering.model);
+        collected.costUsd += costOf(event, price);
+        collected.priced ||= price !== undefined;
+      }
       collect({ services, provider, event, collected, status, answer });
       if (collected.result !== undefined || collected.error) break;
     }
@@ -244,18 +306,17 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
     await safely(() => answer.abandon(error.classification === "cancelled" ? "⏹ (stopped)" : "⚠️ (interrupted)"));
 
   const finished = services.now();
-  const price = settings.modelPrices.get(model);
   const record: UsageRecord = {
     chatId: services.chat.id,
     kind: request.kind,
-    provider,
-    model,
+    provider: answering.provider,
+    model: answering.model,
     inputTokens: collected.usage.inputTokens,
     outputTokens: collected.usage.outputTokens,
     toolCalls: collected.toolCalls,
     durationMs: finished - started,
     outcome: error ? "error" : "ok",
-    costUsd: price === undefined ? null : costOf(collected.usage, price),
+    costUsd: collected.priced ? collected.costUsd : null,
     createdAt: finished,
   };
   const spent = addSpend(spend, collected.usage, record.costUsd ?? 0);
@@ -281,6 +342,10 @@ async function runTurnOf(services: TurnServices, request: TurnRequest, run: Acti
     store.setMeta("spend", spent);
   });
   return { ok: true, text: result };
+}
+
+function withNote(systemPrompt: string, note: string | undefined): string {
+  return note === undefined ? systemPrompt : `${systemPrompt}\n\n${note}`;
 }
 
 interface TurnInput {
@@ -465,7 +530,7 @@ function failTurn(
 }
 
 function isAdmin(services: TurnServices, userId: number | undefined): boolean {
-  return userId !== undefined && includes(services.settings.adminUserIds, userId);
+  return services.isAdminUser(userId);
 }
 
 /** Runs a Telegram or D1 call whose failure must not end the turn; true when it worked. */

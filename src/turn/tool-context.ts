@@ -13,13 +13,13 @@ export function toolContext(
     threadId: services.target.threadId,
     userId,
     isAdminChat: includes(services.settings.adminChatIds, services.chat.id),
-    isAdminUser: userId !== undefined && includes(services.settings.adminUserIds, userId),
+    isAdminUser: services.isAdminUser(userId),
     trust,
     env: services.env,
     db: services.db,
     timezone: turn.timezone,
     now: services.now,
-    isChatAllowed: (chatId) => includes(services.settings.allowedChats, chatId),
+    isChatAllowed: services.isChatAllowed,
     sendMessage: async (target, text) => {
       await services.telegram.sendMarkdown(target, text);
     },

@@ -28,6 +28,10 @@ export interface TurnServices {
   /** Registers the running turn (one at a time) so /stop and remote tool calls can find it. */
   beginRun: (startedBy: number | undefined) => ActiveRun;
   endRun: (run: ActiveRun) => void;
+  /** ADMIN_USER_IDS, or the owner stored by pairing. */
+  isAdminUser: (userId: number | undefined) => boolean;
+  /** ALLOWED_CHAT_IDS, or a chat approved by pairing. */
+  isChatAllowed: (chatId: number) => boolean;
   /** Re-arms a chat's alarm after a change to its scheduled tasks (this chat's, or another's). */
   tasksChanged: (chatId: number, threadId?: number) => Promise<void>;
 }

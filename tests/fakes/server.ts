@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { anthropicMessage, openaiCompletion } from "./bodies.ts";
-import { anthropicEvents, openaiEvents, type StreamShape } from "./streams.ts";
+import { anthropicErrorEvent, anthropicEvents, openaiEvents, type StreamShape } from "./streams.ts";
 import { htmlProblem } from "./telegram-html.ts";
 
 /**
@@ -179,7 +179,8 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
     response.flushHeaders();
     for (const [index, event] of events.entries()) {
       if (shape.breakAfter !== undefined && index >= shape.breakAfter) {
-        response.socket?.destroy();
+        if (shape.errorType) response.end(anthropicErrorEvent(shape.errorType));
+        else response.socket?.destroy();
         return;
       }
       if (shape.delayMs && index > 0) await sleep(shape.delayMs);

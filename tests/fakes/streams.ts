@@ -10,6 +10,13 @@ export interface StreamShape {
   delayMs?: number;
   /** Drop the connection after this many events, as a dying upstream would. */
   breakAfter?: number;
+  /** With `breakAfter`: send the Messages API's `error` event of this type (e.g. `overloaded_error`) instead. */
+  errorType?: string;
+}
+
+/** The `error` event the Messages API sends when an answer fails mid-stream. */
+export function anthropicErrorEvent(type: string): string {
+  return `event: error\ndata: ${JSON.stringify({ type: "error", error: { type, message: "Overloaded" } })}\n\n`;
 }
 
 interface OpenAICompletion {

@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { setupCodeOf } from "../../src/access/setup-code.ts";
 import { type Fakes, startFakes } from "../fakes/server.ts";
 
 const run = promisify(execFile);
@@ -54,5 +55,15 @@ describe("npm run setup:telegram", () => {
     });
     expect(done.output).not.toContain(secret);
     expect(done.output).not.toContain("SETUP-TEST");
+  });
+
+  it("prints the owner's setup code, derived from the secret the Worker checks it against", async () => {
+    const secret = "t".repeat(40);
+    const done = await setup(secret);
+    expect(done.code).toBe(0);
+    const code = await setupCodeOf(secret);
+    expect(code).toMatch(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+    expect(done.output).toContain(`Owner setup code: ${code}`);
+    expect(await setupCodeOf("u".repeat(40))).not.toBe(code);
   });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_HISTORY_LIMIT, includes, readSettings } from "../../src/config/settings.ts";
+import { resolveConfig } from "../../src/config/chat-config.ts";
+import { builtInProvider, DEFAULT_HISTORY_LIMIT, includes, readSettings } from "../../src/config/settings.ts";
 import type { Env, EnvVariable } from "../../src/env.ts";
+import { healthReport } from "../../src/http/routes/health.ts";
 
 /**
  * An environment with only the given variables. `readSettings` reads nothing but string variables, so a partial
@@ -33,6 +35,19 @@ describe("readSettings with nothing set", () => {
     expect(settings.dailyTokenBudget).toBeUndefined();
     expect(settings.webFetch.enabled).toBe(true);
     expect(settings.ackReaction).toBe("private");
+    expect(settings.mcp).toEqual({ listCacheMs: 300_000, timeoutMs: 20_000 });
+  });
+});
+
+describe("MCP settings", () => {
+  it("read the cache time and the timeout, and name a bad one", () => {
+    expect(settingsWith({ MCP_LIST_CACHE_SECONDS: "0", MCP_TIMEOUT_SECONDS: "5" }).mcp).toEqual({
+      listCacheMs: 0,
+      timeoutMs: 5_000,
+    });
+    const bad = settingsWith({ MCP_TIMEOUT_SECONDS: "0" });
+    expect(bad.mcp.timeoutMs).toBe(20_000);
+    expect(bad.problems).toEqual(["MCP_TIMEOUT_SECONDS must be a whole number from 1 to 300"]);
   });
 });
 
@@ -207,7 +222,36 @@ describe("DEFAULT_PROVIDER and DEFAULT_TIMEZONE", () => {
   it("reports an unknown provider and has none", () => {
     const settings = settingsWith({ DEFAULT_PROVIDER: "gemini" });
     expect(settings.defaultProvider).toBeUndefined();
-    expect(settings.problems).toEqual(["DEFAULT_PROVIDER must be one of openai, anthropic, claude-agent"]);
+    expect(settings.problems).toEqual(["DEFAULT_PROVIDER must be one of openai, anthropic, claude-agent, workers-ai"]);
+  });
+
+  it("without DEFAULT_PROVIDER, chats use the first provider with a key, else Workers AI (which needs none)", () => {
+    expect(builtInProvider(settingsWith({}))).toBe("workers-ai");
+    expect(resolveConfig(undefined, settingsWith({}))).toMatchObject({
+      provider: "workers-ai",
+      model: "@cf/meta/llama-3.3-70b-instruct-fp8-fast",
+      source: { provider: "built-in", model: "built-in" },
+    });
+    expect(builtInProvider(settingsWith({ ANTHROPIC_API_KEY: "k" }))).toBe("anthropic");
+    expect(builtInProvider(settingsWith({ ANTHROPIC_API_KEY: "k", OPENAI_API_KEY: "k" }))).toBe("openai");
+    expect(settingsWith({ DEFAULT_PROVIDER: "workers-ai" }).defaultProvider).toBe("workers-ai");
+  });
+
+  it("reaches Workers AI through its binding, or an endpoint when both its URL and token are set", () => {
+    expect(settingsWith({}).workersAi).toEqual({ kind: "binding" });
+    const endpoint = settingsWith({
+      WORKERS_AI_BASE_URL: "https://api.cloudflare.com/client/v4/accounts/abc/ai/v1/",
+      WORKERS_AI_API_TOKEN: "token",
+    });
+    expect(endpoint.workersAi).toEqual({
+      kind: "endpoint",
+      baseUrl: "https://api.cloudflare.com/client/v4/accounts/abc/ai/v1",
+      apiToken: "token",
+    });
+    const half = settingsWith({ WORKERS_AI_API_TOKEN: "secret-token-value" });
+    expect(half.workersAi).toEqual({ kind: "binding" });
+    expect(half.problems).toEqual(["WORKERS_AI_BASE_URL and WORKERS_AI_API_TOKEN must be set together"]);
+    expect(JSON.stringify(half.problems)).not.toContain("secret-token-value");
   });
 
   it("reads an IANA time zone", () => {
@@ -275,6 +319,21 @@ describe("problems", () => {
     });
     expect(settings.problems).toHaveLength(11);
     expect(settings.problems.join("\n")).not.toContain("must-not-appear");
+  });
+});
+
+describe("/health without any API key", () => {
+  const keyless = {
+    TELEGRAM_BOT_TOKEN: "1:x",
+    TELEGRAM_WEBHOOK_SECRET: "s",
+    ALLOWED_CHAT_IDS: "1",
+  } satisfies Partial<Record<EnvVariable, string>>;
+
+  it("is ok on Workers AI's binding, and names the binding when it is missing", () => {
+    expect(healthReport({ ...keyless, AI: {} } as unknown as Env)).toEqual({ ok: true, missing: [], problems: [] });
+    expect(healthReport(envOf(keyless)).missing).toEqual(["AI (binding)"]);
+    // An explicit provider without its key is still reported.
+    expect(healthReport(envOf({ ...keyless, DEFAULT_PROVIDER: "openai" })).missing).toEqual(["OPENAI_API_KEY"]);
   });
 });
 

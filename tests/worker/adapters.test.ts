@@ -167,6 +167,23 @@ describe("Anthropic adapter", () => {
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(950);
   });
 
+  it("streams an answer sent one character per event, and classifies an overload sent mid-stream", async () => {
+    const text = "Grüße, 世界! A streamed answer.";
+    await fakes.script("anthropic", { ...anthropicText(text), stream: { pieces: text.length } });
+    const streamed = await collect(anthropic(), { ...input([{ role: "user", content: "hi" }]), stream: true });
+    const deltas = streamed.flatMap((event) => (event.type === "text_delta" ? [event.text] : []));
+    expect(deltas.length).toBeGreaterThan(20);
+    expect(deltas.join("")).toBe(text);
+    expect(streamed.at(-1)).toEqual({ type: "result", text });
+
+    await fakes.script("anthropic", {
+      ...anthropicText("cut short by an overload"),
+      stream: { breakAfter: 3, errorType: "overloaded_error" },
+    });
+    const failed = await collect(anthropic(), { ...input([{ role: "user", content: "hi" }]), stream: true });
+    expect(failed.at(-1)).toMatchObject({ type: "error", classification: "overloaded", retryable: true });
+  });
+
   it("gives a permanent 401 as an auth error", async () => {
     await fakes.script("anthropic", {
       status: 401,

@@ -13,6 +13,7 @@ describe("admin API", () => {
       ["PUT", path(PRIVATE_CHAT)],
       ["PATCH", path(PRIVATE_CHAT)],
       ["DELETE", path(PRIVATE_CHAT)],
+      ["GET", `/chats/${PRIVATE_CHAT}/mcp`],
       ["GET", "/usage"],
       ["GET", "/openapi.json"],
     ];
@@ -117,7 +118,9 @@ describe("admin API", () => {
       paths: Record<string, unknown>;
     };
     expect(document.openapi).toBe("3.1.0");
-    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(["/chats", "/chats/{chatId}/config", "/usage"]));
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining(["/chats", "/chats/{chatId}/config", "/chats/{chatId}/mcp", "/usage"]),
+    );
   });
 
   it("sums usage per chat and per model", async () => {

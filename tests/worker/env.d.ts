@@ -5,6 +5,8 @@ declare global {
     interface Env {
       TEST_MIGRATIONS: D1Migration[];
       FAKES_URL: string;
+      MCP_FAKE_URL: string;
+      MCP_TEST_TOKEN: string;
     }
   }
 }

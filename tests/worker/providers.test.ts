@@ -99,8 +99,13 @@ describe("commands", () => {
     expect(await fakes.requests("openai")).toHaveLength(1);
   });
 
-  it("/model shows the effective provider and model", async () => {
-    expect(sentText(await say("/model"))).toBe("This chat uses <b>openai</b> with model <code>gpt-test</code>.");
+  it("/model shows the effective provider and model (admins also get buttons to change them)", async () => {
+    expect(sentText(await say("/model", { chatId: OTHER_PRIVATE_CHAT }))).toBe(
+      "This chat uses <b>openai</b> with model <code>gpt-test</code>.",
+    );
+    expect(sentText(await say("/model"))).toBe(
+      "This chat uses <b>openai</b> with model <code>gpt-test</code>.\nChoose another:",
+    );
   });
 
   it("/provider lets admins set and reset the chat's provider, and refuses others politely", async () => {

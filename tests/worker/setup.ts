@@ -7,10 +7,12 @@ import {
 } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach } from "vitest";
+import { AccessStore } from "../../src/access/access-store.ts";
 
 /** Every test starts from empty storage (D1, KV, Durable Objects) and fakes with no scripts. */
 beforeEach(async () => {
   await reset();
+  AccessStore.forgetCached();
   await abortAllDurableObjects();
   await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
   await fetch(`${env.FAKES_URL}/__control/reset`, { method: "POST" });

@@ -4,11 +4,12 @@ interface AdminSchemas {
   config: z.ZodType;
   patch: z.ZodType;
   chatId: z.ZodType;
+  pairingCode: z.ZodType;
 }
 
 /**
  * The admin API's OpenAPI 3.1 document, built from the zod schemas the routes validate with (zod's own JSON Schema
- * output), so the two cannot drift. Hand-listed paths: six routes do not earn a routing layer of their own
+ * output), so the two cannot drift. Hand-listed paths: a dozen routes do not earn a routing layer of their own
  * (@hono/zod-openapi cost the Worker about 40 KiB of bundle and pulled every zod locale in).
  */
 export function adminOpenApiDocument(schemas: AdminSchemas): object {
@@ -34,6 +35,41 @@ export function adminOpenApiDocument(schemas: AdminSchemas): object {
       schemas: {
         ChatConfig: jsonSchema(schemas.config),
         ChatConfigPatch: jsonSchema(schemas.patch),
+        McpServers: {
+          type: "object",
+          required: ["chatId", "servers"],
+          properties: {
+            chatId: { type: "integer" },
+            servers: {
+              type: "array",
+              items: {
+                type: "object",
+                required: ["name", "url", "headers", "state"],
+                properties: {
+                  name: { type: "string" },
+                  url: { type: "string" },
+                  headers: { type: "array", items: { type: "string" } },
+                  state: { enum: ["ok", "unavailable"] },
+                  problem: { type: "string" },
+                  listedAt: { type: "string", format: "date-time" },
+                  tools: {
+                    type: "array",
+                    items: {
+                      type: "object",
+                      properties: {
+                        name: { type: "string" },
+                        description: { type: "string" },
+                        inputSchema: { type: "object" },
+                        allowed: { type: "boolean" },
+                      },
+                    },
+                  },
+                  skipped: { type: "array", items: { type: "object" } },
+                },
+              },
+            },
+          },
+        },
         Error: {
           type: "object",
           required: ["error", "message"],
@@ -59,6 +95,88 @@ export function adminOpenApiDocument(schemas: AdminSchemas): object {
           responses: { 200: json(config, "Merged"), ...refusals },
         },
         delete: { responses: { 204: { description: "Removed" }, 404: notFound, ...refusals } },
+      },
+      "/chats/{chatId}/mcp": {
+        parameters: [chatIdParameter],
+        get: {
+          parameters: [{ name: "refresh", in: "query", schema: { enum: ["0", "1"] } }],
+          responses: {
+            200: json(
+              { $ref: "#/components/schemas/McpServers" },
+              "The chat's MCP servers, each listed now or from the cache (refresh=1: now); header names, never values",
+            ),
+            ...refusals,
+          },
+        },
+      },
+      "/chats/{chatId}/tasks": {
+        parameters: [chatIdParameter],
+        get: { responses: { 200: json({ type: "object" }, "The chat's active and paused tasks"), ...refusals } },
+      },
+      "/chats/{chatId}/tasks/{taskId}/{action}": {
+        parameters: [
+          chatIdParameter,
+          { name: "taskId", in: "path", required: true, schema: { type: "integer", minimum: 1 } },
+          { name: "action", in: "path", required: true, schema: { enum: ["pause", "resume", "cancel"] } },
+        ],
+        post: {
+          responses: {
+            200: json({ type: "object" }, "The task as it is now"),
+            404: json({ $ref: "#/components/schemas/Error" }, "No such task in this chat"),
+            409: json({ $ref: "#/components/schemas/Error" }, "The task is not in a state the action applies to"),
+            ...refusals,
+          },
+        },
+      },
+      "/usage/daily": {
+        get: {
+          parameters: [
+            { name: "chatId", in: "query", schema: jsonSchema(schemas.chatId) },
+            { name: "days", in: "query", schema: { type: "integer", minimum: 1, maximum: 366 } },
+          ],
+          responses: { 200: json({ type: "object" }, "Token use and cost per UTC day and per model"), ...refusals },
+        },
+      },
+      "/access": {
+        get: {
+          responses: {
+            200: json(
+              { type: "object" },
+              "Chats waiting with a pairing code, chats approved by pairing, stored admins",
+            ),
+            ...refusals,
+          },
+        },
+      },
+      "/access/pairings/{code}/approve": {
+        parameters: [{ name: "code", in: "path", required: true, schema: jsonSchema(schemas.pairingCode) }],
+        post: {
+          responses: {
+            200: json({ type: "object" }, "The chat may talk to the bot now"),
+            404: json({ $ref: "#/components/schemas/Error" }, "No chat is waiting with this code (or it expired)"),
+            ...refusals,
+          },
+        },
+      },
+      "/access/chats/{chatId}": {
+        parameters: [chatIdParameter],
+        delete: {
+          responses: {
+            204: { description: "Revoked" },
+            404: json({ $ref: "#/components/schemas/Error" }, "Not a chat approved by pairing"),
+            ...refusals,
+          },
+        },
+      },
+      "/access/admins/{userId}": {
+        parameters: [{ name: "userId", in: "path", required: true, schema: jsonSchema(schemas.chatId) }],
+        delete: {
+          responses: {
+            204: { description: "Removed" },
+            404: json({ $ref: "#/components/schemas/Error" }, "Not an admin stored by pairing"),
+            ...refusals,
+          },
+        },
       },
       "/usage": {
         get: {

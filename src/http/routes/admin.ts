@@ -2,12 +2,19 @@ import { drizzle } from "drizzle-orm/d1";
 import { type Context, Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import * as z from "zod";
+import { AccessStore } from "../../access/access-store.ts";
+import { approvePairing } from "../../access/approve.ts";
+import { PAIRING_CODE, PairingStore } from "../../access/pairing-codes.ts";
 import { type ChatConfig, chatConfigSchema, resolveConfig } from "../../config/chat-config.ts";
 import { ChatConfigStore, type StoredConfig } from "../../config/config-store.ts";
 import { settingsOf } from "../../config/settings.ts";
-import { usageReport } from "../../db/usage.ts";
+import { listChatDirectory } from "../../db/chat-directory.ts";
+import { dailyUsage, usageReport } from "../../db/usage.ts";
 import { chatStub } from "../../durable/chat-key.ts";
 import type { Env } from "../../env.ts";
+import { describeMcpServers } from "../../mcp/describe.ts";
+import { changeTask, liveTasksOf } from "../../tasks/task-admin.ts";
+import { TelegramClient } from "../../telegram/client.ts";
 import { tools } from "../../tools/index.ts";
 import { requireBearer, secretsEqual } from "../bearer.ts";
 import { HttpError } from "../error.ts";
@@ -34,6 +41,17 @@ const chatIdText = z
 const chatIdParam = z.object({ chatId: chatIdText });
 const configQuery = z.object({ effective: z.enum(["0", "1"]).optional() });
 const usageQuery = z.object({ chatId: chatIdText.optional() });
+const mcpQuery = z.object({ refresh: z.enum(["0", "1"]).optional() });
+const dailyUsageQuery = z.object({
+  chatId: chatIdText.optional(),
+  days: z.coerce.number().int().min(1).max(366).optional(),
+});
+const taskActionParam = chatIdParam.extend({
+  taskId: z.coerce.number().int().positive(),
+  action: z.enum(["pause", "resume", "cancel"]),
+});
+const pairingCodeParam = z.object({ code: z.string().regex(PAIRING_CODE, "must be a code like ABCD-EFGH") });
+const userIdParam = z.object({ userId: chatIdText });
 
 /**
  * `/admin/*`: per-chat config in KV and usage sums, behind `Authorization: Bearer <ADMIN_TOKEN>`. Without
@@ -45,8 +63,25 @@ export function adminRoutes(): Hono<AdminEnv> {
   admin.use("*", requireAdminTokenSet, requireBearer<AdminEnv>(adminTokenMatches));
 
   admin.get("/chats", async (c) => {
-    const chats = await store(c.env).list();
-    return c.json({ chats: chats.map(({ chatId, stored }) => ({ chatId, ...describe(stored) })) }, 200);
+    const [configured, directory] = await Promise.all([store(c.env).list(), listChatDirectory(drizzle(c.env.DB))]);
+    const settings = settingsOf(c.env);
+    const known = new Map(directory.map((entry) => [entry.chatId, entry]));
+    const ids = [...new Set([...configured.map((chat) => chat.chatId), ...known.keys()])].sort((a, b) => a - b);
+    const stored = new Map(configured.map((chat) => [chat.chatId, chat.stored]));
+    const chats = ids.map((chatId) => {
+      const config = stored.get(chatId) ?? { state: "none" as const };
+      const entry = known.get(chatId);
+      const effective = resolveConfig(config.state === "valid" ? config.config : undefined, settings);
+      return {
+        chatId,
+        ...describe(config),
+        ...(entry
+          ? { type: entry.type, ...(entry.title ? { title: entry.title } : {}), lastActivityAt: entry.lastActivityAt }
+          : {}),
+        effective: { provider: effective.provider, model: effective.model, enabled: effective.enabled },
+      };
+    });
+    return c.json({ chats }, 200);
   });
 
   admin.get("/chats/:chatId/config", async (c) => {
@@ -94,13 +129,133 @@ export function adminRoutes(): Hono<AdminEnv> {
     return c.body(null, 204);
   });
 
+  admin.get("/chats/:chatId/mcp", async (c) => {
+    const chatId = chatIdOf(c);
+    const { refresh } = validInput(mcpQuery, c.req.query(), "query");
+    const stored = await store(c.env).get(chatId);
+    const settings = settingsOf(c.env);
+    const config = resolveConfig(stored.state === "valid" ? stored.config : undefined, settings);
+    return c.json(
+      { chatId, servers: await describeMcpServers(config, { env: c.env, settings, refresh: refresh === "1" }) },
+      200,
+    );
+  });
+
+  admin.get("/chats/:chatId/tasks", async (c) => {
+    const chatId = chatIdOf(c);
+    return c.json({ tasks: await liveTasksOf(drizzle(c.env.DB), chatId) }, 200);
+  });
+
+  admin.post("/chats/:chatId/tasks/:taskId/:action", async (c) => {
+    const { chatId: chatIdText, taskId, action } = validInput(taskActionParam, c.req.param(), "path");
+    const chatId = Number(chatIdText);
+    const result = await changeTask(drizzle(c.env.DB), { chatId, taskId, action, now: Date.now() });
+    switch (result.kind) {
+      case "not_found":
+        throw new HttpError(404, "not_found", `Chat ${chatId} has no task #${taskId}.`);
+      case "refused":
+        throw new HttpError(409, "conflict", result.reason);
+      case "changed": {
+        const { task } = result;
+        await chatStub(c.env, { chatId, ...(task.threadId === null ? {} : { threadId: task.threadId }) })
+          .tasksChanged(chatId, task.threadId ?? undefined)
+          .catch((error: unknown) =>
+            console.warn(
+              `chat ${chatId}: could not hand over its tasks`,
+              error instanceof Error ? error.message : error,
+            ),
+          );
+        return c.json({ task }, 200);
+      }
+    }
+  });
+
+  admin.get("/usage/daily", async (c) => {
+    const { chatId, days } = validInput(dailyUsageQuery, c.req.query(), "query");
+    const report = await dailyUsage(drizzle(c.env.DB), {
+      chatId: chatId === undefined ? undefined : Number(chatId),
+      days: days ?? 30,
+      now: Date.now(),
+    });
+    return c.json(report, 200);
+  });
+
+  admin.get("/access", async (c) => {
+    const now = Date.now();
+    const [record, pending] = await Promise.all([
+      new AccessStore(c.env.CONFIG).read(),
+      new PairingStore(c.env.CONFIG).pending(now),
+    ]);
+    const settings = settingsOf(c.env);
+    const listed = (ids: typeof settings.allowedChats) => (ids.kind === "everyone" ? "*" : [...ids.ids]);
+    return c.json(
+      {
+        pending,
+        chats: Object.entries(record.chats).map(([chatId, entry]) => ({ chatId: Number(chatId), ...entry })),
+        admins: Object.entries(record.admins).map(([userId, entry]) => ({ userId: Number(userId), ...entry })),
+        allowedChatIds: listed(settings.allowedChats),
+        adminUserIds: listed(settings.adminUserIds),
+      },
+      200,
+    );
+  });
+
+  admin.post("/access/pairings/:code/approve", async (c) => {
+    const { code } = validInput(pairingCodeParam, c.req.param(), "path");
+    const settings = settingsOf(c.env);
+    const result = await approvePairing({
+      kv: c.env.CONFIG,
+      telegram: settings.botToken
+        ? new TelegramClient({ botToken: settings.botToken, apiBaseUrl: settings.telegramApiBaseUrl })
+        : undefined,
+      code,
+      approvedBy: "admin API",
+      now: Date.now(),
+    });
+    if (result.kind === "not_found") {
+      throw new HttpError(
+        404,
+        "not_found",
+        `No chat is waiting with the code ${code} (codes expire after 10 minutes).`,
+      );
+    }
+    return c.json({ approved: result.pairing }, 200);
+  });
+
+  admin.delete("/access/chats/:chatId", async (c) => {
+    const chatId = chatIdOf(c);
+    if (!(await new AccessStore(c.env.CONFIG).revokeChat(chatId))) {
+      throw new HttpError(
+        404,
+        "not_found",
+        `Chat ${chatId} was not approved by pairing (ALLOWED_CHAT_IDS is set in wrangler.toml).`,
+      );
+    }
+    return c.body(null, 204);
+  });
+
+  admin.delete("/access/admins/:userId", async (c) => {
+    const userId = Number(validInput(userIdParam, c.req.param(), "path").userId);
+    if (!(await new AccessStore(c.env.CONFIG).removeAdmin(userId))) {
+      throw new HttpError(404, "not_found", `User ${userId} is not an admin stored by pairing.`);
+    }
+    return c.body(null, 204);
+  });
+
   admin.get("/usage", async (c) => {
     const { chatId } = validInput(usageQuery, c.req.query(), "query");
     return c.json(await usageReport(drizzle(c.env.DB), chatId === undefined ? undefined : Number(chatId)), 200);
   });
 
   admin.get("/openapi.json", (c) =>
-    c.json(adminOpenApiDocument({ config: configSchema, patch: patchSchema, chatId: chatIdText })),
+    c.json(
+      adminOpenApiDocument({
+        config: configSchema,
+        patch: patchSchema,
+        chatId: chatIdText,
+        pairingCode: pairingCodeParam.shape.code,
+      }),
+    ),
   );
   return admin;
 }

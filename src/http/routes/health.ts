@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { type Settings, settingsOf } from "../../config/settings.ts";
+import { builtInProvider, type Settings, settingsOf } from "../../config/settings.ts";
 import type { Env } from "../../env.ts";
 
 /**
@@ -12,21 +12,22 @@ export function healthRoutes(): Hono<{ Bindings: Env }> {
 
 export function healthReport(env: Env): { ok: boolean; missing: string[]; problems: string[] } {
   const settings = settingsOf(env);
-  const missing = missingVariables(settings);
+  const missing = missingVariables(settings, env);
   return { ok: missing.length === 0 && settings.problems.length === 0, missing, problems: settings.problems };
 }
 
-function missingVariables(settings: Settings): string[] {
+function missingVariables(settings: Settings, env: Env): string[] {
   const missing: string[] = [];
   if (!settings.botToken) missing.push("TELEGRAM_BOT_TOKEN");
   if (!settings.webhookSecret) missing.push("TELEGRAM_WEBHOOK_SECRET");
-  if (settings.allowedChats.kind === "some" && settings.allowedChats.ids.size === 0) missing.push("ALLOWED_CHAT_IDS");
-  const provider = settings.defaultProvider ?? "anthropic";
+  const provider = settings.defaultProvider ?? builtInProvider(settings);
   if (provider === "openai" && !settings.openaiApiKey) missing.push("OPENAI_API_KEY");
   if (provider === "anthropic" && !settings.anthropicApiKey) missing.push("ANTHROPIC_API_KEY");
   // A runner started by hand (AGENT_RUNNER_URL) holds its own key; the container gets it from the Worker.
   if (provider === "claude-agent" && settings.agentRunner.kind === "container" && !settings.anthropicApiKey) {
     missing.push("ANTHROPIC_API_KEY");
   }
+  // Workers AI needs no key: the `[ai]` binding, or WORKERS_AI_BASE_URL with WORKERS_AI_API_TOKEN.
+  if (provider === "workers-ai" && settings.workersAi.kind === "binding" && !env.AI) missing.push("AI (binding)");
   return missing;
 }

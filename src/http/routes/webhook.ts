@@ -1,9 +1,10 @@
 import { type Context, Hono } from "hono";
 import { createMiddleware } from "hono/factory";
+import { AccessStore, isAdminIn, isChatAllowedAnywhere } from "../../access/access-store.ts";
 import { includes, settingsOf } from "../../config/settings.ts";
 import { chatStub } from "../../durable/chat-key.ts";
 import type { Env } from "../../env.ts";
-import { isAddressedToBot, isChatAllowed, withoutBotSuffix } from "../../telegram/access.ts";
+import { isAddressedToBot, withoutBotSuffix } from "../../telegram/access.ts";
 import { botIdentity } from "../../telegram/bot-identity.ts";
 import { TelegramClient } from "../../telegram/client.ts";
 import { type ButtonPress, buttonPressOf, incomingMessageOf, updateSchema } from "../../telegram/update.ts";
@@ -60,7 +61,10 @@ export function webhookRoutes(): Hono<WebhookEnv> {
         }
       }
       message = withoutBotSuffix(message);
-      const access = isChatAllowed(settingsOf(c.env), message.chat.id) ? "allowed" : "stranger";
+      // ALLOWED_CHAT_IDS costs nothing; any other chat costs one KV read, cached in the isolate for 30 s.
+      const access = (await isChatAllowedAnywhere(settingsOf(c.env), c.env.CONFIG, message.chat.id))
+        ? "allowed"
+        : "stranger";
       const target = {
         chatId: message.chat.id,
         ...(message.threadId !== undefined ? { threadId: message.threadId } : {}),
@@ -79,9 +83,13 @@ async function answerButton(c: Context<WebhookEnv>, press: ButtonPress): Promise
   const settings = settingsOf(c.env);
   const target =
     press.threadId === undefined ? { chatId: press.chat.id } : { chatId: press.chat.id, threadId: press.threadId };
-  const text = isChatAllowed(settings, press.chat.id)
-    ? await chatStub(c.env, target).pressButton(press, includes(settings.adminUserIds, press.userId))
-    : "This bot is private.";
+  let text = "This bot is private.";
+  if (await isChatAllowedAnywhere(settings, c.env.CONFIG, press.chat.id)) {
+    const byAdmin =
+      includes(settings.adminUserIds, press.userId) ||
+      isAdminIn(settings, await new AccessStore(c.env.CONFIG).read(), press.userId);
+    text = await chatStub(c.env, target).pressButton(press, byAdmin);
+  }
   c.executionCtx.waitUntil(
     telegramFor(c.env)
       .answerCallback(press.queryId, text)

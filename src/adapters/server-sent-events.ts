@@ -1,0 +1,42 @@
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+
+/** An event larger than this (1 MiB) ends the stream as an error rather than growing the buffer without end. */
+const MAX_EVENT_CHARACTERS = 1 << 20;
+
+/**
+ * The events of a `text/event-stream` body, parsed by `eventsource-parser` (the parser vercel/ai uses) fed straight
+ * from the body's reader. The SDKs' own stream classes decode lines in JavaScript and were about a sixth of the CPU
+ * of a plain streamed turn; this path costs a third of that. Leaving the loop early cancels the body.
+ */
+export async function* serverSentEvents(response: Response, signal?: AbortSignal): AsyncGenerator<EventSourceMessage> {
+  if (!response.body) return;
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let parsed: EventSourceMessage[] = [];
+  const parser = createParser({
+    onEvent: (event) => parsed.push(event),
+    maxBufferSize: MAX_EVENT_CHARACTERS,
+  });
+  try {
+    for (;;) {
+      const { done, value } = await readOrAbort(reader, signal);
+      parser.feed(done ? decoder.decode() : decoder.decode(value, { stream: true }));
+      const ready = parsed;
+      parsed = [];
+      yield* ready;
+      if (done) return;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+async function readOrAbort(reader: ReadableStreamDefaultReader<Uint8Array>, signal: AbortSignal | undefined) {
+  try {
+    return await reader.read();
+  } catch (error) {
+    // An aborted fetch fails the body with the signal's reason, which need not be an AbortError.
+    if (signal?.aborted) throw new DOMException("The model call was cancelled", "AbortError");
+    throw error;
+  }
+}

@@ -1,0 +1,253 @@
+import { type Context, Hono } from "hono";
+import { csrf } from "hono/csrf";
+import { createMiddleware } from "hono/factory";
+import { settingsOf } from "../config/settings.ts";
+import type { Env } from "../env.ts";
+import { secretsEqual } from "../http/bearer.ts";
+import { handleError } from "../http/error.ts";
+import { adminRoutes } from "../http/routes/admin.ts";
+import { healthRoutes } from "../http/routes/health.ts";
+import {
+  type AccessView,
+  AdminClient,
+  type ChatRow,
+  type ConfigView,
+  type DailyUsage,
+  fieldProblems,
+  type TaskRow,
+  type UsageReport,
+} from "./admin-client.ts";
+import { type FormField, formFieldOf, formValuesFrom, formValuesOf, patchOf } from "./config-form.ts";
+import { AccessPage } from "./pages/access.tsx";
+import { ChatPage } from "./pages/chat.tsx";
+import { ChatsPage } from "./pages/chats.tsx";
+import { HealthPage, type HealthView } from "./pages/health.tsx";
+import { SignInPage } from "./pages/sign-in.tsx";
+import { UsagePage } from "./pages/usage.tsx";
+import { playgroundRoutes } from "./playground.tsx";
+import { endSession, hasSession, startSession } from "./session.ts";
+
+type ConsoleEnv = { Bindings: Env; Variables: { admin: AdminClient } };
+
+const adminApp = adminRoutes();
+adminApp.onError((error, c) => handleError(error, c));
+const healthApp = healthRoutes();
+
+const CHAT_ID = /^-?\d{1,16}$/;
+const NOTICES: Record<string, string> = {
+  saved: "Saved. The chat uses it from its next turn.",
+  pause: "Task paused.",
+  resume: "Task resumed.",
+  cancel: "Task cancelled.",
+  approve: "Approved: the chat may talk to the bot now, and was told so.",
+  revoke: "Revoked: the chat is refused from now on (within about a minute everywhere).",
+  remove: "Removed from the admins.",
+};
+
+/**
+ * `/console`: the admin console, server-rendered HTML with forms and no client script. Signing in exchanges
+ * ADMIN_TOKEN for a signed session cookie; every read and change goes through the admin API's own handlers.
+ */
+export function consoleRoutes(): Hono<ConsoleEnv> {
+  const app = new Hono<ConsoleEnv>();
+  // Forms are posted only from the console's own pages: with SameSite=Strict this refuses cross-site posts.
+  app.use("*", csrf());
+  app.use("*", async (c, next) => {
+    await next();
+    c.header("cache-control", "no-store");
+    c.header("x-frame-options", "DENY");
+    // The playground is the one page with a script (its own, same origin) and calls back to the console.
+    const scripts = c.req.path.startsWith("/console/playground") ? " script-src 'self'; connect-src 'self';" : "";
+    c.header(
+      "content-security-policy",
+      `default-src 'none'; style-src 'unsafe-inline';${scripts} form-action 'self'; frame-ancestors 'none'`,
+    );
+  });
+
+  app.get("/sign-in", (c) => {
+    const token = settingsOf(c.env).adminToken;
+    return c.html(<SignInPage failed={false} unavailable={token === undefined} />, token === undefined ? 503 : 200);
+  });
+
+  app.post("/sign-in", async (c) => {
+    const expected = settingsOf(c.env).adminToken;
+    if (expected === undefined) return c.html(<SignInPage failed={false} unavailable />, 503);
+    const form = await c.req.parseBody();
+    const presented = typeof form.token === "string" ? form.token.trim() : "";
+    if (presented === "" || !(await secretsEqual(presented, expected))) {
+      return c.html(<SignInPage failed />, 401);
+    }
+    await startSession(c, expected, Date.now());
+    return c.redirect("/console/chats", 303);
+  });
+
+  app.post("/sign-out", (c) => {
+    endSession(c);
+    return c.redirect("/console/sign-in", 303);
+  });
+
+  app.use("*", requireSession);
+
+  app.get("/", (c) => c.redirect("/console/chats", 303));
+
+  app.get("/chats", async (c) => {
+    const chats = expect(await c.var.admin.get<{ chats: ChatRow[] }>("/chats"));
+    return c.html(<ChatsPage chats={chats.chats} extraPages={extraPages(c)} />);
+  });
+
+  app.get("/chats/:chatId", async (c) => {
+    const chatId = chatIdOf(c);
+    if (chatId === undefined) return c.notFound();
+    const notice = NOTICES[c.req.query("done") ?? ""];
+    const view = await configView(c.var.admin, chatId);
+    return c.html(
+      await chatPage(c, chatId, {
+        view,
+        values: formValuesOf(view.config),
+        errors: {},
+        ...(notice ? { notice: { text: notice, bad: false } } : {}),
+      }),
+    );
+  });
+
+  app.post("/chats/:chatId/config", async (c) => {
+    const chatId = chatIdOf(c);
+    if (chatId === undefined) return c.notFound();
+    const values = formValuesFrom(await c.req.parseBody());
+    const result = await c.var.admin.call("PATCH", `/chats/${chatId}/config`, patchOf(values));
+    if (result.ok) return c.redirect(`/console/chats/${chatId}?done=saved`, 303);
+    const errors: Partial<Record<FormField, string>> = {};
+    const unplaced: string[] = [];
+    for (const detail of fieldProblems(result.error)) {
+      const field = formFieldOf(detail.field);
+      if (field && errors[field] === undefined) errors[field] = detail.problem;
+      else if (!field) unplaced.push(`${detail.field}: ${detail.problem}`);
+    }
+    const view = await configView(c.var.admin, chatId);
+    const text = ["Not saved: fix the fields marked below.", ...unplaced].join(" ");
+    return c.html(
+      await chatPage(c, chatId, { view, values, errors, notice: { text: result.ok ? "" : text, bad: true } }),
+      400,
+    );
+  });
+
+  app.post("/chats/:chatId/tasks/:taskId/:action{pause|resume|cancel}", async (c) => {
+    const chatId = chatIdOf(c);
+    const taskId = c.req.param("taskId");
+    const action = c.req.param("action");
+    if (chatId === undefined || !/^\d{1,12}$/.test(taskId)) return c.notFound();
+    const result = await c.var.admin.call("POST", `/chats/${chatId}/tasks/${taskId}/${action}`);
+    if (result.ok) return c.redirect(`/console/chats/${chatId}?done=${action}`, 303);
+    const view = await configView(c.var.admin, chatId);
+    return c.html(
+      await chatPage(c, chatId, {
+        view,
+        values: formValuesOf(view.config),
+        errors: {},
+        notice: { text: result.error.message, bad: true },
+      }),
+      result.status === 404 ? 404 : 409,
+    );
+  });
+
+  app.get("/access", async (c) => {
+    const notice = NOTICES[c.req.query("done") ?? ""];
+    return c.html(await accessPage(c, notice ? { text: notice, bad: false } : undefined));
+  });
+
+  /** Each console action on access and the admin API call it is. */
+  const accessActions: Record<string, (id: string) => [string, string]> = {
+    "pairings/approve": (code) => ["POST", `/access/pairings/${code}/approve`],
+    "chats/revoke": (chatId) => ["DELETE", `/access/chats/${chatId}`],
+    "admins/remove": (userId) => ["DELETE", `/access/admins/${userId}`],
+  };
+  app.post("/access/:kind/:id/:action", async (c) => {
+    const { kind, id, action } = c.req.param();
+    const call = accessActions[`${kind}/${action}`];
+    if (!call || !/^-?[0-9A-Z-]{1,20}$/.test(id)) return c.notFound();
+    const [method, path] = call(id);
+    const result = await c.var.admin.call(method, path);
+    if (result.ok) return c.redirect(`/console/access?done=${action}`, 303);
+    return c.html(await accessPage(c, { text: result.error.message, bad: true }), result.status === 404 ? 404 : 400);
+  });
+
+  app.get("/usage", async (c) => {
+    const [daily, report] = await Promise.all([
+      c.var.admin.get<DailyUsage>("/usage/daily?days=30"),
+      c.var.admin.get<UsageReport>("/usage"),
+    ]);
+    return c.html(
+      <UsagePage daily={expect(daily)} report={expect(report)} now={Date.now()} extraPages={extraPages(c)} />,
+    );
+  });
+
+  app.route("/playground", playgroundRoutes(extraPages));
+
+  app.get("/health", async (c) => {
+    const response = await healthApp.request("http://health.internal/", {}, c.env, c.executionCtx);
+    return c.html(<HealthPage health={await response.json<HealthView>()} extraPages={extraPages(c)} />);
+  });
+
+  return app;
+}
+
+/** Signed in, or sent to the sign-in page; without ADMIN_TOKEN the console cannot be used at all. */
+const requireSession = createMiddleware<ConsoleEnv>(async (c, next) => {
+  const token = settingsOf(c.env).adminToken;
+  if (token === undefined) return c.html(<SignInPage failed={false} unavailable />, 503);
+  if (!(await hasSession(c, token, Date.now()))) return c.redirect("/console/sign-in", 303);
+  c.set("admin", new AdminClient(adminApp, c.env, c.executionCtx, token));
+  await next();
+});
+
+function chatIdOf(c: Context<ConsoleEnv>): number | undefined {
+  const text = c.req.param("chatId") ?? "";
+  const chatId = Number(text);
+  return CHAT_ID.test(text) && Number.isSafeInteger(chatId) ? chatId : undefined;
+}
+
+/** Pages only some deployments have (the playground in local dev). */
+function extraPages(c: { env: Env }): { path: string; label: string }[] {
+  return settingsOf(c.env).playgroundUrl === undefined ? [] : [{ path: "/console/playground", label: "Playground" }];
+}
+
+async function accessPage(c: Context<ConsoleEnv>, notice: { text: string; bad: boolean } | undefined) {
+  const access = expect(await c.var.admin.get<AccessView>("/access"));
+  return <AccessPage access={access} {...(notice ? { notice } : {})} extraPages={extraPages(c)} />;
+}
+
+async function configView(admin: AdminClient, chatId: number): Promise<ConfigView> {
+  return expect(await admin.get<ConfigView>(`/chats/${chatId}/config?effective=1`));
+}
+
+async function chatPage(
+  c: Context<ConsoleEnv>,
+  chatId: number,
+  form: Pick<Parameters<typeof ChatPage>[0], "view" | "values" | "errors" | "notice">,
+) {
+  const [chats, tasks, daily, report] = await Promise.all([
+    c.var.admin.get<{ chats: ChatRow[] }>("/chats"),
+    c.var.admin.get<{ tasks: TaskRow[] }>(`/chats/${chatId}/tasks`),
+    c.var.admin.get<DailyUsage>(`/usage/daily?days=30&chatId=${chatId}`),
+    c.var.admin.get<UsageReport>(`/usage?chatId=${chatId}`),
+  ]);
+  const row = expect(chats).chats.find((chat) => chat.chatId === chatId);
+  return (
+    <ChatPage
+      chatId={chatId}
+      title={row?.title ?? `Chat ${chatId}`}
+      {...form}
+      tasks={expect(tasks).tasks}
+      daily={expect(daily)}
+      report={expect(report)}
+      now={Date.now()}
+      extraPages={extraPages(c)}
+    />
+  );
+}
+
+/** A read the console cannot do without: its failure is a 500 for the page, logged by the app's error handler. */
+function expect<T>(result: { ok: true; data: T } | { ok: false; status: number; error: { message: string } }): T {
+  if (!result.ok) throw new Error(`admin API answered ${result.status}: ${result.error.message}`);
+  return result.data;
+}

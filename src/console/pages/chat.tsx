@@ -1,0 +1,147 @@
+import type { ConfigView, DailyUsage, TaskRow, UsageReport } from "../admin-client.ts";
+import { type FormField, type FormValues, PROVIDER_CHOICES } from "../config-form.ts";
+import { formatTime, Layout, Notice } from "../layout.tsx";
+import { UsageSection } from "./usage.tsx";
+
+export interface ChatPageProps {
+  chatId: number;
+  title: string;
+  view: ConfigView;
+  values: FormValues;
+  errors: Partial<Record<FormField, string>>;
+  notice?: { text: string; bad: boolean };
+  tasks: TaskRow[];
+  daily: DailyUsage;
+  report: UsageReport;
+  now: number;
+  extraPages: { path: string; label: string }[];
+}
+
+export function ChatPage(props: ChatPageProps) {
+  const { view, values, errors } = props;
+  const field = (name: FormField) => ({
+    id: name,
+    name,
+    class: errors[name] ? "invalid" : undefined,
+    "aria-invalid": errors[name] ? "true" : undefined,
+    "aria-describedby": errors[name] ? `${name}-error` : undefined,
+  });
+  const problem = (name: FormField) =>
+    errors[name] ? (
+      <div class="error" id={`${name}-error`} data-field-error={name}>
+        {errors[name]}
+      </div>
+    ) : null;
+  const options = (choices: readonly string[], current: string, defaultLabel: string) => (
+    <>
+      <option value="" selected={current === ""}>
+        {defaultLabel}
+      </option>
+      {choices.map((choice) => (
+        <option value={choice} selected={current === choice}>
+          {choice}
+        </option>
+      ))}
+    </>
+  );
+  return (
+    <Layout title={props.title} current="/console/chats" signedIn extraPages={props.extraPages}>
+      <h1>{props.title}</h1>
+      <p class="hint">
+        Chat <code>{props.chatId}</code> uses <strong>{view.effective.provider}</strong> with{" "}
+        <code>{view.effective.model}</code> (provider from {view.effective.source.provider}, model from{" "}
+        {view.effective.source.model}); {view.effective.enabled ? "enabled" : "disabled"}.
+      </p>
+      <Notice text={props.notice?.text} bad={props.notice?.bad ?? false} />
+      {view.invalid && <Notice bad text={`The stored config is invalid (${view.invalid}); defaults apply.`} />}
+
+      <h2>Config</h2>
+      <form method="post" action={`/console/chats/${props.chatId}/config`} novalidate>
+        <label for="provider">Provider</label>
+        <select {...field("provider")}>{options(PROVIDER_CHOICES, values.provider, "(default)")}</select>
+        {problem("provider")}
+        <label for="model">Model</label>
+        <input {...field("model")} value={values.model} placeholder="(the provider's default)" />
+        {problem("model")}
+        <label for="systemPrompt">System prompt</label>
+        <textarea {...field("systemPrompt")}>{values.systemPrompt}</textarea>
+        {problem("systemPrompt")}
+        <label for="tools">Tools (comma-separated; empty: all)</label>
+        <input {...field("tools")} value={values.tools} />
+        {problem("tools")}
+        <label for="enabled">Enabled</label>
+        <select {...field("enabled")}>{options(["yes", "no"], values.enabled, "(default: yes)")}</select>
+        {problem("enabled")}
+        <label for="timezone">Time zone</label>
+        <input {...field("timezone")} value={values.timezone} placeholder="(DEFAULT_TIMEZONE)" />
+        {problem("timezone")}
+        <label for="budget.dailyTokens">Daily token budget</label>
+        <input {...field("budget.dailyTokens")} value={values["budget.dailyTokens"]} placeholder="(default)" />
+        {problem("budget.dailyTokens")}
+        <label for="budget.dailyCostUsd">Daily cost budget (USD)</label>
+        <input {...field("budget.dailyCostUsd")} value={values["budget.dailyCostUsd"]} placeholder="(default)" />
+        {problem("budget.dailyCostUsd")}
+        <label for="agentAccess">Who may use /agent</label>
+        <select {...field("agentAccess")}>
+          {options(["admins", "everyone"], values.agentAccess, "(default: admins)")}
+        </select>
+        {problem("agentAccess")}
+        <p>
+          <button type="submit">Save</button>
+        </p>
+        <p class="hint">
+          An empty field removes the value and the default applies. Takes effect on the chat's next turn.
+        </p>
+      </form>
+
+      <h2>Tasks</h2>
+      {props.tasks.length === 0 ? (
+        <p>No active or paused tasks.</p>
+      ) : (
+        <div class="scroll">
+          <table>
+            <thead>
+              <tr>
+                <th>#</th>
+                <th>Task</th>
+                <th>Schedule</th>
+                <th>Next run</th>
+                <th>Status</th>
+                <th></th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.tasks.map((task) => (
+                <tr data-task={String(task.id)}>
+                  <td>{task.id}</td>
+                  <td>{task.prompt.length > 120 ? `${task.prompt.slice(0, 119)}…` : task.prompt}</td>
+                  <td>{task.cron ? `${task.cron} (${task.timezone})` : "once"}</td>
+                  <td>{formatTime(task.nextRunAt)}</td>
+                  <td data-status={task.status}>{task.status}</td>
+                  <td>
+                    <div class="row">
+                      {(task.status === "active" ? ["pause", "cancel"] : ["resume", "cancel"]).map((action) => (
+                        <form
+                          class="inline"
+                          method="post"
+                          action={`/console/chats/${props.chatId}/tasks/${task.id}/${action}`}
+                        >
+                          <button type="submit" class={action === "cancel" ? "quiet" : undefined}>
+                            {action[0]!.toUpperCase() + action.slice(1)}
+                          </button>
+                        </form>
+                      ))}
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+
+      <h2>Usage, last 30 days</h2>
+      <UsageSection daily={props.daily} report={props.report} now={props.now} />
+    </Layout>
+  );
+}

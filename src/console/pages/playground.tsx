@@ -1,0 +1,46 @@
+import { Layout } from "../layout.tsx";
+
+const STYLE = `
+.chat{background:#dfe8f0;border-radius:8px;display:flex;flex-direction:column;height:min(70vh,40rem)}
+#log{list-style:none;margin:0;padding:.8rem;overflow-y:auto;flex:1;display:flex;flex-direction:column;gap:.4rem}
+.bubble{max-width:85%;padding:.4rem .7rem;border-radius:10px;background:#fff;white-space:pre-wrap;overflow-wrap:anywhere}
+.bubble.user{align-self:flex-end;background:#d8f5c4}.bubble .meta{font-size:.75rem;color:#56606b;text-align:right}
+.bubble pre{background:#f1f3f5;padding:.4rem;overflow-x:auto}.reaction{margin-right:.4rem}
+.buttons{display:flex;gap:.3rem;margin-top:.3rem}.buttons button{flex:1;background:#e8f1ff;color:#1d4ed8}
+.spoiler{background:#56606b;color:#56606b}.spoiler:hover{color:#fff}
+#draft{align-self:flex-start;margin:0 .8rem .4rem;opacity:.7;font-style:italic}
+#typing{margin:0 .8rem .4rem;color:#56606b;font-size:.9rem}
+#say{display:flex;gap:.4rem;padding:.6rem;border-top:1px solid #c4d0db}#say input{max-width:none;flex:1}
+#chats button[aria-current]{background:#2563eb;color:#fff}
+#notes{list-style:none;padding:0;margin:.5rem 0}#notes li{background:#20303f;color:#fff;padding:.4rem .7rem;border-radius:6px;margin-bottom:.3rem}
+`;
+
+/** A Telegram-like private chat with the bot, drawn by /console/playground/app.js from the local Bot API stand-in. */
+export function PlaygroundPage(props: { extraPages: { path: string; label: string }[] }) {
+  return (
+    <Layout title="Playground" current="/console/playground" signedIn extraPages={props.extraPages}>
+      <style>{STYLE}</style>
+      <h1>Playground</h1>
+      <p class="hint">
+        You play Telegram: what you type is posted to the bot's webhook as an update, and what the bot sends back
+        through the Bot API (messages, edits, drafts, typing, reactions, buttons) lands here. Your friend's chat is not
+        allowed at first: pair it with <code>/pair</code>, then approve the code from your chat or the Access page.
+        Local dev only.
+      </p>
+      <div id="chats" class="row" style="margin-bottom:.5rem"></div>
+      <div class="chat">
+        <ul id="log" aria-live="polite"></ul>
+        <div id="draft" class="bubble bot" hidden></div>
+        <div id="typing" hidden>
+          bot is typing…
+        </div>
+        <form id="say">
+          <input id="text" name="text" autocomplete="off" placeholder="Message (try /help)" aria-label="Message" />
+          <button type="submit">Send</button>
+        </form>
+      </div>
+      <ul id="notes" aria-live="assertive"></ul>
+      <script src="/console/playground/app.js" defer></script>
+    </Layout>
+  );
+}

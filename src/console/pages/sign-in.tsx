@@ -1,0 +1,24 @@
+import { Layout, Notice } from "../layout.tsx";
+
+export function SignInPage(props: { failed: boolean; unavailable?: boolean }) {
+  return (
+    <Layout title="Sign in" signedIn={false}>
+      <h1>Sign in</h1>
+      {props.unavailable ? (
+        <Notice bad text="The console needs ADMIN_TOKEN to be set (a Worker secret)." />
+      ) : (
+        <>
+          <Notice bad text={props.failed ? "That is not the admin token." : undefined} />
+          <form method="post" action="/console/sign-in">
+            <label for="token">Admin token</label>
+            <input id="token" name="token" type="password" autocomplete="current-password" required />
+            <p>
+              <button type="submit">Sign in</button>
+            </p>
+            <p class="hint">The ADMIN_TOKEN secret. It is exchanged for a signed session cookie and not stored.</p>
+          </form>
+        </>
+      )}
+    </Layout>
+  );
+}

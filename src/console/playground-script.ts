@@ -1,0 +1,153 @@
+/**
+ * The playground page's script (served as /console/playground/app.js, the only script in the console): it long-polls
+ * the chat's state through the console and draws it as a Telegram client would: the bot's HTML (only Telegram's
+ * tags kept), edits in place, the draft while it streams, "typing…", reactions, buttons and their answers.
+ */
+export const PLAYGROUND_SCRIPT = `
+"use strict";
+const log = document.getElementById("log");
+const draft = document.getElementById("draft");
+const typing = document.getElementById("typing");
+const notes = document.getElementById("notes");
+const tabs = document.getElementById("chats");
+const form = document.getElementById("say");
+const input = document.getElementById("text");
+const ALLOWED = new Set(["B","STRONG","I","EM","U","INS","S","STRIKE","DEL","CODE","PRE","A","BLOCKQUOTE","TG-SPOILER","SPAN","BR"]);
+let version = -1;
+let lastNote = 0;
+let chat = "";
+let polling = new AbortController();
+
+function telegramHtml(html, into) {
+  const parsed = new DOMParser().parseFromString("<body>" + html.replace(/\\n/g, "<br>") + "</body>", "text/html");
+  const copy = (from, to) => {
+    for (const node of from.childNodes) {
+      if (node.nodeType === Node.TEXT_NODE) { to.append(node.textContent); continue; }
+      if (node.nodeType !== Node.ELEMENT_NODE) continue;
+      if (!ALLOWED.has(node.tagName)) { copy(node, to); continue; }
+      const element = document.createElement(node.tagName === "TG-SPOILER" ? "span" : node.tagName.toLowerCase());
+      if (node.tagName === "TG-SPOILER") element.className = "spoiler";
+      if (node.tagName === "A" && /^https?:/i.test(node.getAttribute("href") || "")) {
+        element.href = node.getAttribute("href");
+        element.rel = "noopener noreferrer";
+        element.target = "_blank";
+      }
+      copy(node, element);
+      to.append(element);
+    }
+  };
+  copy(parsed.body, into);
+}
+
+function bubble(message) {
+  const item = document.createElement("li");
+  item.className = "bubble " + message.from;
+  item.dataset.id = String(message.id);
+  const body = document.createElement("div");
+  body.className = "body";
+  if (message.from === "bot" && message.html) telegramHtml(message.text, body);
+  else body.textContent = message.text;
+  item.append(body);
+  const meta = document.createElement("div");
+  meta.className = "meta";
+  meta.textContent = (message.edited ? "edited · " : "") + new Date(message.at).toLocaleTimeString();
+  if (message.reaction) {
+    const reaction = document.createElement("span");
+    reaction.className = "reaction";
+    reaction.textContent = message.reaction;
+    meta.prepend(reaction);
+  }
+  item.append(meta);
+  for (const row of message.buttons) {
+    const line = document.createElement("div");
+    line.className = "buttons";
+    for (const button of row) {
+      const press = document.createElement("button");
+      press.type = "button";
+      press.textContent = button.text;
+      press.addEventListener("click", () => post("press", { chat, messageId: message.id, data: button.data }));
+      line.append(press);
+    }
+    item.append(line);
+  }
+  return item;
+}
+
+function showNote(text) {
+  const item = document.createElement("li");
+  item.textContent = text;
+  notes.append(item);
+  setTimeout(() => item.remove(), 6000);
+}
+
+function renderTabs(state) {
+  tabs.replaceChildren(...state.chats.map((entry) => {
+    const tab = document.createElement("button");
+    tab.type = "button";
+    tab.className = "quiet";
+    tab.dataset.chat = String(entry.id);
+    if (entry.id === state.chat) tab.setAttribute("aria-current", "true");
+    tab.textContent = entry.name + " (" + entry.note + ")";
+    tab.addEventListener("click", () => {
+      if (String(entry.id) === chat) return;
+      chat = String(entry.id);
+      version = -1;
+      lastNote = Number.MAX_SAFE_INTEGER;
+      polling.abort();
+    });
+    return tab;
+  }));
+}
+
+function render(state) {
+  renderTabs(state);
+  if (lastNote === Number.MAX_SAFE_INTEGER) lastNote = Math.max(0, ...state.notes.map((note) => note.id));
+  const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+  log.replaceChildren(...state.messages.map(bubble));
+  draft.hidden = !state.draft;
+  draft.textContent = state.draft ? state.draft.text : "";
+  typing.hidden = !state.typing || Boolean(state.draft);
+  for (const note of state.notes) {
+    if (note.id <= lastNote) continue;
+    lastNote = note.id;
+    showNote(note.text);
+  }
+  if (atBottom || state.messages.length < 3) log.scrollTop = log.scrollHeight;
+}
+
+async function post(path, body) {
+  const response = await fetch("/console/playground/" + path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) showNote("The playground answered " + response.status + ": " + (await response.text()).slice(0, 200));
+}
+
+async function poll() {
+  for (;;) {
+    polling = new AbortController();
+    try {
+      const query = "since=" + version + (chat ? "&chat=" + chat : "");
+      const response = await fetch("/console/playground/state?" + query, { signal: polling.signal });
+      if (response.status === 401 || response.redirected) { location.href = "/console/sign-in"; return; }
+      const state = await response.json();
+      if (chat && String(state.chat) !== chat) continue;
+      chat = String(state.chat);
+      version = state.version;
+      render(state);
+    } catch (error) {
+      if (error.name !== "AbortError") await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+}
+
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const text = input.value.trim();
+  if (!text) return;
+  input.value = "";
+  post("send", { chat, text });
+});
+poll();
+`;

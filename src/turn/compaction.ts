@@ -1,0 +1,118 @@
+import { providerErrorFrom } from "../adapters/errors.ts";
+import { createAdapter } from "../adapters/index.ts";
+import type { ModelAdapter } from "../adapters/types.ts";
+import { resolveConfig } from "../config/chat-config.ts";
+import { isModelProvider } from "../config/providers.ts";
+import { redactSecrets } from "../config/secrets.ts";
+import { dayKey } from "../config/zones.ts";
+import type { UsageRecord } from "../db/usage.ts";
+import { addSpend, costOf, exhaustedLimit, spendOn } from "./budget.ts";
+import {
+  planCompaction,
+  SUMMARY_MAX_CHARS,
+  SUMMARY_SYSTEM_PROMPT,
+  summaryRequestText,
+  tokensOfBytes,
+} from "./summary.ts";
+import type { TurnServices } from "./turn-services.ts";
+
+/** Summary passes one drain makes at most; a longer backlog is folded after later turns. */
+const MAX_PASSES = 4;
+
+/**
+ * Folds the older part of the conversation into the chat's rolling summary when the history no longer fits the
+ * window. Runs after a drain's answers are sent, so nobody waits for it. The summary is written by the chat's own
+ * model (the provider-neutral text survives a provider switch); a failure is recorded and tried again after the
+ * next turn, and never throws: the window alone is used meanwhile.
+ */
+export async function compactIfDue(services: TurnServices, signal?: AbortSignal): Promise<void> {
+  const { store, settings } = services;
+  const limits = { windowTokens: settings.historyWindowTokens, windowMessages: settings.historyLimit };
+  for (let pass = 0; pass < MAX_PASSES; pass++) {
+    if (signal?.aborted) return;
+    const summary = store.getMeta("summary");
+    const afterId = summary?.throughId ?? 0;
+    // Most drains end here, without reading the rows: their count and size say they fit.
+    const totals = store.historyTotalsAfter(afterId);
+    if (totals.count <= limits.windowMessages && tokensOfBytes(totals.bytes, totals.count) <= limits.windowTokens)
+      return;
+    const rows = store.historyAfter(afterId);
+    const plan = planCompaction(rows, limits);
+    if (!plan) return;
+    // A backlog near the stored limit is folded even if a message is waiting, so that pruning never drops rows the
+    // summary has not read; otherwise the next message stops this pass, and it runs again after that turn.
+    const urgent = rows.length >= settings.historyMaxStored / 2;
+    const stored = await services.configs.get(services.chat.id);
+    const config = resolveConfig(stored.state === "valid" ? stored.config : undefined, settings);
+    const started = services.now();
+    const spend = spendOn(dayKey(started, config.timezone), store.getMeta("spend"));
+    // A disabled chat, or one over its budget, gets no model call of any kind.
+    if (!config.enabled || exhaustedLimit(spend, config.budget) !== undefined) return;
+    const summariser = summariserOf(services, config.provider);
+    if (!summariser) return;
+    const model = config.model;
+    try {
+      const response = await summariser.generate({
+        model,
+        system: SUMMARY_SYSTEM_PROMPT,
+        messages: [
+          {
+            role: "user",
+            content: summaryRequestText(
+              summary?.text,
+              plan.rows.map((row) => row.message),
+            ),
+          },
+        ],
+        tools: [],
+        ...(signal && !urgent ? { signal } : {}),
+      });
+      const text = response.message.content.trim().slice(0, SUMMARY_MAX_CHARS);
+      if (text === "") throw new Error("the model wrote an empty summary");
+      const finished = services.now();
+      const usage = response.usage ?? { inputTokens: 0, outputTokens: 0 };
+      const price = settings.modelPrices.get(model);
+      const record: UsageRecord = {
+        chatId: services.chat.id,
+        kind: "summary",
+        provider: config.provider,
+        model,
+        inputTokens: usage.inputTokens,
+        outputTokens: usage.outputTokens,
+        toolCalls: 0,
+        durationMs: finished - started,
+        outcome: "ok",
+        costUsd: price === undefined ? null : costOf(usage, price),
+        createdAt: finished,
+      };
+      store.atomically(() => {
+        store.setMeta("summary", {
+          text,
+          throughId: plan.rows.at(-1)!.id,
+          messages: (summary?.messages ?? 0) + plan.rows.length,
+          updatedAt: finished,
+        });
+        store.deleteMeta("summaryFailure");
+        store.bufferUsage(record, finished);
+        store.setMeta("spend", addSpend(spend, usage, record.costUsd ?? 0));
+      });
+    } catch (error) {
+      if (signal?.aborted && !urgent) return;
+      const reason = redactSecrets(providerErrorFrom(error, summariser.label).message).slice(0, 300);
+      console.warn(`chat ${services.chat.id}: summary failed, the window alone is used for now: ${reason}`);
+      store.setMeta("summaryFailure", { at: services.now(), reason });
+      return;
+    }
+  }
+}
+
+/**
+ * The chat's model as a one-call adapter. A `claude-agent` chat's model is a Claude model, summarised through the
+ * Anthropic API when its key is set; without a usable adapter there is no summary (the window alone is used).
+ */
+function summariserOf(services: TurnServices, provider: string): ModelAdapter | undefined {
+  const name = provider === "claude-agent" ? "anthropic" : provider;
+  if (!isModelProvider(name)) return undefined;
+  const choice = createAdapter(name, services.settings, services.env);
+  return choice.kind === "ready" && choice.adapter.kind === "model" ? choice.adapter : undefined;
+}

@@ -1,0 +1,147 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Bot, startBot } from "../../bench/bot.ts";
+import {
+  type BotApiStandIn,
+  PLAYGROUND_CHAT,
+  PLAYGROUND_CHATS,
+  startBotApiStandIn,
+} from "../../scripts/playground/bot-api.ts";
+import { openaiCompletion } from "../fakes/bodies.ts";
+import { type Fakes, startFakes } from "../fakes/server.ts";
+import { CHROMIUM, HAVE_CHROMIUM } from "./browser.ts";
+
+const ADMIN_TOKEN = "e2e-playground-token";
+const SHOTS = join("test-results", "e2e");
+
+let fakes: Fakes;
+let standIn: BotApiStandIn;
+let bot: Bot;
+let browser: Browser;
+let page: Page;
+
+/**
+ * The playground as `npm run dev` sets it up without a bot token: the Bot API stand-in, the Worker pointed at it
+ * (PLAYGROUND_URL, TELEGRAM_API_BASE_URL), and the person in the page allowed and an admin.
+ */
+describe.skipIf(!HAVE_CHROMIUM)("the playground in a browser", () => {
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    fakes = await startFakes();
+    const botToken = "100000:PLAYGROUND";
+    const secret = "bench-webhook-secret";
+    // The Worker's port is known only once it runs; the stand-in learns the webhook's address then.
+    const webhook = { url: "" };
+    standIn = await startBotApiStandIn({
+      botToken,
+      get webhookUrl() {
+        return webhook.url;
+      },
+      webhookSecret: secret,
+    });
+    bot = await startBot(fakes.url, {
+      vars: {
+        TELEGRAM_BOT_TOKEN: botToken,
+        TELEGRAM_API_BASE_URL: standIn.url,
+        PLAYGROUND_URL: standIn.url,
+        ADMIN_TOKEN,
+        ALLOWED_CHAT_IDS: String(PLAYGROUND_CHAT.id),
+        ADMIN_USER_IDS: String(PLAYGROUND_CHAT.id),
+        MODEL_CHOICES: "openai:gpt-bench, anthropic:claude-sonnet-4-5",
+      },
+    });
+    webhook.url = `${bot.url}/telegram/webhook`;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+    page = await browser.newPage({ viewport: { width: 900, height: 800 } });
+    await page.goto(`${bot.url}/console/sign-in`);
+    await page.fill("#token", ADMIN_TOKEN);
+    await page.click("button[type=submit]");
+    await page.waitForURL(`${bot.url}/console/chats`);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await bot?.stop();
+    await standIn?.close();
+    await fakes?.close();
+  });
+
+  it("is linked from the console; a message typed there is answered, streamed as a draft first", async () => {
+    await page.click("header >> text=Playground");
+    await page.waitForURL(`${bot.url}/console/playground`);
+    const answer = "Hello! I am **streaming** this answer in pieces, as a draft, before it is sent.";
+    await fetch(`${fakes.url}/__control/script`, {
+      method: "POST",
+      body: JSON.stringify({
+        service: "openai",
+        responses: [{ body: openaiCompletion(answer), stream: { pieces: 12, delayMs: 250 } }],
+      }),
+    });
+    await page.fill("#text", "Hi there");
+    await page.click("#say button");
+    await expect.poll(() => page.locator("#log .bubble.user").first().textContent()).toContain("Hi there");
+    // The draft shows while the answer streams, then the message replaces it.
+    await page.locator("#draft:not([hidden])").waitFor({ timeout: 20_000 });
+    await page.screenshot({ path: join(SHOTS, "playground-draft.png") });
+    const reply = page.locator("#log .bubble.bot .body b");
+    await reply.waitFor({ timeout: 20_000 });
+    expect(await reply.textContent()).toBe("streaming");
+    await expect.poll(() => page.locator("#draft").isHidden()).toBe(true);
+  });
+
+  it("shows /model's buttons; a press is answered and edits the menu", async () => {
+    await page.fill("#text", "/model");
+    await page.click("#say button");
+    const choice = page.locator("#log .bubble.bot .buttons button", { hasText: "claude-sonnet-4-5" });
+    await choice.waitFor({ timeout: 20_000 });
+    await choice.click();
+    await expect.poll(() => page.locator("#notes").textContent(), { timeout: 20_000 }).toContain("Now anthropic");
+    await expect
+      .poll(() => page.locator("#log .bubble.bot .buttons button", { hasText: "✓ claude-sonnet-4-5" }).count())
+      .toBe(1);
+    expect(await page.locator("#log .bubble.bot .meta", { hasText: "edited" }).count()).toBeGreaterThan(0);
+    await page.screenshot({ path: join(SHOTS, "playground.png") });
+  });
+
+  it("pairs the friend's chat: /pair there, /approve from yours, and the friend gets answers", async () => {
+    const friend = PLAYGROUND_CHATS[1].id;
+    const say = async (text: string) => {
+      await page.fill("#text", text);
+      await page.click("#say button");
+    };
+    const lastBotText = () => page.locator("#log .bubble.bot .body").last().textContent();
+    await page.click(`#chats button[data-chat="${friend}"]`);
+    await expect.poll(() => page.locator("#log .bubble").count()).toBe(0);
+    await say("hello?");
+    await expect.poll(lastBotText, { timeout: 20_000 }).toContain("Send /pair to ask for access");
+    await say("/pair");
+    await expect.poll(lastBotText, { timeout: 20_000 }).toContain("Your pairing code is");
+    const code = /[A-Z2-9]{4}-[A-Z2-9]{4}/.exec((await lastBotText()) ?? "")?.[0];
+    expect(code).toBeDefined();
+
+    await page.click(`#chats button[data-chat="${PLAYGROUND_CHAT.id}"]`);
+    await expect.poll(() => page.locator("#log .bubble.user").first().textContent()).toContain("Hi there");
+    await say(`/approve ${code}`);
+    await expect.poll(lastBotText, { timeout: 20_000 }).toContain("Approved");
+
+    await page.click(`#chats button[data-chat="${friend}"]`);
+    await expect.poll(lastBotText, { timeout: 20_000 }).toContain("may now talk to the bot");
+    await say("Thanks! What can you do?");
+    // The fake model echoes what it was asked.
+    await expect.poll(lastBotText, { timeout: 20_000 }).toContain("What can you do?");
+    await page.screenshot({ path: join(SHOTS, "playground-pairing.png") });
+  });
+
+  it("talks to the bot only with a signed-in console", async () => {
+    const response = await fetch(`${bot.url}/console/playground/send`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ text: "let me in" }),
+      redirect: "manual",
+    });
+    expect(response.status).toBe(303);
+    expect(standIn.chats.get(PLAYGROUND_CHAT.id)!.messages.some((message) => message.text === "let me in")).toBe(false);
+  });
+});

@@ -1,0 +1,152 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  type BotApiStandIn,
+  PLAYGROUND_CHAT,
+  PLAYGROUND_CHATS,
+  type PlaygroundState,
+  startBotApiStandIn,
+} from "../../scripts/playground/bot-api.ts";
+
+const TOKEN = "100000:PLAYGROUND";
+
+let webhook: Server;
+let updates: { secret: string | undefined; body: Record<string, unknown> }[];
+let standIn: BotApiStandIn;
+
+async function bot(method: string, body: unknown, token = TOKEN) {
+  const response = await fetch(`${standIn.url}/bot${token}/${method}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: response.status,
+    json: (await response.json()) as {
+      ok: boolean;
+      result?: { message_id: number; is_bot?: boolean };
+      description?: string;
+    },
+  };
+}
+
+async function playground(path: string, body?: unknown) {
+  const response = await fetch(`${standIn.url}/playground/${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, json: (await response.json()) as PlaygroundState };
+}
+
+describe("the playground's Bot API stand-in", () => {
+  beforeEach(async () => {
+    updates = [];
+    webhook = createServer((request, response) => {
+      let raw = "";
+      request.on("data", (chunk) => (raw += chunk));
+      request.on("end", () => {
+        updates.push({ secret: request.headers["x-telegram-bot-api-secret-token"] as string, body: JSON.parse(raw) });
+        response.end("ok");
+      });
+    });
+    await new Promise<void>((resolve) => webhook.listen(0, "127.0.0.1", resolve));
+    const { port } = webhook.address() as AddressInfo;
+    standIn = await startBotApiStandIn({
+      botToken: TOKEN,
+      webhookUrl: `http://127.0.0.1:${port}/telegram/webhook`,
+      webhookSecret: "s3cret",
+    });
+  });
+
+  afterEach(async () => {
+    await standIn.close();
+    await new Promise((resolve) => webhook.close(resolve));
+  });
+
+  it("turns what the person types into updates for the webhook, commands with their entity", async () => {
+    expect((await playground("send", { text: "/model" })).status).toBe(200);
+    expect((await playground("send", { text: "   " })).status).toBe(400);
+    expect(updates).toHaveLength(1);
+    expect(updates[0]!.secret).toBe("s3cret");
+    expect(updates[0]!.body).toMatchObject({
+      message: {
+        chat: { id: PLAYGROUND_CHAT.id, type: "private" },
+        from: { id: PLAYGROUND_CHAT.id },
+        text: "/model",
+        entities: [{ type: "bot_command", offset: 0, length: 6 }],
+      },
+    });
+  });
+
+  it("keeps what the bot sends as a client shows it: drafts, typing, messages, edits, reactions and button answers", async () => {
+    expect((await bot("sendMessage", { chat_id: 1, text: "x" }, "wrong")).status).toBe(401);
+    expect((await bot("getMe", {})).json.result).toMatchObject({ is_bot: true });
+    await bot("sendChatAction", { chat_id: PLAYGROUND_CHAT.id, action: "typing" });
+    expect((await playground("state?since=-1")).json.typing).toBe(true);
+    await bot("sendMessageDraft", { chat_id: PLAYGROUND_CHAT.id, draft_id: 7, text: "Hel" });
+    expect((await playground("state")).json.draft).toEqual({ id: 7, text: "Hel" });
+
+    const sent = await bot("sendMessage", {
+      chat_id: PLAYGROUND_CHAT.id,
+      text: "<b>Hello</b>",
+      parse_mode: "HTML",
+      reply_markup: { inline_keyboard: [[{ text: "Stop", callback_data: "stop:1" }]] },
+    });
+    const id = sent.json.result!.message_id;
+    let state = (await playground("state")).json;
+    expect(state.draft).toBeNull();
+    expect(state.typing).toBe(false);
+    expect(state.messages).toEqual([
+      expect.objectContaining({
+        id,
+        from: "bot",
+        text: "<b>Hello</b>",
+        html: true,
+        buttons: [[{ text: "Stop", data: "stop:1" }]],
+      }),
+    ]);
+
+    const edit = { chat_id: PLAYGROUND_CHAT.id, message_id: id, text: "Hello, edited" };
+    expect((await bot("editMessageText", edit)).status).toBe(200);
+    expect((await bot("editMessageText", edit)).json.description).toContain("message is not modified");
+    await bot("setMessageReaction", {
+      chat_id: PLAYGROUND_CHAT.id,
+      message_id: id,
+      reaction: [{ type: "emoji", emoji: "👀" }],
+    });
+    state = (await playground("state")).json;
+    expect(state.messages[0]).toMatchObject({ text: "Hello, edited", edited: true, buttons: [], reaction: "👀" });
+
+    // A press goes to the webhook as a callback query; its answer is shown once.
+    await playground("press", { messageId: id, data: "stop:1" });
+    expect(updates.at(-1)!.body).toMatchObject({ callback_query: { data: "stop:1", message: { message_id: id } } });
+    await bot("answerCallbackQuery", { callback_query_id: "1", text: "Stopping…" });
+    expect((await playground("state")).json.notes.map((note) => note.text)).toEqual(["Stopping…"]);
+    expect((await bot("sendPhoto", { chat_id: PLAYGROUND_CHAT.id })).status).toBe(400);
+  });
+
+  it("keeps a second chat, the friend not allowed yet, apart; unknown chats are refused", async () => {
+    const friend = PLAYGROUND_CHATS[1].id;
+    await playground("send", { chat: friend, text: "/pair" });
+    expect(updates.at(-1)!.body).toMatchObject({
+      message: { chat: { id: friend }, from: { id: friend }, text: "/pair" },
+    });
+    await bot("sendMessage", { chat_id: friend, text: "Your pairing code is ABCD-EFGH" });
+    expect((await bot("sendMessage", { chat_id: 42, text: "who?" })).json.description).toContain("chat not found");
+    const friendState = (await playground(`state?chat=${friend}`)).json;
+    expect(friendState.messages.map((message) => message.text)).toEqual(["/pair", "Your pairing code is ABCD-EFGH"]);
+    expect(friendState.chats.map((chat) => chat.messages)).toEqual([0, 2]);
+    expect((await playground("state")).json.messages).toEqual([]);
+    expect((await playground("state?chat=42")).status).toBe(404);
+  });
+
+  it("answers a long poll as soon as something changes", async () => {
+    const { version } = (await playground("state")).json as { version: number };
+    const waiting = playground(`state?since=${version}`);
+    await bot("sendMessage", { chat_id: PLAYGROUND_CHAT.id, text: "now" });
+    const state = (await waiting).json;
+    expect(state.version).toBeGreaterThan(version);
+    expect(state.messages.at(-1)?.text).toBe("now");
+  });
+});
