@@ -20,10 +20,19 @@ const SECRET = "bench-webhook-secret";
  */
 export async function startBot(
   fakesUrl: string,
-  options: { inspectorPort?: number; minify?: boolean; vars?: Record<string, string> } = {},
+  options: {
+    inspectorPort?: number;
+    minify?: boolean;
+    vars?: Record<string, string>;
+    /** AGENT_CALLBACK_URL pointed at this Worker itself (a runner outside calls its tools back there). */
+    callbackToSelf?: boolean;
+  } = {},
 ): Promise<Bot> {
   const state = mkdtempSync(join(tmpdir(), "bench-state-"));
   const port = await freePort();
+  const callback: Record<string, string> = options.callbackToSelf
+    ? { AGENT_CALLBACK_URL: `http://127.0.0.1:${port}` }
+    : {};
   const vars: Record<string, string> = {
     TELEGRAM_BOT_TOKEN: "123456:BENCH",
     TELEGRAM_WEBHOOK_SECRET: SECRET,
@@ -38,6 +47,7 @@ export async function startBot(
     // The history scenario stores 10,000 messages; the default pruning would keep 400.
     HISTORY_MAX_STORED: "20000",
     ...options.vars,
+    ...callback,
   };
   const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state], {
     env: { ...process.env, CI: "true" },

@@ -7,7 +7,7 @@ import { jsonBody } from "../src/http/json-body.ts";
 import type { AgentEvent } from "../src/protocol/events.ts";
 import { type RunPayload, runPayloadSchema } from "../src/protocol/run-payload.ts";
 import { redact } from "./redact.ts";
-import { runAgent, type TerminalEvent } from "./run-agent.ts";
+import { type ModelAccess, runAgent, type TerminalEvent } from "./run-agent.ts";
 
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 /** How long a shutdown waits for the running queries to wind down before the process goes anyway. */
@@ -23,11 +23,22 @@ const NDJSON_HEADERS = {
 
 export interface RunnerConfig {
   workspaceRoot: string;
-  /** When set, `POST /run` wants `Authorization: Bearer <token>` (RUNNER_TOKEN). */
-  token?: string;
-  /** The CLI's environment before the runner's additions; defaults to this process's. */
+  /** `POST /run` wants `Authorization: Bearer <token>` (RUNNER_TOKEN). */
+  token: string;
+  /** Host names (no port) a request may name besides loopback ones (RUNNER_ALLOWED_HOSTS). */
+  allowedHosts?: readonly string[];
+  modelAccess: ModelAccess;
+  /** The runner's environment, of which the CLI gets an allow list; defaults to this process's. */
   env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
+}
+
+const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
+
+/** The host name of a Host header, lowercased and without its port ("[::1]:8080" → "[::1]"). */
+export function hostNameOf(header: string | undefined): string | undefined {
+  const match = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::\d{1,5})?$/i.exec((header ?? "").trim());
+  return match?.[1]?.toLowerCase();
 }
 
 interface ActiveRun {
@@ -63,17 +74,22 @@ export function createRunner(config: RunnerConfig): Runner {
   const refuseWhileShuttingDown = (): void => {
     if (shuttingDown) throw new HttpError(503, "shutting_down", "The runner is shutting down.");
   };
-  // A runner runs shell commands for whoever may call it: with a token set, only the Worker may. A JSON content
+  // A runner runs shell commands for whoever may call it: only the Worker, with the token, may. A JSON content
   // type is required too (jsonBody), which a web page cannot send cross-site without a preflight.
   const token = config.token;
-  const authorize: MiddlewareHandler =
-    token === undefined
-      ? async (_c, next) => {
-          await next();
-        }
-      : requireBearer((presented) => secretsEqual(presented, token));
+  const authorize: MiddlewareHandler = requireBearer((presented) => secretsEqual(presented, token));
+  // A web page that rebinds its own name to 127.0.0.1 still sends its own name as Host: refused (DNS rebinding).
+  const hosts = new Set([...LOOPBACK_HOSTS, ...(config.allowedHosts ?? []).map((host) => host.toLowerCase())]);
+  const checkHost: MiddlewareHandler = async (c, next) => {
+    const host = hostNameOf(c.req.header("host"));
+    if (host === undefined || !hosts.has(host)) {
+      throw new HttpError(403, "forbidden_host", "This runner answers only requests for its own host names.");
+    }
+    await next();
+  };
 
   const app = new Hono();
+  app.use(checkHost);
 
   app.get("/ping", (c) => c.text("ok"));
   app.all("/ping", () => {
@@ -178,7 +194,8 @@ export function createRunner(config: RunnerConfig): Runner {
       workspaceRoot: config.workspaceRoot,
       signal: controller.signal,
       emit: write,
-      env: config.env,
+      env: config.env ?? process.env,
+      modelAccess: config.modelAccess,
     })
       .then(
         (last) => {

@@ -1,13 +1,15 @@
 import path from "node:path";
 import { type HookCallback, type Options, type Query, query, type SDKMessage } from "@anthropic-ai/claude-agent-sdk";
-import { type AgentErrorEvent, type AgentEvent, toolPreview } from "../src/protocol/events.ts";
+import { type AgentErrorEvent, type AgentEvent, MAX_DELTA_LENGTH, toolPreview } from "../src/protocol/events.ts";
 import type { RunPayload } from "../src/protocol/run-payload.ts";
 import { archiveTranscript } from "./archive.ts";
+import { childEnv } from "./child-env.ts";
 import { classifyApiError, classifyResultSubtype, classifyThrown } from "./classify.ts";
 import { BRIDGE_SERVER_NAME, BRIDGE_TOOL_PREFIX, createToolBridge } from "./mcp-bridge.ts";
+import type { ModelProxy } from "./model-proxy.ts";
 import { buildPrompt } from "./prompt.ts";
 import { MAX_STDERR_LINE, redact, truncate } from "./redact.ts";
-import { ensureChatWorkspace } from "./workspace.ts";
+import { type ChatDirectories, ensureChatDirectories } from "./workspace.ts";
 
 /** The built-in Claude Code tools a chat's agent gets; the bot's own tools come on top as `mcp__bot__*`. */
 export const BUILTIN_TOOLS = ["Bash", "Read", "Write", "Edit", "Glob", "Grep", "WebFetch", "WebSearch"] as const;
@@ -23,26 +25,20 @@ export interface RunAgentOptions {
   signal: AbortSignal;
   /** Receives the events in order. Exactly one `result` or `error` comes, last; nothing is emitted after it. */
   emit: (event: AgentEvent) => void;
-  /** The CLI's environment before the runner's additions; defaults to this process's. */
-  env?: NodeJS.ProcessEnv;
+  /** The runner's environment; the CLI gets only an allow list of it (see child-env.ts). */
+  env: NodeJS.ProcessEnv;
+  modelAccess: ModelAccess;
 }
 
 /**
- * The environment of the Claude Code process: ours (it needs `ANTHROPIC_API_KEY`, `PATH`, `HOME`…) with everything
- * that is not the Messages API switched off — telemetry, error reporting, the auto-updater, feedback surveys and other
- * "nonessential" traffic — so that the agent's turns never wait on it (and nothing leaves that need not).
+ * How the CLI reaches the model without ever holding the real key:
+ * - `local-proxy` (a runner started by hand): the runner's loopback proxy holds the key and accepts a per-run key;
+ * - `run-token` (the container): the CLI presents the run's token (the payload's `toolCallback.token`) to the Worker's
+ *   model proxy at `baseUrl`, which checks it, pins the model, caps tokens and adds the key.
  */
-export function childEnv(base: NodeJS.ProcessEnv = process.env): Record<string, string | undefined> {
-  return {
-    ...base,
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: base.CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC ?? "1",
-    DISABLE_TELEMETRY: base.DISABLE_TELEMETRY ?? "1",
-    DISABLE_ERROR_REPORTING: base.DISABLE_ERROR_REPORTING ?? "1",
-    DISABLE_AUTOUPDATER: base.DISABLE_AUTOUPDATER ?? "1",
-    CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY: base.CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY ?? "1",
-    CLAUDE_AGENT_SDK_CLIENT_APP: "telegram-edge-agent-runner/0.1.0",
-  };
-}
+export type ModelAccess =
+  | { kind: "local-proxy"; proxy: ModelProxy }
+  | { kind: "run-token"; baseUrl: string | undefined };
 
 /**
  * One run: the payload's turn through the Claude Agent SDK, as `AgentEvent`s. Never throws; always ends with exactly
@@ -63,7 +59,7 @@ export function childEnv(base: NodeJS.ProcessEnv = process.env): Record<string, 
  * new session with the whole history as context, and the new `session_init` replaces the old id.
  */
 export async function runAgent(payload: RunPayload, options: RunAgentOptions): Promise<TerminalEvent> {
-  const secrets = payload.toolCallback ? [payload.toolCallback.token] : [];
+  const secrets: string[] = payload.toolCallback ? [payload.toolCallback.token] : [];
   let terminal: TerminalEvent | undefined;
   const emit = (event: AgentEvent): void => {
     if (terminal) return;
@@ -85,9 +81,9 @@ export async function runAgent(payload: RunPayload, options: RunAgentOptions): P
     cancelled();
     return terminal!;
   }
-  let cwd: string;
+  let directories: ChatDirectories;
   try {
-    cwd = await ensureChatWorkspace(options.workspaceRoot, payload.chatKey);
+    directories = await ensureChatDirectories(options.workspaceRoot, payload.chatKey);
   } catch (error) {
     fail(
       { classification: "internal", retryable: true },
@@ -95,6 +91,21 @@ export async function runAgent(payload: RunPayload, options: RunAgentOptions): P
     );
     return terminal!;
   }
+  const cwd = directories.workspace;
+  const access = options.modelAccess;
+  const apiKey = access.kind === "local-proxy" ? access.proxy.issueKey() : payload.toolCallback?.token;
+  if (apiKey === undefined) {
+    fail({ classification: "invalid_request", retryable: false }, "the payload has no run token for the model proxy");
+    return terminal!;
+  }
+  secrets.push(apiKey);
+  const env = childEnv({
+    base: options.env,
+    apiKey,
+    baseUrl: access.kind === "local-proxy" ? access.proxy.url : access.baseUrl,
+    configDirectory: directories.config,
+    homeDirectory: directories.home,
+  });
 
   const preCompact: HookCallback = async (input) => {
     if (input.hook_event_name !== "PreCompact") return {};
@@ -141,13 +152,17 @@ export async function runAgent(payload: RunPayload, options: RunAgentOptions): P
         ...(payload.systemPrompt.trim() !== "" ? { append: payload.systemPrompt } : {}),
         snapshot: false,
       },
-      // The chat's own CLAUDE.md (in its workspace) is read; user-level settings of the machine are not.
-      settingSources: ["project"],
+      // No settings files at all: not the machine's, not the chat's config directory's, and not the workspace's
+      // `.claude/settings.json` or `CLAUDE.md`, which a steered agent could have written to plant hooks or
+      // instructions for every later turn. The Worker's system prompt is the only standing instruction.
+      settingSources: [],
+      // The answer as it streams (`stream_event` messages), forwarded as text_delta events.
+      includePartialMessages: true,
       hooks: { PreCompact: [{ hooks: [preCompact] }] },
       stderr: (data) => {
         for (const line of data.split(/\r?\n/)) if (line.trim() !== "") stderrLine(line.trim());
       },
-      env: childEnv(options.env),
+      env,
     };
 
     let announced: string | undefined;
@@ -188,6 +203,14 @@ export async function runAgent(payload: RunPayload, options: RunAgentOptions): P
             });
           }
           return undefined;
+        case "stream_event": {
+          // Only the main conversation's text: a subagent's (parent_tool_use_id set) is not the answer.
+          const event = message.event;
+          if (message.parent_tool_use_id !== null || event.type !== "content_block_delta") return undefined;
+          if (event.delta.type !== "text_delta" || event.delta.text === "") return undefined;
+          for (const piece of deltaPieces(redact(event.delta.text, secrets))) emit({ type: "text_delta", text: piece });
+          return undefined;
+        }
         case "tool_progress": {
           const name = message.tool_name.startsWith(BRIDGE_TOOL_PREFIX)
             ? message.tool_name.slice(BRIDGE_TOOL_PREFIX.length)
@@ -284,6 +307,7 @@ export async function runAgent(payload: RunPayload, options: RunAgentOptions): P
     if (options.signal.aborted) cancelled();
     else fail({ classification: "internal", retryable: true }, "the agent process ended without a result");
   }
+  if (access.kind === "local-proxy") access.proxy.release(apiKey);
   return terminal!;
 }
 
@@ -297,4 +321,18 @@ function messageOf(error: unknown): string {
 
 function nonNegative(value: number): number {
   return Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
+}
+
+/** A delta's text in pieces the event schema accepts (a model's delta is far shorter; this is the bound). */
+export function deltaPieces(text: string): string[] {
+  const pieces: string[] = [];
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(start + MAX_DELTA_LENGTH, text.length);
+    // Never between the two halves of a surrogate pair.
+    if (end < text.length && /[\uD800-\uDBFF]/.test(text.charAt(end - 1))) end--;
+    pieces.push(text.slice(start, end));
+    start = end;
+  }
+  return pieces;
 }

@@ -1,25 +1,50 @@
 /**
- * The agent runner: `node container/server.ts`. Environment: `PORT` (8080; 0 picks a free one), `HOST` (127.0.0.1;
- * 0.0.0.0 in the image), `RUNNER_TOKEN` (if set, the bearer token `POST /run` wants), `WORKSPACE_ROOT`
- * (./workspace, /workspace in the image) and what the Claude Code CLI itself reads
- * (`ANTHROPIC_API_KEY`, optionally `ANTHROPIC_BASE_URL`, `CLAUDE_CONFIG_DIR`, `CLAUDE_CODE_MAX_RETRIES`…).
+ * The agent runner: `node container/server.ts`. Environment:
+ * - `RUNNER_TOKEN` (required): the bearer token `POST /run` wants. The runner refuses to start without one.
+ * - `PORT` (8080; 0 picks a free one), `HOST` (127.0.0.1; 0.0.0.0 in the image), `WORKSPACE_ROOT` (./workspace,
+ *   /workspace in the image), `RUNNER_ALLOWED_HOSTS` (comma-separated Host names accepted besides loopback ones).
+ * - Model access, one of:
+ *   - `RUNNER_MODEL_PROXY=worker` (the container): `ANTHROPIC_BASE_URL` is the Worker's model proxy; the CLI presents
+ *     each run's token there. The runner holds no key.
+ *   - otherwise (a runner started by hand): `ANTHROPIC_API_KEY` (required) and optionally `ANTHROPIC_BASE_URL` are the
+ *     real API's; the runner keeps them to a loopback proxy of its own, and the CLI gets a per-run key for it.
  * Prints `[runner] listening on http://<host>:<port>` once it accepts requests. SIGTERM / SIGINT cancel the running
  * queries (each stream ends with a `cancelled` error) and exit with 0.
+ *
+ * A runner started by hand runs the agent's shell commands as the user who started it: it is a development tool,
+ * not an isolation boundary. The container image is.
  */
 import path from "node:path";
 import { createRunner } from "./app.ts";
+import { type ModelProxy, startModelProxy } from "./model-proxy.ts";
+import type { ModelAccess } from "./run-agent.ts";
 
 const port = parsePort(process.env.PORT);
 // Loopback unless told otherwise: the runner runs shell commands for its callers.
 const host = process.env.HOST || "127.0.0.1";
-const token = process.env.RUNNER_TOKEN || undefined;
+const token = process.env.RUNNER_TOKEN ?? "";
+if (token.length < 16) {
+  fatal("RUNNER_TOKEN must be set (16 characters or more): it is the only thing between callers and a shell");
+}
 const workspaceRoot = path.resolve(process.env.WORKSPACE_ROOT || "./workspace");
+const allowedHosts = (process.env.RUNNER_ALLOWED_HOSTS ?? "")
+  .split(",")
+  .map((name) => name.trim())
+  .filter((name) => name !== "");
 
-const runner = createRunner({ workspaceRoot, ...(token ? { token } : {}) });
-runner.server.on("error", (error) => {
-  console.error(`[runner] server error: ${error.message}`);
-  process.exit(1);
-});
+let proxy: ModelProxy | undefined;
+let modelAccess: ModelAccess;
+if (process.env.RUNNER_MODEL_PROXY === "worker") {
+  modelAccess = { kind: "run-token", baseUrl: process.env.ANTHROPIC_BASE_URL || undefined };
+} else {
+  const apiKey = process.env.ANTHROPIC_API_KEY ?? "";
+  if (apiKey === "") fatal("ANTHROPIC_API_KEY must be set (or RUNNER_MODEL_PROXY=worker in the container)");
+  proxy = await startModelProxy({ upstream: process.env.ANTHROPIC_BASE_URL || "https://api.anthropic.com", apiKey });
+  modelAccess = { kind: "local-proxy", proxy };
+}
+
+const runner = createRunner({ workspaceRoot, token, allowedHosts, modelAccess });
+runner.server.on("error", (error) => fatal(`server error: ${error.message}`));
 runner.server.listen(port, host, () => {
   const address = runner.server.address();
   const actual = typeof address === "object" && address ? address.port : port;
@@ -34,19 +59,25 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     console.log(`[runner] ${signal} received`);
     // Whatever happens, the process is gone within a few seconds.
     setTimeout(() => process.exit(0), 8_000).unref();
-    runner.shutdown().then(
-      () => process.exit(0),
-      () => process.exit(0),
-    );
+    runner
+      .shutdown()
+      .then(() => proxy?.close())
+      .then(
+        () => process.exit(0),
+        () => process.exit(0),
+      );
   });
 }
 
 function parsePort(value: string | undefined): number {
   if (value === undefined || value === "") return 8080;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535) {
-    console.error(`[runner] PORT must be a port number, not ${JSON.stringify(value)}`);
-    process.exit(1);
-  }
+  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535)
+    fatal(`PORT must be a port number, not ${JSON.stringify(value)}`);
   return parsed;
+}
+
+function fatal(message: string): never {
+  console.error(`[runner] ${message}`);
+  process.exit(1);
 }

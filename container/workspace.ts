@@ -2,6 +2,9 @@ import { createHash } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 
+/** Under the workspace root, beside the chats' directories (whose names never start with a dot). */
+const STATE_DIRECTORY = ".chat-state";
+
 /**
  * A chat's directory name: the chatKey with anything but letters, digits, `_` and `-` turned into `_`, plus a short
  * hash of the exact key so two keys that sanitise alike never share a directory.
@@ -12,9 +15,27 @@ export function chatDirectoryName(chatKey: string): string {
   return `${readable}-${hash}`;
 }
 
-/** The chat's working directory under the workspace root, created if missing. */
-export async function ensureChatWorkspace(workspaceRoot: string, chatKey: string): Promise<string> {
-  const directory = path.join(path.resolve(workspaceRoot), chatDirectoryName(chatKey));
-  await mkdir(directory, { recursive: true });
-  return directory;
+export interface ChatDirectories {
+  /** Where the agent works (its cwd). */
+  workspace: string;
+  /** The chat's CLAUDE_CONFIG_DIR: its sessions and transcripts, apart from every other chat's. */
+  config: string;
+  /** The chat's HOME, so nothing of the runner's user (dotfiles, credentials) is read by default. */
+  home: string;
+}
+
+/**
+ * A chat's directories, created if missing. Config and home sit outside the workspace, so the agent's own files
+ * never become its settings.
+ */
+export async function ensureChatDirectories(workspaceRoot: string, chatKey: string): Promise<ChatDirectories> {
+  const root = path.resolve(workspaceRoot);
+  const name = chatDirectoryName(chatKey);
+  const directories = {
+    workspace: path.join(root, name),
+    config: path.join(root, STATE_DIRECTORY, name, "claude"),
+    home: path.join(root, STATE_DIRECTORY, name, "home"),
+  };
+  for (const directory of Object.values(directories)) await mkdir(directory, { recursive: true, mode: 0o700 });
+  return directories;
 }

@@ -163,7 +163,10 @@ export class FakeAnthropic {
     blocks.forEach((block, index) => {
       if (block.type === "text") {
         sse(response, "content_block_start", { index, content_block: { type: "text", text: "" } });
-        sse(response, "content_block_delta", { index, delta: { type: "text_delta", text: block.text } });
+        // Word by word, as a real stream arrives: the runner forwards each piece as a text_delta.
+        for (const piece of block.text.split(/(?<= )/)) {
+          sse(response, "content_block_delta", { index, delta: { type: "text_delta", text: piece } });
+        }
       } else {
         sse(response, "content_block_start", {
           index,

@@ -9,6 +9,9 @@ import { type AgentEvent, agentEventSchema } from "../../src/protocol/events.ts"
 
 const SERVER = fileURLToPath(new URL("../server.ts", import.meta.url));
 export const TEST_API_KEY = "sk-ant-test-dummy-key-0123456789";
+export const RUNNER_TEST_TOKEN = "runner-test-token-0123456789";
+/** What the Worker sends with every `POST /run`. */
+export const RUN_HEADERS = { "content-type": "application/json", authorization: `Bearer ${RUNNER_TEST_TOKEN}` };
 
 /** A fake Worker tool endpoint (`POST /agent/tools/<chatKey>`): checks the bearer token, records calls. */
 export class FakeToolEndpoint {
@@ -95,6 +98,7 @@ export class RunnerProcess {
       IS_SANDBOX: "1",
       // Failures fail now instead of after minutes of backoff.
       CLAUDE_CODE_MAX_RETRIES: "0",
+      RUNNER_TOKEN: RUNNER_TEST_TOKEN,
       ...extraEnv,
     };
     const child = spawn(process.execPath, [SERVER], { env, stdio: ["ignore", "pipe", "pipe"] });
@@ -185,7 +189,7 @@ export async function postRun(
 ): Promise<RunResponse> {
   const response = await fetch(`${runnerUrl}/run`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: RUN_HEADERS,
     body: init.rawBody ?? JSON.stringify(payload),
     ...(init.signal ? { signal: init.signal } : {}),
   });
@@ -215,7 +219,7 @@ export async function streamRun(
 ): Promise<AgentEvent[]> {
   const response = await fetch(`${runnerUrl}/run`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: RUN_HEADERS,
     body: JSON.stringify(payload),
   });
   if (response.status !== 200 || !response.body) throw new Error(`the runner answered ${response.status}`);

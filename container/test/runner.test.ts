@@ -10,7 +10,15 @@ import type { AgentEvent } from "../../src/protocol/events.ts";
 import { startFakeMcp } from "../../tests/fakes/mcp-server.ts";
 import { chatDirectoryName } from "../workspace.ts";
 import { FakeAnthropic, isMainLoop, messagesText, toolResults, USAGE } from "./fake-anthropic.ts";
-import { FakeToolEndpoint, payloadFor, postRun, RunnerProcess, streamRun, TEST_API_KEY } from "./helpers.ts";
+import {
+  FakeToolEndpoint,
+  payloadFor,
+  postRun,
+  RUN_HEADERS,
+  RunnerProcess,
+  streamRun,
+  TEST_API_KEY,
+} from "./helpers.ts";
 
 /**
  * The runner end to end: `node container/server.ts` as a child process, the real Claude Agent SDK and its CLI,
@@ -41,6 +49,41 @@ const of = <T extends AgentEvent["type"]>(events: readonly AgentEvent[], type: T
   events.filter((event): event is Extract<AgentEvent, { type: T }> => event.type === type);
 
 describe("POST /run", () => {
+  it("forwards the SDK's partial messages as text_delta events: the preamble before its tool, the answer before the result", async () => {
+    const chatKey = "chat:1003";
+    const answerText = "The file is written and it says hello from the stream.";
+    api.respond = (body) => {
+      if (!isMainLoop(body)) return undefined;
+      if (toolResults(body).has("toolu_stream_1"))
+        return { kind: "message", blocks: [{ type: "text", text: answerText }] };
+      return {
+        kind: "message",
+        blocks: [
+          { type: "text", text: "Let me write it first." },
+          { type: "tool_use", id: "toolu_stream_1", name: "Bash", input: { command: "echo hello > s.txt" } },
+        ],
+      };
+    };
+
+    const answer = await postRun(
+      runner.url,
+      payloadFor(chatKey, { history: [{ role: "user", content: "Write s.txt" }] }),
+    );
+
+    expect(answer.status).toBe(200);
+    const events = answer.events;
+    const toolAt = events.findIndex((event) => event.type === "tool_start");
+    const resultAt = events.findIndex((event) => event.type === "result");
+    expect(toolAt).toBeGreaterThan(0);
+    const before = of(events.slice(0, toolAt), "text_delta").map((event) => event.text);
+    const after = of(events.slice(toolAt, resultAt), "text_delta").map((event) => event.text);
+    expect(before.join("")).toBe("Let me write it first.");
+    expect(after.length).toBeGreaterThan(1);
+    expect(after.join("")).toBe(answerText);
+    expect(of(events, "result")[0]!.text).toBe(answerText);
+    expect(of(events.slice(resultAt), "text_delta")).toHaveLength(0);
+  });
+
   it("runs a turn with a built-in tool: session_init, tool_start, usage, result", async () => {
     const chatKey = "chat:1001";
     api.respond = (body) => {
@@ -452,7 +495,7 @@ describe("bad requests and concurrency", () => {
   it("refuses a body that is not sent as JSON (so a web page cannot post one cross-site)", async () => {
     const response = await fetch(`${runner.url}/run`, {
       method: "POST",
-      headers: { "content-type": "text/plain" },
+      headers: { ...RUN_HEADERS, "content-type": "text/plain" },
       body: JSON.stringify(payloadFor("chat:1104")),
     });
     expect(response.status).toBe(415);
@@ -460,8 +503,8 @@ describe("bad requests and concurrency", () => {
     expect(api.requests).toHaveLength(0);
   });
 
-  it("wants RUNNER_TOKEN as a bearer token when it is set", async () => {
-    const guarded = await new RunnerProcess().start(api.url, { RUNNER_TOKEN: "runner-secret" });
+  it("wants RUNNER_TOKEN as a bearer token", async () => {
+    const guarded = await new RunnerProcess().start(api.url, { RUNNER_TOKEN: "runner-secret-0123456789" });
     try {
       const post = (authorization?: string) =>
         fetch(`${guarded.url}/run`, {
@@ -474,7 +517,7 @@ describe("bad requests and concurrency", () => {
       expect(await refused.json()).toEqual({ error: "unauthorized", message: expect.any(String) });
       expect((await post("Bearer wrong")).status).toBe(401);
       // The right token gets past the check to the payload validation.
-      expect((await post("Bearer runner-secret")).status).toBe(400);
+      expect((await post("Bearer runner-secret-0123456789")).status).toBe(400);
     } finally {
       await guarded.stop();
     }
@@ -500,7 +543,7 @@ describe("bad requests and concurrency", () => {
     });
     const response = await fetch(`${runner.url}/run`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: RUN_HEADERS,
       body,
       duplex: "half",
     });

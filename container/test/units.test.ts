@@ -3,13 +3,16 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
+import { MAX_DELTA_LENGTH } from "../../src/protocol/events.ts";
+import { hostNameOf } from "../app.ts";
 import { archiveTranscript, parseTranscript } from "../archive.ts";
+import { childEnv } from "../child-env.ts";
 import { classifyApiError, classifyResultSubtype, classifyThrown } from "../classify.ts";
 import { callWorkerTool, shapeOf } from "../mcp-bridge.ts";
 import { buildPrompt, MAX_TRANSCRIPT_CHARS } from "../prompt.ts";
 import { redact } from "../redact.ts";
-import { childEnv } from "../run-agent.ts";
-import { chatDirectoryName } from "../workspace.ts";
+import { deltaPieces } from "../run-agent.ts";
+import { chatDirectoryName, ensureChatDirectories } from "../workspace.ts";
 import { FakeToolEndpoint } from "./helpers.ts";
 
 /** The runner's pure parts, without the SDK. */
@@ -257,21 +260,81 @@ describe("redact", () => {
 });
 
 describe("environment and workspace", () => {
-  it("switches off the CLI's nonessential traffic but keeps the caller's environment", () => {
-    const env = childEnv({ PATH: "/bin", ANTHROPIC_API_KEY: "k", DISABLE_TELEMETRY: "0" });
-    expect(env).toMatchObject({
+  it("gives the CLI an allow list of the runner's environment, the per-run key and the chat's own directories", () => {
+    const env = childEnv({
+      base: {
+        PATH: "/bin",
+        ANTHROPIC_API_KEY: "sk-ant-real-key",
+        ANTHROPIC_AUTH_TOKEN: "real-token",
+        CLAUDE_CODE_OAUTH_TOKEN: "oauth",
+        RUNNER_TOKEN: "runner-secret",
+        AWS_SECRET_ACCESS_KEY: "aws",
+        HTTPS_PROXY: "http://user:password@proxy",
+        HOME: "/root",
+        CLAUDE_CONFIG_DIR: "/root/.claude",
+        DISABLE_TELEMETRY: "0",
+      },
+      apiKey: "per-run-key",
+      baseUrl: "http://127.0.0.1:9999",
+      configDirectory: "/w/.chat-state/c/claude",
+      homeDirectory: "/w/.chat-state/c/home",
+    });
+    expect(env).toEqual({
       PATH: "/bin",
-      ANTHROPIC_API_KEY: "k",
+      HOME: "/w/.chat-state/c/home",
+      CLAUDE_CONFIG_DIR: "/w/.chat-state/c/claude",
+      ANTHROPIC_API_KEY: "per-run-key",
+      ANTHROPIC_BASE_URL: "http://127.0.0.1:9999",
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
       DISABLE_AUTOUPDATER: "1",
       DISABLE_ERROR_REPORTING: "1",
       DISABLE_TELEMETRY: "0",
+      CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY: "1",
+      CLAUDE_AGENT_SDK_CLIENT_APP: expect.any(String),
     });
+  });
+
+  it("keeps each chat's config and home apart, outside every workspace", async () => {
+    const root = await mkdtemp(path.join(os.tmpdir(), "chat-dirs-"));
+    try {
+      const one = await ensureChatDirectories(root, "chat:1");
+      const two = await ensureChatDirectories(root, "chat:2");
+      expect(new Set([one.config, two.config, one.home, two.home]).size).toBe(4);
+      for (const directory of [one.config, one.home]) {
+        expect(directory.startsWith(`${one.workspace}/`)).toBe(false);
+        expect(directory.startsWith(`${two.workspace}/`)).toBe(false);
+      }
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it("reads the host name of a Host header, without its port", () => {
+    expect(hostNameOf("127.0.0.1:8080")).toBe("127.0.0.1");
+    expect(hostNameOf("LOCALHOST")).toBe("localhost");
+    expect(hostNameOf("[::1]:1")).toBe("[::1]");
+    expect(hostNameOf("evil.example:80")).toBe("evil.example");
+    expect(hostNameOf("a:b:c")).toBeUndefined();
+    expect(hostNameOf("")).toBeUndefined();
+    expect(hostNameOf(undefined)).toBeUndefined();
   });
 
   it("names a chat's directory safely and without collisions", () => {
     expect(chatDirectoryName("chat:-100123:topic:5")).toMatch(/^chat_-100123_topic_5-[0-9a-f]{8}$/);
     expect(chatDirectoryName("../../etc")).not.toContain("/");
     expect(chatDirectoryName("chat:1")).not.toBe(chatDirectoryName("chat_1"));
+  });
+});
+
+describe("deltaPieces", () => {
+  it("keeps a delta whole when it fits, and splits a longer one without breaking a surrogate pair", () => {
+    expect(deltaPieces("Hello")).toEqual(["Hello"]);
+    expect(deltaPieces("")).toEqual([]);
+    const long = `${"a".repeat(MAX_DELTA_LENGTH - 1)}😀${"b".repeat(10)}`;
+    const pieces = deltaPieces(long);
+    expect(pieces.join("")).toBe(long);
+    expect(pieces.every((piece) => piece.length <= MAX_DELTA_LENGTH)).toBe(true);
+    expect(pieces[0]!.endsWith("a")).toBe(true);
+    expect(pieces[1]!.startsWith("😀")).toBe(true);
   });
 });

@@ -1,5 +1,7 @@
 import { getContainer } from "@cloudflare/containers";
 import type { AgentRunner } from "../config/settings.ts";
+import type { AgentContainer } from "../durable/agent-container.ts";
+import { type ProxyUsage, runKeyOf } from "../durable/model-proxy.ts";
 import type { Env } from "../env.ts";
 import { type AgentErrorEvent, type AgentEvent, agentEventSchema } from "../protocol/events.ts";
 import type { RunPayload } from "../protocol/run-payload.ts";
@@ -44,6 +46,63 @@ export class ClaudeAgentAdapter implements AgentAdapter {
     const abort = new AbortController();
     input.signal?.addEventListener("abort", () => abort.abort(input.signal?.reason), { once: true });
 
+    // In the chat's container the run's token is also its key to the model proxy: opened here, pinned to the
+    // turn's model, and closed when the run ends, so that nothing in the container can use it after.
+    let proxied: ProxiedRun | undefined;
+    try {
+      proxied = await this.openProxiedRun(input);
+    } catch (error) {
+      yield failure(
+        "transport",
+        `the agent container could not be prepared: ${error instanceof Error ? error.message : "unknown error"}`,
+      );
+      return;
+    }
+    try {
+      yield* this.stream(payload, abort, proxied);
+    } finally {
+      abort.abort();
+      await proxied?.close().catch(() => undefined);
+    }
+  }
+
+  private async openProxiedRun(input: AgentRunInput): Promise<ProxiedRun | undefined> {
+    const binding = this.options.env.AGENT_CONTAINER;
+    if (this.options.runner.kind !== "container" || !binding || !input.toolCallback) return undefined;
+    const stub: DurableObjectStub<AgentContainer> = getContainer(binding, input.chatKey);
+    const runKey = await runKeyOf(input.toolCallback.token);
+    await stub.openRun(runKey, input.model);
+    let closed: Promise<ProxyUsage | undefined> | undefined;
+    return { close: () => (closed ??= stub.closeRun(runKey)) };
+  }
+
+  /** The runner's events; in a container, the usage is what the model proxy measured when that is more. */
+  private async *stream(
+    payload: RunPayload,
+    abort: AbortController,
+    proxied: ProxiedRun | undefined,
+  ): AsyncGenerator<AgentEvent> {
+    let reported: Extract<AgentEvent, { type: "usage" }> | undefined;
+    const settle = async function* (last: AgentEvent): AsyncGenerator<AgentEvent> {
+      const metered = await proxied?.close().catch(() => undefined);
+      const usage = largerUsage(reported, metered);
+      if (usage) yield usage;
+      yield last;
+    };
+    for await (const event of this.events(payload, abort)) {
+      if (event.type === "usage" && proxied) {
+        reported = event;
+        continue;
+      }
+      if (event.type === "result" || event.type === "error") {
+        yield* settle(event);
+        return;
+      }
+      yield event;
+    }
+  }
+
+  private async *events(payload: RunPayload, abort: AbortController): AsyncGenerator<AgentEvent> {
     let response: Response;
     try {
       response = await this.post(payload, abort.signal);
@@ -100,7 +159,6 @@ export class ClaudeAgentAdapter implements AgentAdapter {
         `the agent runner's stream broke: ${error instanceof Error ? error.message : "unknown error"}`,
       );
     } finally {
-      abort.abort();
       reader.cancel().catch(() => undefined);
     }
   }
@@ -121,6 +179,35 @@ export class ClaudeAgentAdapter implements AgentAdapter {
     if (!binding) throw new Error("no AGENT_CONTAINER binding");
     return getContainer(binding, payload.chatKey).fetch(new Request("http://container/run", init));
   }
+}
+
+interface ProxiedRun {
+  /** Ends the run's access to the model proxy (once) and returns what its calls cost. */
+  close: () => Promise<ProxyUsage | undefined>;
+}
+
+/**
+ * The usage to record: the runner's report, or the proxy's when the proxy saw more (calls the SDK's result does not
+ * count, or a run that ended without one). Per field, the larger.
+ */
+export function largerUsage(
+  reported: Extract<AgentEvent, { type: "usage" }> | undefined,
+  metered: ProxyUsage | undefined,
+): Extract<AgentEvent, { type: "usage" }> | undefined {
+  if (!metered || metered.calls === 0) return reported;
+  const cacheRead = Math.max(reported?.cacheReadTokens ?? 0, metered.cacheReadTokens);
+  const cacheWrite = Math.max(reported?.cacheWriteTokens ?? 0, metered.cacheWriteTokens);
+  return {
+    type: "usage",
+    // Like the runner's report, input counts cached tokens too.
+    inputTokens: Math.max(
+      reported?.inputTokens ?? 0,
+      metered.inputTokens + metered.cacheReadTokens + metered.cacheWriteTokens,
+    ),
+    outputTokens: Math.max(reported?.outputTokens ?? 0, metered.outputTokens),
+    cacheReadTokens: cacheRead,
+    cacheWriteTokens: cacheWrite,
+  };
 }
 
 function parseLine(line: string): AgentEvent {

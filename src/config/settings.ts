@@ -42,6 +42,12 @@ export interface Settings {
   agentRunner: AgentRunner;
   toolCallback: ToolCallbackRoute;
   agentTimeoutMs: number;
+  /** The most output tokens one model call of a container's agent may ask for (the model proxy caps it). */
+  agentMaxOutputTokens: number;
+  /**
+   * What a container may reach besides the Worker's own handlers: nothing, these host names, or (`*`) the internet.
+   */
+  agentEgress: { kind: "none" } | { kind: "hosts"; hosts: readonly string[] } | { kind: "internet" };
   /** `web_fetch`: offered at all, and the private hosts (host:port) it may still reach, for local dev only. */
   webFetch: { enabled: boolean; privateHosts: ReadonlySet<string> };
   /** Daily limits for chats without their own (undefined: unlimited). */
@@ -204,6 +210,21 @@ export function readSettings(env: Env): Settings {
     problems.push(`${name} must be on or off`);
     return fallback;
   };
+  const agentEgress = (): Settings["agentEgress"] => {
+    const raw = text(env.AGENT_EGRESS_HOSTS);
+    if (raw === undefined) return { kind: "none" };
+    if (raw === "*") return { kind: "internet" };
+    const hosts = raw
+      .split(",")
+      .map((host) => host.trim().toLowerCase())
+      .filter((host) => host !== "");
+    // Host names only (a leading "*." for subdomains): no schemes, paths, ports or a lone "*" among others.
+    if (!hosts.every((host) => /^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(host))) {
+      problems.push("AGENT_EGRESS_HOSTS must be empty, * or a comma-separated list of host names");
+      return { kind: "none" };
+    }
+    return { kind: "hosts", hosts };
+  };
   const optionalNumber = (name: EnvVariable, max: number): number | undefined => {
     const raw = text(env[name]);
     if (raw === undefined) return undefined;
@@ -277,6 +298,8 @@ export function readSettings(env: Env): Settings {
         : { kind: "url", url: runnerUrl, token: text(env.AGENT_RUNNER_TOKEN) },
     toolCallback: callbackUrl === undefined ? { kind: "container" } : { kind: "public-route", baseUrl: callbackUrl },
     agentTimeoutMs: integer("AGENT_TIMEOUT_SECONDS", 300, 1, 3600) * 1000,
+    agentMaxOutputTokens: integer("AGENT_MAX_OUTPUT_TOKENS", 16000, 1024, 128_000),
+    agentEgress: agentEgress(),
     stream: {
       draftIntervalMs: integer("STREAM_DRAFT_INTERVAL_MS", 400, 300, 10_000),
       // Telegram allows about 20 messages a minute in a group, edits included: one every 3 s stays well under.

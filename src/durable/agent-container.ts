@@ -5,28 +5,104 @@ import type { Env } from "../env.ts";
 import { handleError, notFound } from "../http/error.ts";
 import { agentToolsRoutes } from "../http/routes/agent-tools.ts";
 import { WORKER_CALLBACK_HOST } from "../protocol/run-payload.ts";
+import { type Admission, type ProxyUsage, proxyModelCall, type RunLedger } from "./model-proxy.ts";
+import { type OpenRun, type OpenRunStore, OpenRuns } from "./open-runs.ts";
 
 /** Plain-HTTP hosts the runner is pointed at; they exist only inside the container and end in the handlers below. */
 export const ANTHROPIC_PROXY_HOST = "anthropic.internal";
-const ALLOWED_ANTHROPIC_PATHS = new Set(["/v1/messages", "/v1/messages/count_tokens"]);
+const RUNNER_TOKEN_KEY = "runner-token";
 
 /**
  * One container per chat running `container/` (the Claude Agent SDK runner). The Anthropic key never enters it:
- * the runner talks plain HTTP to `anthropic.internal`, and this class's outbound handler forwards each request to
- * the real API over HTTPS with the key added. Tool calls go to `worker.internal` and are served by the chat's object.
+ * the runner talks plain HTTP to `anthropic.internal`, and the outbound handler below forwards the calls of the
+ * running turn (its token is the CLI's API key) to the real API with the key added. Tool calls go to
+ * `worker.internal` and are served by the chat's object. The runner wants a bearer token of its own, a random one
+ * per container kept in this object's storage, which this object adds to every request it forwards.
  */
 export class AgentContainer extends Container<Env> {
   override defaultPort = 8080;
+  /**
+   * A sleeping container costs nothing; an awake one is billed for its memory and disk (and CPU while it works).
+   * Ten idle minutes keep a conversation's follow-ups warm, after which the next message pays a cold start.
+   */
   override sleepAfter = "10m";
-  override envVars: Record<string, string> = {
-    PORT: "8080",
-    IS_SANDBOX: "1",
-    ANTHROPIC_BASE_URL: `http://${ANTHROPIC_PROXY_HOST}`,
-    // A placeholder the SDK wants to see; the outbound handler replaces it with the real key.
-    ANTHROPIC_API_KEY: "added-by-the-worker",
-    WORKSPACE_ROOT: "/workspace",
-    // The CLI retries overloaded/5xx answers itself (about ten times by default); keep a stuck turn short.
-    CLAUDE_CODE_MAX_RETRIES: "3",
+  private runnerToken = "";
+
+  constructor(ctx: ConstructorParameters<typeof Container>[0], env: Env) {
+    super(ctx, env);
+    const settings = settingsOf(env);
+    const maxOutputTokens = String(settings.agentMaxOutputTokens);
+    // Egress is an allow list: the handlers below always answer; the rest of the network only as configured.
+    this.enableInternet = settings.agentEgress.kind === "internet";
+    this.allowedHosts = settings.agentEgress.kind === "hosts" ? [...settings.agentEgress.hosts] : [];
+    void ctx.blockConcurrencyWhile(async () => {
+      let token = await ctx.storage.get<string>(RUNNER_TOKEN_KEY);
+      if (token === undefined) {
+        token = randomToken();
+        await ctx.storage.put(RUNNER_TOKEN_KEY, token);
+      }
+      this.runnerToken = token;
+      this.envVars = {
+        PORT: "8080",
+        IS_SANDBOX: "1",
+        RUNNER_TOKEN: token,
+        // The Durable Object reaches the runner as http://container/… and pings it as http://ping.
+        RUNNER_ALLOWED_HOSTS: "container,ping",
+        // No key in here: the CLI presents each run's token to the Worker's proxy.
+        RUNNER_MODEL_PROXY: "worker",
+        ANTHROPIC_BASE_URL: `http://${ANTHROPIC_PROXY_HOST}`,
+        WORKSPACE_ROOT: "/workspace",
+        CLAUDE_CODE_MAX_OUTPUT_TOKENS: maxOutputTokens,
+        // The CLI retries overloaded/5xx answers itself (about ten times by default); keep a stuck turn short.
+        CLAUDE_CODE_MAX_RETRIES: "3",
+      };
+    });
+  }
+
+  override async fetch(request: Request): Promise<Response> {
+    const headers = new Headers(request.headers);
+    headers.set("authorization", `Bearer ${this.runnerToken}`);
+    return super.fetch(new Request(request, { headers }));
+  }
+
+  private runs(): OpenRuns {
+    return new OpenRuns(storageOpenRuns(this.ctx.storage));
+  }
+
+  /** Before a run starts: its model calls may go through the proxy, pinned to `model`, until `closeRun`. */
+  async openRun(runKey: string, model: string): Promise<void> {
+    await this.runs().open(runKey, model);
+  }
+
+  async admitModelCall(runKey: string): Promise<Admission> {
+    return this.runs().admit(runKey);
+  }
+
+  async recordUsage(runKey: string, usage: ProxyUsage): Promise<void> {
+    await this.runs().record(runKey, usage);
+  }
+
+  /** The run is over: its token opens nothing any more. Returns what its model calls cost, as the proxy saw it. */
+  async closeRun(runKey: string): Promise<ProxyUsage | undefined> {
+    return this.runs().close(runKey);
+  }
+}
+
+function randomToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** The open runs of a chat's container, through its object. */
+function containerLedger(env: Env, chatKey: string): RunLedger {
+  const stub = () => {
+    const binding = env.AGENT_CONTAINER;
+    if (!binding) throw new Error("no AGENT_CONTAINER binding");
+    return binding.get(binding.idFromName(chatKey));
+  };
+  return {
+    admit: (runKey) => stub().admitModelCall(runKey),
+    record: (runKey, usage) => stub().recordUsage(runKey, usage),
   };
 }
 
@@ -38,22 +114,29 @@ const callbackApp = new Hono<{ Bindings: Env }>()
 // Assigned after the class, not as `static` fields: a static field would shadow the base class's setter and the
 // handlers would never be registered (cloudflare/containers#247).
 AgentContainer.outboundByHost = {
-  [ANTHROPIC_PROXY_HOST]: async (request: Request, env: Env) => {
-    const settings = settingsOf(env);
-    if (!settings.anthropicApiKey) return new Response("ANTHROPIC_API_KEY is not set", { status: 503 });
-    const incoming = new URL(request.url);
-    // The key only ever pays for model calls: not for the Files, Batches or admin APIs, whatever runs in there.
-    if (request.method !== "POST" || !ALLOWED_ANTHROPIC_PATHS.has(incoming.pathname)) {
-      return new Response("Only POST /v1/messages and /v1/messages/count_tokens are forwarded.", { status: 403 });
-    }
-    const upstream = new URL(settings.anthropicBaseUrl ?? "https://api.anthropic.com");
-    upstream.pathname = `${upstream.pathname.replace(/\/$/, "")}${incoming.pathname}`;
-    upstream.search = incoming.search;
-    const forwarded = new Request(upstream, request);
-    forwarded.headers.delete("authorization");
-    forwarded.headers.set("x-api-key", settings.anthropicApiKey);
-    return fetch(forwarded);
-  },
+  [ANTHROPIC_PROXY_HOST]: (request: Request, env: Env, context) =>
+    proxyModelCall({
+      request,
+      env,
+      containerId: context.containerId,
+      ledgerFor: (chatKey) => containerLedger(env, chatKey),
+    }),
   // The same routes as the public /agent/tools (with the same token check), reached only from inside a container.
   [WORKER_CALLBACK_HOST]: (request: Request, env: Env) => callbackApp.fetch(request, env),
 };
+
+/** Open runs in a Durable Object's storage, under a prefix of their own. */
+function storageOpenRuns(storage: DurableObjectStorage): OpenRunStore {
+  const prefix = "proxy-run:";
+  return {
+    get: (runKey) => storage.get<OpenRun>(`${prefix}${runKey}`),
+    put: (runKey, run) => storage.put(`${prefix}${runKey}`, run),
+    delete: async (runKeys) => {
+      await storage.delete(runKeys.map((runKey) => `${prefix}${runKey}`));
+    },
+    all: async () => {
+      const stored = await storage.list<OpenRun>({ prefix });
+      return new Map([...stored].map(([key, run]) => [key.slice(prefix.length), run]));
+    },
+  };
+}

@@ -387,3 +387,25 @@ describe("media settings", () => {
     ]);
   });
 });
+
+describe("AGENT_EGRESS_HOSTS", () => {
+  it("is nothing by default, the whole internet with *, or a list of host names", () => {
+    expect(settingsWith({}).agentEgress).toEqual({ kind: "none" });
+    expect(settingsWith({ AGENT_EGRESS_HOSTS: "*" }).agentEgress).toEqual({ kind: "internet" });
+    expect(settingsWith({ AGENT_EGRESS_HOSTS: " GitHub.com, *.npmjs.org ,," }).agentEgress).toEqual({
+      kind: "hosts",
+      hosts: ["github.com", "*.npmjs.org"],
+    });
+  });
+
+  it.each(["https://github.com", "github.com/path", "github.com:443", "*, github.com", "localhost"])(
+    "refuses %s by name, and allows nothing then",
+    (value) => {
+      const settings = settingsWith({ AGENT_EGRESS_HOSTS: value });
+      expect(settings.agentEgress).toEqual({ kind: "none" });
+      expect(settings.problems).toEqual([
+        "AGENT_EGRESS_HOSTS must be empty, * or a comma-separated list of host names",
+      ]);
+    },
+  );
+});

@@ -1,8 +1,11 @@
 import { createExecutionContext, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { AgentContainer, ANTHROPIC_PROXY_HOST } from "../../src/durable/agent-container.ts";
+import { AgentContainer } from "../../src/durable/agent-container.ts";
+import { MAX_MODEL_CALLS_PER_MINUTE, proxyModelCall, runKeyOf } from "../../src/durable/model-proxy.ts";
+import { type OpenRun, OpenRuns } from "../../src/durable/open-runs.ts";
 import { WORKER_CALLBACK_HOST } from "../../src/protocol/run-payload.ts";
+import { mintRunToken } from "../../src/turn/run-token.ts";
 import worker from "../../src/worker.ts";
 import type { ScriptedResponse } from "../fakes/server.ts";
 import { admin, fakes, PRIVATE_CHAT, postUpdate, say, sentText, session, textUpdate } from "./helpers.ts";
@@ -234,42 +237,108 @@ describe("tool calls back from a runner", () => {
 });
 
 describe("the container's outbound handlers", () => {
-  const anthropic = AgentContainer.outboundByHost![ANTHROPIC_PROXY_HOST]!;
   const context = { containerId: "c1", className: "AgentContainer" } as never;
 
-  it("forward model calls to the Anthropic API with the key added, and nothing else", async () => {
-    const forwarded = await anthropic(
-      new Request("http://anthropic.internal/v1/messages?beta=true", {
-        method: "POST",
-        headers: {
-          "x-api-key": "added-by-the-worker",
-          authorization: "Bearer placeholder",
-          "content-type": "application/json",
+  const chatKey = `chat:${PRIVATE_CHAT}`;
+  // The container objects themselves need a container runtime; their ledger is the same class over a Map here.
+  const ledgers = new Map<string, OpenRuns>();
+  const containerOf = (key: string): OpenRuns => {
+    let ledger = ledgers.get(key);
+    if (!ledger) {
+      const runs = new Map<string, OpenRun>();
+      ledger = new OpenRuns({
+        get: async (runKey) => runs.get(runKey),
+        put: async (runKey, run) => void runs.set(runKey, run),
+        delete: async (runKeys) => {
+          for (const runKey of runKeys) runs.delete(runKey);
         },
-        body: JSON.stringify({ model: "claude-test", max_tokens: 5, messages: [{ role: "user", content: "hi" }] }),
-      }),
+        all: async () => new Map(runs),
+      });
+      ledgers.set(key, ledger);
+    }
+    return ledger;
+  };
+  const tokenFor = (key: string, runId: string) =>
+    mintRunToken("123456:TEST-TOKEN", { chatKey: key, runId, expiresAt: Date.now() + 600_000 });
+  const send = (request: Request, key = chatKey) =>
+    proxyModelCall({
+      request,
       env,
-      context,
+      containerId: env.AGENT_CONTAINER!.idFromName(key).toString(),
+      ledgerFor: containerOf,
+    });
+  const call = (token: string, body: unknown, path = "/v1/messages?beta=true", key = chatKey) =>
+    send(
+      new Request(`http://anthropic.internal${path}`, {
+        method: "POST",
+        headers: { "x-api-key": token, authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }),
+      key,
     );
+  const ask = { model: "claude-opus-expensive", max_tokens: 500_000, messages: [{ role: "user", content: "hi" }] };
+
+  it("forward a running turn's calls with the real key, its model pinned and max_tokens capped, and record usage", async () => {
+    const token = await tokenFor(chatKey, "run-1");
+    const runKey = await runKeyOf(token);
+    await containerOf(chatKey).open(runKey, "claude-pinned");
+    const forwarded = await call(token, ask);
     expect(forwarded.status).toBe(200);
+    await forwarded.text();
     const [request] = await fakes.requests("anthropic");
     expect(request!.path).toBe("/anthropic/v1/messages");
     expect(request!.headers["x-api-key"]).toBe("test-anthropic-key");
     expect(request!.headers.authorization).toBeUndefined();
+    expect(request!.body).toMatchObject({ model: "claude-pinned", max_tokens: 16000 });
+    const usage = await containerOf(chatKey).close(runKey);
+    expect(usage).toMatchObject({ calls: 1 });
+    expect(usage!.inputTokens + usage!.outputTokens).toBeGreaterThan(0);
+    // The turn is over: its token opens nothing any more.
+    expect((await call(token, ask)).status).toBe(401);
+    expect(await fakes.requests("anthropic")).toHaveLength(1);
+  });
 
+  it("refuse anything that is not a running turn of this container's chat, before it costs anything", async () => {
+    const token = await tokenFor(chatKey, "run-2");
+    // Not opened (a token minted but never started here), a placeholder, a forged one, another chat's.
+    expect((await call(token, ask)).status).toBe(401);
+    expect((await call("added-by-the-worker", ask)).status).toBe(401);
+    expect((await call(`${token.slice(0, -2)}xx`, ask)).status).toBe(401);
+    const otherKey = `chat:${PRIVATE_CHAT + 1}`;
+    const other = await tokenFor(otherKey, "run-3");
+    await containerOf(otherKey).open(await runKeyOf(other), "claude-pinned");
+    expect((await call(other, ask)).status).toBe(401);
+    expect((await call(other, ask, "/v1/messages", otherKey)).status).toBe(200);
+    await containerOf(otherKey).close(await runKeyOf(other));
+
+    await containerOf(chatKey).open(await runKeyOf(token), "claude-pinned");
     for (const [method, path] of [
       ["GET", "/v1/files"],
       ["POST", "/v1/messages/batches"],
       ["GET", "/v1/messages"],
     ]) {
-      const refused = await anthropic(
-        new Request(`http://anthropic.internal${path}`, { method: method! }),
-        env,
-        context,
+      const refused = await send(
+        new Request(`http://anthropic.internal${path}`, { method: method!, headers: { "x-api-key": token } }),
       );
       expect(refused.status, `${method} ${path}`).toBe(403);
     }
+    await containerOf(chatKey).close(await runKeyOf(token));
     expect(await fakes.requests("anthropic")).toHaveLength(1);
+  });
+
+  it(`rate-limit a run to ${MAX_MODEL_CALLS_PER_MINUTE} model calls a minute`, async () => {
+    const token = await tokenFor(chatKey, "run-4");
+    await containerOf(chatKey).open(await runKeyOf(token), "claude-pinned");
+    for (let index = 0; index < MAX_MODEL_CALLS_PER_MINUTE; index++) {
+      const answer = await call(token, ask, "/v1/messages/count_tokens");
+      expect(answer.status).toBe(200);
+      await answer.text();
+    }
+    const limited = await call(token, ask, "/v1/messages/count_tokens");
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await fakes.requests("anthropic")).toHaveLength(MAX_MODEL_CALLS_PER_MINUTE);
+    await containerOf(chatKey).close(await runKeyOf(token));
   });
 
   it("answer tool calls on worker.internal with the same refusals as the public route, never a 500", async () => {

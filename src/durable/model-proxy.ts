@@ -1,0 +1,259 @@
+import { settingsOf } from "../config/settings.ts";
+import type { Env } from "../env.ts";
+import { verifyRunToken } from "../turn/run-token.ts";
+
+/** What the proxy saw one run's model calls cost. */
+export interface ProxyUsage {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+/** Whether a model call of a run may go ahead now, and with which model. */
+export type Admission =
+  | { kind: "admitted"; model: string }
+  /** The run was closed (or never opened): its token opens nothing. */
+  | { kind: "closed" }
+  /** The run made MAX_MODEL_CALLS_PER_MINUTE calls in the last minute. */
+  | { kind: "rate_limited"; retryAfterSeconds: number };
+
+/** The running turns of one chat's container, as the proxy needs them (the AgentContainer object in production). */
+export interface RunLedger {
+  /** Counts the call against the run's rate when admitted. */
+  admit(runKey: string): Promise<Admission>;
+  record(runKey: string, usage: ProxyUsage): Promise<void>;
+}
+
+/**
+ * A turn's agent makes a model call per step, a few seconds apart; a loop (or a background process holding the
+ * token) calling back to back is cut off well before it costs much.
+ */
+export const MAX_MODEL_CALLS_PER_MINUTE = 30;
+
+/** The calls of the last minute, `now` added if it is admitted. */
+export function admitCall(
+  recent: readonly number[],
+  now: number,
+): { admitted: boolean; recent: number[]; retryAfterSeconds: number } {
+  const window = recent.filter((at) => now - at < 60_000);
+  if (window.length >= MAX_MODEL_CALLS_PER_MINUTE) {
+    const oldest = Math.min(...window);
+    return {
+      admitted: false,
+      recent: window,
+      retryAfterSeconds: Math.max(1, Math.ceil((oldest + 60_000 - now) / 1000)),
+    };
+  }
+  return { admitted: true, recent: [...window, now], retryAfterSeconds: 0 };
+}
+
+const FORWARDED_PATHS = new Set(["/v1/messages", "/v1/messages/count_tokens"]);
+/** Far above any real request of a chat's agent (the CLI compacts long before), but bounded. */
+const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+/** The smallest thinking budget the API accepts. */
+const MIN_THINKING_BUDGET = 1024;
+
+export const EMPTY_USAGE: ProxyUsage = {
+  calls: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+};
+
+/** The ledger's key for a run: a digest of its token, so the token itself is stored nowhere. */
+export async function runKeyOf(token: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`model-proxy:${token}`));
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+export interface ModelProxyInput {
+  request: Request;
+  env: Env;
+  /** The id of the container the call came from (the outbound handler's context). */
+  containerId: string;
+  ledgerFor: (chatKey: string) => RunLedger;
+  now?: number;
+}
+
+/**
+ * The container's only way to the model (`http://anthropic.internal`): a call must carry, as its API key, the token
+ * of a turn that is running in this very container's chat. Its model is replaced by the one the turn was started
+ * with, `max_tokens` is capped at AGENT_MAX_OUTPUT_TOKENS, the real key is added, and the usage in the answer is
+ * recorded against the run. Anything else (another path, no token, a finished turn's token, another chat's) is
+ * refused before it costs anything.
+ */
+export async function proxyModelCall(input: ModelProxyInput): Promise<Response> {
+  const { request, env } = input;
+  const settings = settingsOf(env);
+  if (!settings.anthropicApiKey) return refusal(503, "api_error", "ANTHROPIC_API_KEY is not set.");
+  const incoming = new URL(request.url);
+  if (request.method !== "POST" || !FORWARDED_PATHS.has(incoming.pathname)) {
+    return refusal(403, "permission_error", "Only POST /v1/messages and /v1/messages/count_tokens are forwarded.");
+  }
+  const presented =
+    request.headers.get("x-api-key") ?? /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+  const claims =
+    presented && settings.botToken
+      ? await verifyRunToken(settings.botToken, presented, input.now ?? Date.now())
+      : undefined;
+  // A token of another chat's run is refused too: each container pays only for its own chat's turns.
+  if (!claims || env.AGENT_CONTAINER?.idFromName(claims.chatKey).toString() !== input.containerId) {
+    return refusal(401, "authentication_error", "Not the token of a turn running in this container.");
+  }
+  const ledger = input.ledgerFor(claims.chatKey);
+  const runKey = await runKeyOf(presented!);
+  const admission = await ledger.admit(runKey);
+  switch (admission.kind) {
+    case "closed":
+      return refusal(401, "authentication_error", "That turn is not running any more.");
+    case "rate_limited":
+      return refusal(429, "rate_limit_error", "Too many model calls in this turn; slow down.", {
+        "retry-after": String(admission.retryAfterSeconds),
+      });
+    case "admitted":
+      break;
+    default: {
+      const unexpected: never = admission;
+      throw new Error(`unknown admission ${JSON.stringify(unexpected)}`);
+    }
+  }
+  const model = admission.model;
+
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > MAX_REQUEST_BYTES) return refusal(413, "request_too_large", "The request is too large.");
+  const raw = await request.text();
+  if (raw.length > MAX_REQUEST_BYTES) return refusal(413, "request_too_large", "The request is too large.");
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    return refusal(400, "invalid_request_error", "The body is not JSON.");
+  }
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    return refusal(400, "invalid_request_error", "The body is not a JSON object.");
+  }
+  const pinned = pin(body as Record<string, unknown>, {
+    model,
+    maxTokens: incoming.pathname === "/v1/messages" ? settings.agentMaxOutputTokens : undefined,
+  });
+
+  const upstream = new URL(settings.anthropicBaseUrl ?? "https://api.anthropic.com");
+  upstream.pathname = `${upstream.pathname.replace(/\/$/, "")}${incoming.pathname}`;
+  upstream.search = incoming.search;
+  const headers = new Headers(request.headers);
+  headers.delete("authorization");
+  headers.delete("content-length");
+  headers.delete("host");
+  headers.set("x-api-key", settings.anthropicApiKey);
+  let answer: Response;
+  try {
+    answer = await fetch(upstream, { method: "POST", headers, body: JSON.stringify(pinned), signal: request.signal });
+  } catch {
+    // The CLI sees an API error it knows (and may retry), not a broken handler.
+    return refusal(502, "api_error", "The model API could not be reached.");
+  }
+  if (incoming.pathname !== "/v1/messages" || !answer.ok || !answer.body) return answer;
+  const metered = answer.body.pipeThrough(usageMeter((usage) => ledger.record(runKey, usage).catch(() => undefined)));
+  return new Response(metered, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
+}
+
+/** The request as it goes upstream: the run's model, and `max_tokens` (and a thinking budget) within the cap. */
+export function pin(
+  body: Record<string, unknown>,
+  limits: { model: string; maxTokens: number | undefined },
+): Record<string, unknown> {
+  const pinned: Record<string, unknown> = { ...body, model: limits.model };
+  if (limits.maxTokens === undefined) return pinned;
+  const asked = typeof body.max_tokens === "number" && body.max_tokens > 0 ? body.max_tokens : limits.maxTokens;
+  const maxTokens = Math.min(asked, limits.maxTokens);
+  pinned.max_tokens = maxTokens;
+  // The API wants a thinking budget below max_tokens: a cut max_tokens cuts the budget, or turns thinking off.
+  const thinking = body.thinking as { type?: unknown; budget_tokens?: unknown } | undefined;
+  if (
+    thinking?.type === "enabled" &&
+    typeof thinking.budget_tokens === "number" &&
+    thinking.budget_tokens >= maxTokens
+  ) {
+    if (maxTokens - 1 >= MIN_THINKING_BUDGET) pinned.thinking = { ...thinking, budget_tokens: maxTokens - 1 };
+    else delete pinned.thinking;
+  }
+  return pinned;
+}
+
+/**
+ * Passes a Messages API answer through unchanged and reads its usage on the way: from the SSE events
+ * (`message_start`, `message_delta`) of a stream, or from the JSON of a plain answer. Reports once, at the end.
+ */
+export function usageMeter(report: (usage: ProxyUsage) => Promise<unknown>): TransformStream<Uint8Array, Uint8Array> {
+  const decoder = new TextDecoder();
+  const usage: ProxyUsage = { ...EMPTY_USAGE, calls: 1 };
+  let pending = "";
+  /** A plain JSON answer is kept (bounded) to be read at the end. */
+  let whole = "";
+  const MAX_KEPT = 1_000_000;
+  const read = (fields: unknown): void => {
+    if (fields === null || typeof fields !== "object") return;
+    const values = fields as Record<string, unknown>;
+    const count = (name: string): number | undefined =>
+      typeof values[name] === "number" && Number.isFinite(values[name])
+        ? Math.max(0, Math.round(values[name]))
+        : undefined;
+    // message_delta carries the cumulative counts: the latest value wins, never a sum.
+    usage.inputTokens = count("input_tokens") ?? usage.inputTokens;
+    usage.outputTokens = count("output_tokens") ?? usage.outputTokens;
+    usage.cacheReadTokens = count("cache_read_input_tokens") ?? usage.cacheReadTokens;
+    usage.cacheWriteTokens = count("cache_creation_input_tokens") ?? usage.cacheWriteTokens;
+  };
+  const line = (text: string): void => {
+    if (!text.startsWith("data:")) return;
+    try {
+      const event = JSON.parse(text.slice(5).trim()) as {
+        type?: unknown;
+        message?: { usage?: unknown };
+        usage?: unknown;
+      };
+      if (event.type === "message_start") read(event.message?.usage);
+      else if (event.type === "message_delta") read(event.usage);
+    } catch {
+      // not an event we read
+    }
+  };
+  return new TransformStream({
+    transform(chunk, controller) {
+      controller.enqueue(chunk);
+      const text = decoder.decode(chunk, { stream: true });
+      if (whole.length < MAX_KEPT) whole += text;
+      pending += text;
+      let newline = pending.indexOf("\n");
+      while (newline >= 0) {
+        line(pending.slice(0, newline).trim());
+        pending = pending.slice(newline + 1);
+        newline = pending.indexOf("\n");
+      }
+      if (pending.length > MAX_KEPT) pending = "";
+    },
+    async flush() {
+      line(pending.trim());
+      if (usage.inputTokens === 0 && usage.outputTokens === 0 && whole.length < MAX_KEPT) {
+        try {
+          read((JSON.parse(whole) as { usage?: unknown }).usage);
+        } catch {
+          // a stream, or not JSON
+        }
+      }
+      await report(usage);
+    },
+  });
+}
+
+function refusal(
+  status: 400 | 401 | 403 | 413 | 429 | 502 | 503,
+  type: string,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
+  return Response.json({ type: "error", error: { type, message } }, { status, headers });
+}

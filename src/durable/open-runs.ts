@@ -1,0 +1,78 @@
+import { type Admission, admitCall, EMPTY_USAGE, type ProxyUsage, type RunLedger } from "./model-proxy.ts";
+
+/** What a container's object keeps about a run while its model calls may go through the proxy. */
+export interface OpenRun {
+  model: string;
+  openedAt: number;
+  usage: ProxyUsage;
+  /** When its recent model calls were admitted (epoch ms, the last minute only). */
+  recentCalls: number[];
+}
+
+/** Where the open runs are kept: the AgentContainer object's storage in production, a Map in tests. */
+export interface OpenRunStore {
+  get(runKey: string): Promise<OpenRun | undefined>;
+  put(runKey: string, run: OpenRun): Promise<void>;
+  delete(runKeys: string[]): Promise<void>;
+  all(): Promise<Map<string, OpenRun>>;
+}
+
+/** Runs a container may have open at once (one runs at a time; a closing one may overlap the next). */
+const MAX_OPEN_RUNS = 8;
+/** A run never closed (its Worker was evicted mid-run) is forgotten after a day. */
+const FORGOTTEN_AFTER_MS = 86_400_000;
+
+/** The runs of one container whose tokens open the model proxy, with what their calls cost. */
+export class OpenRuns implements RunLedger {
+  // Plain fields, not parameter properties: the container tests run this file under Node's type stripping.
+  private readonly store: OpenRunStore;
+  private readonly now: () => number;
+
+  constructor(store: OpenRunStore, now: () => number = Date.now) {
+    this.store = store;
+    this.now = now;
+  }
+
+  /** Before a run starts: its model calls may go through the proxy, pinned to `model`, until `close`. */
+  async open(runKey: string, model: string): Promise<void> {
+    const now = this.now();
+    const oldestFirst = [...(await this.store.all()).entries()].sort(([, a], [, b]) => a.openedAt - b.openedAt);
+    const excess = oldestFirst.length - (MAX_OPEN_RUNS - 1);
+    const expired = oldestFirst.filter(([, run], index) => index < excess || now - run.openedAt > FORGOTTEN_AFTER_MS);
+    if (expired.length > 0) await this.store.delete(expired.map(([key]) => key));
+    await this.store.put(runKey, { model, openedAt: now, usage: { ...EMPTY_USAGE }, recentCalls: [] });
+  }
+
+  /** A model call of the run: admitted (and counted) while the run is open and within its rate. */
+  async admit(runKey: string): Promise<Admission> {
+    const run = await this.store.get(runKey);
+    if (!run) return { kind: "closed" };
+    const decision = admitCall(run.recentCalls, this.now());
+    await this.store.put(runKey, { ...run, recentCalls: decision.recent });
+    return decision.admitted
+      ? { kind: "admitted", model: run.model }
+      : { kind: "rate_limited", retryAfterSeconds: decision.retryAfterSeconds };
+  }
+
+  async record(runKey: string, usage: ProxyUsage): Promise<void> {
+    const run = await this.store.get(runKey);
+    if (run) await this.store.put(runKey, { ...run, usage: addUsage(run.usage, usage) });
+  }
+
+  /** The run is over: its token opens nothing any more. Returns what its model calls cost, as the proxy saw it. */
+  async close(runKey: string): Promise<ProxyUsage | undefined> {
+    const run = await this.store.get(runKey);
+    await this.store.delete([runKey]);
+    return run?.usage;
+  }
+}
+
+export function addUsage(a: ProxyUsage, b: ProxyUsage): ProxyUsage {
+  return {
+    calls: a.calls + b.calls,
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+  };
+}

@@ -1,0 +1,265 @@
+import { writeFile } from "node:fs/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Bot, startBot } from "../../bench/bot.ts";
+import { FakeAnthropic, isMainLoop, messagesText, toolResults } from "../../container/test/fake-anthropic.ts";
+import { type Fakes, type RecordedRequest, startFakes } from "../fakes/server.ts";
+import { ContainerHost, docker } from "./container-host.ts";
+
+/**
+ * The agent image for real: `docker run` of the built image, driven by the Worker under `wrangler dev` through its
+ * webhook, with the Worker's model proxy (`proxyModelCall`) holding the only key. See README "The agent container,
+ * run for real" for why `wrangler dev` itself does not run the container here.
+ */
+
+const IMAGE = process.env.AGENT_IMAGE ?? "telegram-edge-agent/runner:dev";
+const BOT_TOKEN = "123456:CONTAINERS";
+const REAL_KEY = "sk-ant-real-key-only-the-worker-holds-0123456789";
+const AGENT_CHAT = 1001;
+const OTHER_CHAT = 1002;
+const ADMIN_TOKEN = "containers-admin-token-0123456789";
+const PINNED_MODEL = "claude-sonnet-4-5";
+
+const api = new FakeAnthropic();
+let fakes: Fakes;
+let host: ContainerHost;
+let bot: Bot;
+let updateId = 1;
+const measured: Record<string, number | number[]> = {};
+
+beforeAll(async () => {
+  await api.start();
+  fakes = await startFakes();
+  host = await new ContainerHost({
+    image: IMAGE,
+    botToken: BOT_TOKEN,
+    anthropicApiKey: REAL_KEY,
+    anthropicBaseUrl: api.url,
+    maxOutputTokens: 16000,
+  }).start();
+  bot = await startBot(fakes.url, {
+    vars: {
+      TELEGRAM_BOT_TOKEN: BOT_TOKEN,
+      ALLOWED_CHAT_IDS: `${AGENT_CHAT},${OTHER_CHAT}`,
+      ADMIN_USER_IDS: `${AGENT_CHAT}`,
+      ADMIN_TOKEN,
+      // The Worker's own Anthropic provider is not used here; only the proxy (in `host`) knows the real key.
+      ANTHROPIC_API_KEY: "not-the-key-the-container-uses",
+      AGENT_RUNNER_URL: host.url,
+      AGENT_RUNNER_TOKEN: "unused-the-host-adds-each-containers-own",
+      AGENT_CALLBACK_URL: "http://127.0.0.1:0",
+      AGENT_TIMEOUT_SECONDS: "120",
+    },
+    callbackToSelf: true,
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await writeFile(".ci/containers-measured.json", `${JSON.stringify(measured, null, 2)}\n`).catch(() => undefined);
+  console.log(`[containers] measured: ${JSON.stringify(measured)}`);
+  if (process.env.CONTAINER_LOGS) {
+    for (const [chatKey, container] of host?.containers ?? []) {
+      console.log(`[containers] ${chatKey}:\n${await docker("logs", "--tail", "40", container.name).catch(String)}`);
+    }
+  }
+  await bot?.stop();
+  await host?.close();
+  await fakes?.close();
+  await api.close();
+}, 60_000);
+
+function say(chatId: number, text: string, fromId = chatId): Promise<Response> {
+  return fetch(`${bot.url}/telegram/webhook`, {
+    method: "POST",
+    headers: { "x-telegram-bot-api-secret-token": bot.secret, "content-type": "application/json" },
+    body: JSON.stringify({
+      update_id: updateId++,
+      message: {
+        message_id: updateId,
+        date: Math.floor(Date.now() / 1000),
+        chat: { id: chatId, type: "private" },
+        from: { id: fromId, is_bot: false, first_name: "Ada" },
+        text,
+      },
+    }),
+  });
+}
+
+async function sent(chatId: number): Promise<string[]> {
+  const answer = await fetch(`${fakes.url}/__control/requests?service=telegram&method=sendMessage&chatId=${chatId}`);
+  return ((await answer.json()) as RecordedRequest[]).map(textOf);
+}
+
+/** The first message to the chat after its first `before` that matches (status lines and the like are skipped). */
+async function messageAfter(chatId: number, before: number, match: RegExp, timeoutMs = 90_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const texts = await sent(chatId);
+    const found = texts.slice(before).find((text) => match.test(text));
+    if (found !== undefined) return found;
+    if (Date.now() > deadline)
+      throw new Error(`no message matching ${match} to ${chatId}; sent: ${JSON.stringify(texts)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function textOf(request: RecordedRequest): string {
+  return String((request.body as { text?: unknown }).text ?? "");
+}
+
+const mainCalls = () => api.requests.filter((request) => isMainLoop(request.body));
+
+describe("the agent image, run for real", () => {
+  it("answers a claude-agent chat: the real key added by the Worker's proxy, the model pinned, tokens capped", async () => {
+    const configured = await fetch(`${bot.url}/admin/chats/${AGENT_CHAT}/config`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ provider: "claude-agent" }),
+    });
+    expect(configured.status).toBe(200);
+    api.respond = (body) =>
+      isMainLoop(body)
+        ? { kind: "message", blocks: [{ type: "text", text: "Hello from inside the container." }] }
+        : undefined;
+
+    const began = performance.now();
+    await say(AGENT_CHAT, "Hello");
+    const answer = await messageAfter(AGENT_CHAT, 0, /container/);
+    measured.firstAnswerMs = Math.round(performance.now() - began);
+    measured.coldStartMs = host.coldStarts[0]!.ms;
+
+    expect(answer).toBe("Hello from inside the container.");
+    expect(api.requests.length).toBeGreaterThan(0);
+    for (const request of api.requests) {
+      expect(request.headers["x-api-key"]).toBe(REAL_KEY);
+      expect(request.headers.authorization).toBeUndefined();
+      if (request.body?.model !== undefined) expect(request.body.model).toBe(PINNED_MODEL);
+      if (typeof request.body?.max_tokens === "number") expect(request.body.max_tokens).toBeLessThanOrEqual(16000);
+    }
+  }, 180_000);
+
+  it("keeps the key out of the container: not in its environment, its processes or its files; runs as non-root", async () => {
+    const name = host.nameOf(`chat:${AGENT_CHAT}`);
+    const configured = await docker("inspect", "--format", "{{json .Config.Env}} {{.Config.User}}", name);
+    expect(configured).not.toContain(REAL_KEY);
+    expect(configured).not.toContain("ANTHROPIC_API_KEY");
+    expect(configured).toMatch(/ node$/);
+    const environments = await docker(
+      "exec",
+      name,
+      "sh",
+      "-c",
+      "cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n'",
+    );
+    expect(environments).toContain("RUNNER_MODEL_PROXY=worker");
+    expect(environments).not.toContain(REAL_KEY);
+    const found = await docker(
+      "exec",
+      name,
+      "sh",
+      "-c",
+      `grep -rl --exclude-dir=node_modules -- '${REAL_KEY}' /app /workspace /home /tmp /etc /var 2>/dev/null; true`,
+    );
+    expect(found).toBe("");
+    expect(await docker("exec", name, "id", "-u")).toBe("1000");
+    expect(await docker("exec", name, "sh", "-c", "stat -c %U /workspace")).toBe("node");
+  }, 60_000);
+
+  it("reaches the chat's D1 through the tool callback: remember, then recall, in one agent turn", async () => {
+    const fact = `The container test ran at ${Date.now()}`;
+    let recalled = "";
+    api.respond = (body) => {
+      if (!isMainLoop(body)) return undefined;
+      const results = toolResults(body);
+      if (results.has("toolu_recall")) {
+        recalled = JSON.stringify(results.get("toolu_recall")!.content);
+        return { kind: "message", blocks: [{ type: "text", text: "Remembered and recalled." }] };
+      }
+      if (results.has("toolu_remember")) {
+        return {
+          kind: "message",
+          blocks: [{ type: "tool_use", id: "toolu_recall", name: "mcp__bot__recall", input: {} }],
+        };
+      }
+      return {
+        kind: "message",
+        blocks: [{ type: "tool_use", id: "toolu_remember", name: "mcp__bot__remember", input: { fact } }],
+      };
+    };
+    const before = (await sent(AGENT_CHAT)).length;
+    await say(AGENT_CHAT, "Remember that the test ran");
+    expect(await messageAfter(AGENT_CHAT, before, /Remembered and recalled|⚠️/)).toBe("Remembered and recalled.");
+    expect(recalled).toContain(fact);
+  }, 120_000);
+
+  it("runs an /agent task in a chat on another provider, in that chat's own container", async () => {
+    api.respond = (body) =>
+      isMainLoop(body) ? { kind: "message", blocks: [{ type: "text", text: "Task done in a container." }] } : undefined;
+    await say(OTHER_CHAT, "/agent list the workspace", AGENT_CHAT);
+    expect(await messageAfter(OTHER_CHAT, 0, /Task done|⚠️|Usage/)).toBe("Task done in a container.");
+    expect(host.nameOf(`chat:${OTHER_CHAT}`)).not.toBe(host.nameOf(`chat:${AGENT_CHAT}`));
+    measured.secondContainerColdStartMs = host.coldStarts.at(-1)!.ms;
+  }, 180_000);
+
+  it("/stop ends a running agent turn, and the run's token no longer opens the model proxy", async () => {
+    api.respond = (body) => (isMainLoop(body) ? { kind: "hang" } : undefined);
+    const before = mainCalls().length;
+    const ended = host.endedRuns.length;
+    const sentBefore = (await sent(AGENT_CHAT)).length;
+    await say(AGENT_CHAT, "Start a long job");
+    await api.waitFor(() => mainCalls().length > before, 60_000, "the hanging model call");
+    const token = host.lastRunToken;
+    const ask = () =>
+      fetch(`${host.proxyUrl}/v1/messages/count_tokens`, {
+        method: "POST",
+        headers: { "x-api-key": token, "content-type": "application/json" },
+        body: JSON.stringify({ model: "any", messages: [{ role: "user", content: "hi" }] }),
+      });
+    expect((await ask()).status).toBe(200);
+
+    await say(AGENT_CHAT, "/stop");
+    expect(await messageAfter(AGENT_CHAT, sentBefore, /Stopped|⚠️/)).toBe("⏹ Stopped.");
+    await expect.poll(() => host.endedRuns.length, { timeout: 30_000 }).toBeGreaterThan(ended);
+    expect((await ask()).status).toBe(401);
+  }, 120_000);
+
+  it("tells the user clearly when the container dies mid-run, keeps the history clean, and starts a new one", async () => {
+    api.respond = (body) => (isMainLoop(body) ? { kind: "hang" } : undefined);
+    const before = mainCalls().length;
+    const sentBefore = (await sent(AGENT_CHAT)).length;
+    await say(AGENT_CHAT, "A job the container will not survive");
+    await api.waitFor(() => mainCalls().length > before, 60_000, "the hanging model call");
+    await host.stop(`chat:${AGENT_CHAT}`, "kill");
+    expect(await messageAfter(AGENT_CHAT, sentBefore, /^⚠️/)).toMatch(/^⚠️ \S/);
+
+    api.respond = (body) =>
+      isMainLoop(body) ? { kind: "message", blocks: [{ type: "text", text: "Back again." }] } : undefined;
+    const restarts = host.coldStarts.length;
+    const sentAfterKill = (await sent(AGENT_CHAT)).length;
+    await say(AGENT_CHAT, "Are you there?");
+    expect(await messageAfter(AGENT_CHAT, sentAfterKill, /Back again|⚠️/)).toBe("Back again.");
+    expect(host.coldStarts.length).toBe(restarts + 1);
+    const last = mainCalls().at(-1)!;
+    // The killed turn left no half-answer and no error text in the conversation the model sees.
+    expect(messagesText(last.body)).toContain("A job the container will not survive");
+    expect(messagesText(last.body)).not.toContain("⚠️");
+    expect(messagesText(last.body)).not.toContain("⏹");
+  }, 180_000);
+
+  it("wakes a container that went to sleep with the next message (cold start timed)", async () => {
+    api.respond = (body) =>
+      isMainLoop(body) ? { kind: "message", blocks: [{ type: "text", text: "Awake." }] } : undefined;
+    const samples: number[] = [];
+    const answers: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      await host.stop(`chat:${AGENT_CHAT}`, "stop");
+      const count = (await sent(AGENT_CHAT)).length;
+      const began = performance.now();
+      await say(AGENT_CHAT, `Wake up ${round}`);
+      expect(await messageAfter(AGENT_CHAT, count, /Awake|⚠️/)).toBe("Awake.");
+      answers.push(Math.round(performance.now() - began));
+      samples.push(host.coldStarts.at(-1)!.ms);
+    }
+    measured.wakeColdStartMs = samples;
+    measured.wakeWebhookToAnswerMs = answers;
+  }, 240_000);
+});
