@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import { openaiCompletion } from "../tests/fakes/bodies.ts";
 import type { Fakes, RecordedRequest } from "../tests/fakes/server.ts";
 import type { Bot } from "./bot.ts";
@@ -460,7 +461,9 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
     const processBefore = processCpuMs(bot.processGroup);
     await roundTrips(bot, watcher, chats, count);
     const processAfter = processCpuMs(bot.processGroup);
-    const { cpuMs } = await options.profiler.stop();
+    const { cpuMs, profile } = await options.profiler.stop();
+    // For `node bench/hot.ts bench/results/cpu-per-message.cpuprofile` or Chrome DevTools.
+    writeFileSync("bench/results/cpu-per-message.cpuprofile", JSON.stringify(profile));
     const processMs =
       processBefore === undefined || processAfter === undefined ? Number.NaN : processAfter - processBefore;
     results.push({
