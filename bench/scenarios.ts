@@ -27,7 +27,7 @@ interface Options {
   log: (line: string) => void;
   /** Samples the Worker's isolate for the CPU-per-message figure; absent, that scenario is skipped. */
   profiler?: Profiler;
-  /** Only these scenarios (by their first word: ack, reply, conversation, burst, cpu, throughput, history, tools). */
+  /** Only these scenarios (by their first word: ack, streaming, reply, conversation, burst, cpu, throughput, history, tools). */
   only?: string[];
 }
 
@@ -35,15 +35,22 @@ interface Options {
 class Watcher {
   readonly answers = new Map<number, { at: number; text: string }[]>();
   readonly calls = new Map<number, number>();
+  /** When each chat's drafts (streamed text) reached Telegram. */
+  readonly drafts = new Map<number, number[]>();
+  /** When the fake OpenAI API last received a model call (its first token goes out at once). */
+  lastModelCallAt = 0;
   private waiters: { test: () => boolean; resolve: () => void }[] = [];
 
   constructor(fakes: Fakes) {
     fakes.onRequest = (request: RecordedRequest) => {
+      if (request.service === "openai") this.lastModelCallAt = request.at;
       if (request.service !== "telegram") return;
       const body = request.body as { chat_id?: number; text?: string } | undefined;
       const chatId = Number(body?.chat_id);
       if (!Number.isFinite(chatId)) return;
       this.calls.set(chatId, (this.calls.get(chatId) ?? 0) + 1);
+      if (request.method === "sendMessageDraft")
+        this.drafts.set(chatId, [...(this.drafts.get(chatId) ?? []), request.at]);
       const isAnswer =
         request.method === "sendMessage" && (body?.text?.startsWith("echo:") || body?.text?.startsWith("done "));
       if (isAnswer) {
@@ -334,6 +341,54 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
       },
       checks: [check("ack p99 ≤ 25 ms (saturated, 40 connections)", latency.p99 <= 25, `${latency.p99.toFixed(1)} ms`)],
       integrity: integrity.ok,
+    });
+  }
+
+  if (included("streaming")) {
+    // A private chat's answer streamed over a second: how soon the person sees its first words.
+    const spreadMs = 1000;
+    log(`streaming: webhook → first visible text of an answer streamed over ${spreadMs} ms`);
+    setModel(0);
+    const chats = newChats(10);
+    await roundTrips(bot, watcher, chats, chats.length);
+    fakes.options.streamSpreadMs = spreadMs;
+    const count = quick ? 20 : 100;
+    const afterToken: number[] = [];
+    const fromWebhook: number[] = [];
+    const callsBefore = new Map(chats.map((chatId) => [chatId, watcher.calls.get(chatId) ?? 0]));
+    try {
+      for (let index = 0; index < count; index++) {
+        const chatId = chats[index % chats.length]!;
+        const draftsBefore = watcher.drafts.get(chatId)?.length ?? 0;
+        const started = Date.now();
+        await roundTrips(bot, watcher, [chatId], 1);
+        const firstDraft = watcher.drafts.get(chatId)?.[draftsBefore];
+        if (firstDraft === undefined) continue;
+        fromWebhook.push(firstDraft - started);
+        afterToken.push(firstDraft - watcher.lastModelCallAt);
+      }
+    } finally {
+      fakes.options.streamSpreadMs = undefined;
+    }
+    const latency = summarize(afterToken);
+    const calls =
+      chats.reduce((sum, chatId) => sum + (watcher.calls.get(chatId) ?? 0) - callsBefore.get(chatId)!, 0) / count;
+    results.push({
+      name: "streaming (first visible text)",
+      description: `${count} sequential turns over ${chats.length} warm private chats, each answer streamed in 20 pieces over ${spreadMs} ms; latency from the model's first token to the first draft Telegram receives (drafts start 100 ms into a turn, so a quick answer is sent whole)`,
+      latency,
+      figures: {
+        "webhook → first draft p50": summarize(fromWebhook).p50,
+        "turns with a draft": fromWebhook.length,
+        telegramCallsPerStreamedTurn: calls,
+      },
+      checks: [
+        check(
+          "first visible text p50 ≤ 150 ms after the first token",
+          latency.p50 <= 150,
+          `${latency.p50.toFixed(0)} ms`,
+        ),
+      ],
     });
   }
 

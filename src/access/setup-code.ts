@@ -1,4 +1,5 @@
 // Plain, erasable TypeScript: `npm run setup:telegram` imports this file under Node's type stripping.
+import { hmacSha256 } from "../config/hmac.ts";
 
 /** No 0/O, 1/I: a code read aloud or typed from a phone is not misread. 32 symbols, 5 bits each. */
 export const CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
@@ -9,15 +10,7 @@ export const CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
  * works only while the bot has no admin; once its owner paired with it, it opens nothing.
  */
 export async function setupCodeOf(webhookSecret: string): Promise<string> {
-  const encoder = new TextEncoder();
-  const key = await crypto.subtle.importKey(
-    "raw",
-    encoder.encode(webhookSecret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const digest = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode("owner setup code v1")));
+  const digest = await hmacSha256(webhookSecret, "owner setup code v1");
   return formatCode(digest.slice(0, 8));
 }
 

@@ -1,24 +1,17 @@
 import type { Context } from "hono";
 import { deleteCookie, getSignedCookie, setSignedCookie } from "hono/cookie";
+import { hmacSha256 } from "../config/hmac.ts";
 
 const COOKIE = "console_session";
 /** A session lasts half a day; signing in again is one paste of the token. */
 export const SESSION_MS = 12 * 60 * 60 * 1000;
-const encoder = new TextEncoder();
 
 /**
  * The key that signs session cookies: HMAC-SHA256 of a fixed label under ADMIN_TOKEN. Derived, not the token
  * itself, so the cookie's signature says nothing usable about the token; rotating ADMIN_TOKEN ends every session.
  */
-async function sessionKey(adminToken: string): Promise<ArrayBuffer> {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    encoder.encode(adminToken),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  return crypto.subtle.sign("HMAC", key, encoder.encode("telegram-edge-agent console session v1"));
+function sessionKey(adminToken: string): Promise<Uint8Array> {
+  return hmacSha256(adminToken, "telegram-edge-agent console session v1");
 }
 
 /** Sets the signed session cookie: HttpOnly, Secure, SameSite=Strict, only sent to /console. */

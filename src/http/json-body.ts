@@ -52,18 +52,18 @@ export function jsonBody<Schema extends z.ZodType, E extends Env = Env, P extend
 }
 
 /**
- * The request's body within `maxBytes`: a declared Content-Length over the limit is refused before reading; a body
- * without one is read chunk by chunk and given up as soon as it passes the limit.
+ * A request's or response's body within `maxBytes`: a declared Content-Length over the limit is refused before
+ * reading; a body without one is read chunk by chunk and given up as soon as it passes the limit.
  */
-export async function readWithin(request: Request, maxBytes: number): Promise<Uint8Array | "too_large"> {
+export async function readWithin(request: Request | Response, maxBytes: number): Promise<Uint8Array | "too_large"> {
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes) {
     await request.body?.cancel().catch(() => undefined);
     return "too_large";
   }
   if (!request.body) return new Uint8Array(0);
-  // HTTP framing holds a body to its declared length, so one native read is safe and costs far less CPU than a
-  // loop of chunk reads (a tenth of a webhook call's CPU).
+  // HTTP framing holds a body to its declared length, so one native read is safe and costs less CPU than a loop of
+  // chunk reads.
   if (Number.isFinite(declared)) {
     const bytes = new Uint8Array(await request.arrayBuffer());
     return bytes.byteLength > maxBytes ? "too_large" : bytes;

@@ -1,4 +1,5 @@
 import type { Api } from "grammy/web";
+import { readWithin } from "../http/json-body.ts";
 
 export interface TelegramFilesOptions {
   api: Api;
@@ -50,43 +51,20 @@ export class TelegramFiles {
       await response.body?.cancel().catch(() => undefined);
       throw new FileDownloadError(`the file could not be downloaded (HTTP ${response.status})`, "unavailable");
     }
-    const length = Number(response.headers.get("content-length") ?? Number.NaN);
-    if (Number.isFinite(length) && length > maxBytes) {
-      await response.body.cancel().catch(() => undefined);
-      throw new FileDownloadError(`the file is ${length} bytes, over the limit`, "too_large");
+    let bytes: Uint8Array | "too_large";
+    try {
+      bytes = await readWithin(response, maxBytes);
+    } catch {
+      throw new FileDownloadError("the download broke off", "unavailable");
     }
+    if (bytes === "too_large") throw new FileDownloadError("the file is over the limit", "too_large");
     return {
-      bytes: await readAtMost(response.body, maxBytes),
+      // A view of a larger chunk is copied, so that the buffer holds exactly the file.
+      bytes:
+        bytes.buffer instanceof ArrayBuffer && bytes.byteLength === bytes.buffer.byteLength
+          ? bytes.buffer
+          : bytes.slice().buffer,
       contentType: response.headers.get("content-type") ?? undefined,
     };
   }
-}
-
-/** Reads a body up to `maxBytes`; a longer one is cut off and refused. */
-async function readAtMost(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<ArrayBuffer> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        throw new FileDownloadError("the file is over the limit", "too_large");
-      }
-      chunks.push(value);
-    }
-  } catch (error) {
-    if (error instanceof FileDownloadError) throw error;
-    throw new FileDownloadError("the download broke off", "unavailable");
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes.buffer;
 }

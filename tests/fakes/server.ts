@@ -61,6 +61,8 @@ export interface RecordedRequest {
 export interface FakeOptions {
   /** Latency of the default model answers (the benchmark's "1-second model"). */
   modelDelayMs?: number;
+  /** A streamed default answer is sent in 20 pieces spread over this long, the first at once (a model writing). */
+  streamSpreadMs?: number;
   /** Keep no request log (the benchmark sends hundreds of thousands of requests). */
   recordRequests?: boolean;
   /** 0 (the default) picks a free port. */
@@ -257,6 +259,12 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
           return send(response, 200, { created: 1, data: [{ b64_json: TINY_PNG_BASE64 }] });
         }
         if (options.modelDelayMs) await sleep(options.modelDelayMs);
+        if (streamed && options.streamSpreadMs) {
+          const [role = "", first = "", ...rest] = openaiEvents(openaiDefault(body), { pieces: 20 });
+          // The first words go out with the opening chunk, at once; the rest follow over the spread.
+          const events = [role + first, ...rest];
+          return streamEvents(response, events, { delayMs: options.streamSpreadMs / events.length });
+        }
         if (streamed) return streamEvents(response, openaiEvents(openaiDefault(body)));
         return send(response, 200, openaiDefault(body));
       case "anthropic":
