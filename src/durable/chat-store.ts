@@ -231,13 +231,17 @@ export class ChatStore {
     return { count: row?.count ?? 0, bytes: row?.bytes ?? 0 };
   }
 
-  /** Every stored row after `afterId`, oldest first, with its id: what a summary does not cover yet. */
-  historyAfter(afterId: number): { id: number; message: HistoryMessage }[] {
-    return this.db
+  /**
+   * The stored rows after `afterId` (the oldest `limit`, or all), oldest first, with their ids: what a summary does
+   * not cover yet.
+   */
+  historyAfter(afterId: number, limit?: number): { id: number; message: HistoryMessage }[] {
+    const query = this.db
       .select({ id: schema.history.id, message: schema.history.message })
       .from(schema.history)
       .where(gt(schema.history.id, afterId))
-      .orderBy(asc(schema.history.id))
+      .orderBy(asc(schema.history.id));
+    return (limit === undefined ? query : query.limit(limit))
       .all()
       .flatMap((row) => parseHistoryRow(row.message).map((message) => ({ id: row.id, message })));
   }

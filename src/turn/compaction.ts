@@ -36,12 +36,15 @@ export async function compactIfDue(services: TurnServices, signal?: AbortSignal)
     const totals = store.historyTotalsAfter(afterId);
     if (totals.count <= limits.windowMessages && tokensOfBytes(totals.bytes, totals.count) <= limits.windowTokens)
       return;
-    const rows = store.historyAfter(afterId);
+    // A pass folds at most two windows from the oldest rows and keeps the newest half window: with a long backlog
+    // (a chat whose passes keep being stopped by new messages) only its oldest rows are read, not all of it.
+    const slice = limits.windowMessages * 4;
+    const rows = store.historyAfter(afterId, totals.count > slice + limits.windowMessages ? slice : undefined);
     const plan = planCompaction(rows, limits);
     if (!plan) return;
     // A backlog near the stored limit is folded even if a message is waiting, so that pruning never drops rows the
     // summary has not read; otherwise the next message stops this pass, and it runs again after that turn.
-    const urgent = rows.length >= settings.historyMaxStored / 2;
+    const urgent = totals.count >= settings.historyMaxStored / 2;
     const stored = await services.configs.get(services.chat.id);
     const config = resolveConfig(stored.state === "valid" ? stored.config : undefined, settings);
     const started = services.now();
