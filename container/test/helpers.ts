@@ -168,7 +168,8 @@ export class RunnerProcess {
         await this.waitForExit(5_000);
       }
     }
-    if (this.temporary) await rm(this.temporary, { recursive: true, force: true });
+    // The agent's CLI (the runner's child) may still be writing its state for a moment after the runner exits.
+    if (this.temporary) await rm(this.temporary, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 }
 
