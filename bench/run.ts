@@ -80,7 +80,10 @@ const table = formatTable(report);
 console.log(table);
 
 mkdirSync("bench/results", { recursive: true });
-const file = `bench/results/${report.date.slice(0, 10)}${quick ? "-quick" : ""}${only ? `-${only.join("-")}` : ""}.json`;
+// Partial runs (--only) are for comparing versions by hand, and are not kept in git.
+const file = only
+  ? `bench/results/only-${report.date.slice(0, 10)}-${only.join("-")}${quick ? "-quick" : ""}.json`
+  : `bench/results/${report.date.slice(0, 10)}${quick ? "-quick" : ""}.json`;
 writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
 console.error(`wrote ${file}`);
 if (!quick && !only) {

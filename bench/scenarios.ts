@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { openaiCompletion } from "../tests/fakes/bodies.ts";
 import type { Fakes, RecordedRequest } from "../tests/fakes/server.ts";
 import type { Bot } from "./bot.ts";
@@ -518,6 +518,7 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
     const processAfter = processCpuMs(bot.processGroup);
     const { cpuMs, profile } = await options.profiler.stop();
     // For `node bench/hot.ts bench/results/cpu-per-message.cpuprofile` or Chrome DevTools.
+    mkdirSync("bench/results", { recursive: true });
     writeFileSync("bench/results/cpu-per-message.cpuprofile", JSON.stringify(profile));
     const processMs =
       processBefore === undefined || processAfter === undefined ? Number.NaN : processAfter - processBefore;
