@@ -18,7 +18,7 @@ import { type HistoryMessage, parseToolArguments, type ToolCall } from "../proto
 import type { ModelTool } from "../protocol/run-payload.ts";
 import { ProviderError, providerErrorFrom } from "./errors.ts";
 import { isPlainText, type MediaLibrary, type UserPart, userPartsOf } from "./media-parts.ts";
-import { ModelHttp } from "./model-http.ts";
+import { ModelHttp, type SdkErrors } from "./model-http.ts";
 import { serverSentEvents } from "./server-sent-events.ts";
 import type { ModelAdapter, ModelRequest, ModelResponse, ModelStreamPart } from "./types.ts";
 
@@ -33,7 +33,7 @@ export interface AnthropicAdapterOptions {
 const CACHE = { type: "ephemeral" } as const;
 
 /** The SDK's error classes: a failed call throws what the SDK's own client would. */
-const ERRORS = { APIError, APIUserAbortError, APIConnectionTimeoutError, APIConnectionError };
+const ERRORS: SdkErrors = { APIError, APIUserAbortError, APIConnectionTimeoutError, APIConnectionError };
 
 /**
  * The Messages API with tool use, with the SDK's wire types and error classes over `ModelHttp` (the SDK's retry

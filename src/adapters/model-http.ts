@@ -1,5 +1,10 @@
-/** The error classes both SDKs export from their `core/error` module, with the same shapes. */
-export interface SdkErrors {
+import type { SdkErrorClasses } from "./errors.ts";
+
+/**
+ * The error classes both SDKs export from their `core/error` module, with the same shapes: the ones a call throws,
+ * which `providerErrorFrom` then tells apart.
+ */
+export interface SdkErrors extends SdkErrorClasses {
   APIError: {
     generate(status: number, body: object | undefined, message: string | undefined, headers: Headers): Error;
   };

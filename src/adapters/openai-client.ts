@@ -5,7 +5,7 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionCreateParamsStreaming,
 } from "openai/resources/chat/completions";
-import { ModelHttp } from "./model-http.ts";
+import { ModelHttp, type SdkErrors } from "./model-http.ts";
 import { serverSentEvents } from "./server-sent-events.ts";
 
 export interface ChatCompletionsClientOptions {
@@ -19,17 +19,15 @@ export interface ChatCompletionsClientOptions {
   fetch?: typeof fetch;
 }
 
+/** The SDK's error classes: a failed call throws what the SDK's own client would, and they classify it. */
+export const OPENAI_ERRORS: SdkErrors = { APIError, APIUserAbortError, APIConnectionTimeoutError, APIConnectionError };
+
 /**
  * `POST /chat/completions` with the OpenAI SDK's own wire types and error classes and its retry policy (see
  * `model-http.ts`). The SDK's `OpenAI` client class constructs every resource of the API (audio, batches, vector
  * stores…) and cannot be tree-shaken: it cost the Worker 412 KiB of bundle (about 85 KiB gzip) for this one call.
  */
 export class ChatCompletionsClient {
-  /** The error classes `providerErrorFrom` tells apart, as on the SDK's client class. */
-  static readonly APIUserAbortError = APIUserAbortError;
-  static readonly APIConnectionTimeoutError = APIConnectionTimeoutError;
-  static readonly APIConnectionError = APIConnectionError;
-
   private readonly http: ModelHttp;
 
   constructor(options: ChatCompletionsClientOptions) {
@@ -38,7 +36,7 @@ export class ChatCompletionsClient {
       headers: { authorization: `Bearer ${options.apiKey}` },
       maxRetries: options.maxRetries,
       timeoutMs: options.timeoutMs,
-      errors: { APIError, APIUserAbortError, APIConnectionTimeoutError, APIConnectionError },
+      errors: OPENAI_ERRORS,
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
   }

@@ -10,7 +10,7 @@ import type { HistoryMessage, ToolCall } from "../protocol/messages.ts";
 import type { ModelTool } from "../protocol/run-payload.ts";
 import { ProviderError, providerErrorFrom } from "./errors.ts";
 import { isPlainText, type MediaLibrary, type UserPart, userPartsOf } from "./media-parts.ts";
-import { ChatCompletionsClient, type ChatCompletionsClientOptions } from "./openai-client.ts";
+import { ChatCompletionsClient, type ChatCompletionsClientOptions, OPENAI_ERRORS } from "./openai-client.ts";
 import type { ModelAdapter, ModelRequest, ModelResponse, ModelStreamPart } from "./types.ts";
 
 export interface OpenAIAdapterOptions extends ChatCompletionsClientOptions {
@@ -43,7 +43,7 @@ export class OpenAIAdapter implements ModelAdapter {
     try {
       completion = await this.client.create(this.body(request), request.signal);
     } catch (error) {
-      throw providerErrorFrom(error, this.label, ChatCompletionsClient);
+      throw providerErrorFrom(error, this.label, OPENAI_ERRORS);
     }
     const reply = completion.choices?.[0]?.message;
     if (!reply)
@@ -95,7 +95,7 @@ export class OpenAIAdapter implements ModelAdapter {
         }
       }
     } catch (error) {
-      throw providerErrorFrom(error, this.label, ChatCompletionsClient);
+      throw providerErrorFrom(error, this.label, OPENAI_ERRORS);
     }
     if (!finished)
       throw new ProviderError("transport", `${this.label}: the stream ended before the answer was complete`);
