@@ -113,6 +113,12 @@ function prepare(db: Database) {
       .limit(placeholder("limit"))
       .prepare(),
     historyCount: db.select({ count: count() }).from(history).prepare(),
+    // Run after every drain by the compaction check.
+    historyTotalsAfter: db
+      .select({ count: count(), bytes: sql<number | null>`sum(length(cast(${history.message} as blob)))` })
+      .from(history)
+      .where(gt(history.id, placeholder("afterId")))
+      .prepare(),
     appendHistory: db
       .insert(history)
       .values({ role: sql`${placeholder("role")}`, message: placeholder("message"), createdAt: placeholder("now") })
@@ -223,11 +229,7 @@ export class ChatStore {
 
   /** How many rows are stored after `afterId`, and their size in UTF-8 bytes, without reading them. */
   historyTotalsAfter(afterId: number): { count: number; bytes: number } {
-    const row = this.db
-      .select({ count: count(), bytes: sql<number | null>`sum(length(cast(${schema.history.message} as blob)))` })
-      .from(schema.history)
-      .where(gt(schema.history.id, afterId))
-      .all()[0];
+    const row = this.prepared.historyTotalsAfter.all({ afterId })[0];
     return { count: row?.count ?? 0, bytes: row?.bytes ?? 0 };
   }
 
