@@ -4,8 +4,9 @@
  * and posts what a person types, which this server turns into a Telegram update for the real webhook. Plain,
  * erasable TypeScript: Node runs it with type stripping.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { readBody } from "../read-body.ts";
 
 /**
  * The playground's private chats, each with its person (whose user id is the chat id): you, allowed and an admin,
@@ -302,15 +303,6 @@ function parse(raw: string): Record<string, unknown> {
 
 function seconds(): number {
   return Math.floor(Date.now() / 1000);
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    request.on("error", reject);
-  });
 }
 
 function send(response: ServerResponse, status: number, body: unknown): void {

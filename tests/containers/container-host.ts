@@ -3,6 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { promisify } from "node:util";
+import { readBody } from "../../scripts/read-body.ts";
 import { proxyModelCall, runKeyOf } from "../../src/durable/model-proxy.ts";
 import { type OpenRun, OpenRuns } from "../../src/durable/open-runs.ts";
 import type { Env } from "../../src/env.ts";
@@ -286,15 +287,6 @@ async function waitForPing(container: ChatContainer): Promise<void> {
     if (Date.now() > deadline) throw new Error(`${container.name} did not answer /ping within 60 s`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-}
-
-function readBody(request: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    request.on("error", reject);
-  });
 }
 
 function listen(server: http.Server): Promise<number> {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { readBody } from "../../scripts/read-body.ts";
 import { anthropicMessage, openaiCompletion } from "./bodies.ts";
 import { anthropicErrorEvent, anthropicEvents, openaiEvents, type StreamShape } from "./streams.ts";
 import { htmlProblem } from "./telegram-html.ts";
@@ -441,15 +442,6 @@ function headersOf(request: IncomingMessage): Record<string, string> {
     if (typeof value === "string") headers[name] = value;
   }
   return headers;
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    request.on("error", reject);
-  });
 }
 
 function sleep(ms: number): Promise<void> {
