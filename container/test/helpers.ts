@@ -5,7 +5,9 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { type AgentEvent, agentEventSchema } from "../../src/protocol/events.ts";
+import { FakeAnthropic } from "./fake-anthropic.ts";
 
 const SERVER = fileURLToPath(new URL("../server.ts", import.meta.url));
 export const TEST_API_KEY = "sk-ant-test-dummy-key-0123456789";
@@ -256,4 +258,29 @@ export function payloadFor(chatKey: string, overrides: Record<string, unknown> =
 
 export function lastEvent(events: readonly AgentEvent[]): AgentEvent | undefined {
   return events.at(-1);
+}
+
+/**
+ * A test file's fixture: a fake Messages API, a fake Worker tool endpoint, and one runner (`node container/server.ts`)
+ * started against them before the file's tests; the fakes are reset after each test.
+ */
+export function runnerAgainstFakes(): { api: FakeAnthropic; worker: FakeToolEndpoint; runner: RunnerProcess } {
+  const api = new FakeAnthropic();
+  const worker = new FakeToolEndpoint();
+  const runner = new RunnerProcess();
+  beforeAll(async () => {
+    await api.start();
+    await worker.start();
+    await runner.start(api.url);
+  });
+  afterAll(async () => {
+    await runner.stop();
+    await api.close();
+    await worker.close();
+  });
+  afterEach(() => {
+    api.reset();
+    worker.reset();
+  });
+  return { api, worker, runner };
 }

@@ -4,10 +4,10 @@ import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { chatDirectoryName } from "../workspace.ts";
-import { FakeAnthropic, isMainLoop, messagesText, toolResults } from "./fake-anthropic.ts";
-import { FakeToolEndpoint, payloadFor, postRun, RUNNER_TEST_TOKEN, RunnerProcess, TEST_API_KEY } from "./helpers.ts";
+import { isMainLoop, messagesText, toolResults } from "./fake-anthropic.ts";
+import { payloadFor, postRun, RUNNER_TEST_TOKEN, RunnerProcess, runnerAgainstFakes, TEST_API_KEY } from "./helpers.ts";
 
 /**
  * What a run may reach (issue 10, findings 2, 4 and 8): the CLI never holds the real key or the runner's token, the
@@ -16,24 +16,7 @@ import { FakeToolEndpoint, payloadFor, postRun, RUNNER_TEST_TOKEN, RunnerProcess
  */
 
 const SERVER = fileURLToPath(new URL("../server.ts", import.meta.url));
-const api = new FakeAnthropic();
-const worker = new FakeToolEndpoint();
-let runner: RunnerProcess;
-
-beforeAll(async () => {
-  await api.start();
-  await worker.start();
-  runner = await new RunnerProcess().start(api.url);
-});
-afterAll(async () => {
-  await runner?.stop();
-  await api.close();
-  await worker.close();
-});
-afterEach(() => {
-  api.reset();
-  worker.reset();
-});
+const { api, worker, runner } = runnerAgainstFakes();
 
 /** The model runs one Bash command, then answers "done". */
 function bashThenDone(command: string): void {

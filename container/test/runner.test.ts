@@ -2,20 +2,20 @@ import { existsSync } from "node:fs";
 import { readdir, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { McpConnection } from "../../src/mcp/connection.ts";
 import { resultText } from "../../src/mcp/result-text.ts";
 import { namespacedToolName } from "../../src/mcp/server-config.ts";
 import type { AgentEvent } from "../../src/protocol/events.ts";
 import { startFakeMcp } from "../../tests/fakes/mcp-server.ts";
 import { chatDirectoryName } from "../workspace.ts";
-import { FakeAnthropic, isMainLoop, messagesText, toolResults, USAGE } from "./fake-anthropic.ts";
+import { isMainLoop, messagesText, toolResults, USAGE } from "./fake-anthropic.ts";
 import {
-  FakeToolEndpoint,
   payloadFor,
   postRun,
   RUN_HEADERS,
   RunnerProcess,
+  runnerAgainstFakes,
   streamRun,
   TEST_API_KEY,
 } from "./helpers.ts";
@@ -25,24 +25,7 @@ import {
  * against a fake Messages API and a fake Worker tool endpoint on 127.0.0.1.
  */
 
-const api = new FakeAnthropic();
-const worker = new FakeToolEndpoint();
-let runner: RunnerProcess;
-
-beforeAll(async () => {
-  await api.start();
-  await worker.start();
-  runner = await new RunnerProcess().start(api.url);
-});
-afterAll(async () => {
-  await runner?.stop();
-  await api.close();
-  await worker.close();
-});
-afterEach(() => {
-  api.reset();
-  worker.reset();
-});
+const { api, worker, runner } = runnerAgainstFakes();
 
 const types = (events: readonly AgentEvent[]) => events.map((event) => event.type);
 const of = <T extends AgentEvent["type"]>(events: readonly AgentEvent[], type: T) =>
