@@ -99,15 +99,7 @@ export function consoleRoutes(): Hono<ConsoleEnv> {
     const chatId = chatIdOf(c);
     if (chatId === undefined) return c.notFound();
     const notice = NOTICES[c.req.query("done") ?? ""];
-    const view = await configView(c.var.admin, chatId);
-    return c.html(
-      await chatPage(c, chatId, {
-        view,
-        values: formValuesOf(view.config),
-        errors: {},
-        ...(notice ? { notice: { text: notice, bad: false } } : {}),
-      }),
-    );
+    return c.html(await chatPage(c, chatId, notice ? { notice: { text: notice, bad: false } } : {}));
   });
 
   app.post("/chats/:chatId/config", async (c) => {
@@ -123,12 +115,8 @@ export function consoleRoutes(): Hono<ConsoleEnv> {
       if (field && errors[field] === undefined) errors[field] = detail.problem;
       else if (!field) unplaced.push(`${detail.field}: ${detail.problem}`);
     }
-    const view = await configView(c.var.admin, chatId);
     const text = ["Not saved: fix the fields marked below.", ...unplaced].join(" ");
-    return c.html(
-      await chatPage(c, chatId, { view, values, errors, notice: { text: result.ok ? "" : text, bad: true } }),
-      400,
-    );
+    return c.html(await chatPage(c, chatId, { values, errors, notice: { text, bad: true } }), 400);
   });
 
   app.post("/chats/:chatId/tasks/:taskId/:action{pause|resume|cancel}", async (c) => {
@@ -138,14 +126,8 @@ export function consoleRoutes(): Hono<ConsoleEnv> {
     if (chatId === undefined || !/^\d{1,12}$/.test(taskId)) return c.notFound();
     const result = await c.var.admin.call("POST", `/chats/${chatId}/tasks/${taskId}/${action}`);
     if (result.ok) return c.redirect(`/console/chats/${chatId}?done=${action}`, 303);
-    const view = await configView(c.var.admin, chatId);
     return c.html(
-      await chatPage(c, chatId, {
-        view,
-        values: formValuesOf(view.config),
-        errors: {},
-        notice: { text: result.error.message, bad: true },
-      }),
+      await chatPage(c, chatId, { notice: { text: result.error.message, bad: true } }),
       result.status === 404 ? 404 : 409,
     );
   });
@@ -216,27 +198,32 @@ async function accessPage(c: Context<ConsoleEnv>, notice: { text: string; bad: b
   return <AccessPage access={access} {...(notice ? { notice } : {})} extraPages={extraPages(c)} />;
 }
 
-async function configView(admin: AdminClient, chatId: number): Promise<ConfigView> {
-  return expect(await admin.get<ConfigView>(`/chats/${chatId}/config?effective=1`));
-}
-
+/**
+ * A chat's page, every part read through the admin API at once. The form shows `values` when given (a refused
+ * edit, with its `errors`), else the stored config.
+ */
 async function chatPage(
   c: Context<ConsoleEnv>,
   chatId: number,
-  form: Pick<Parameters<typeof ChatPage>[0], "view" | "values" | "errors" | "notice">,
+  form: Partial<Pick<Parameters<typeof ChatPage>[0], "values" | "errors" | "notice">>,
 ) {
-  const [chats, tasks, daily, report] = await Promise.all([
+  const [config, chats, tasks, daily, report] = await Promise.all([
+    c.var.admin.get<ConfigView>(`/chats/${chatId}/config?effective=1`),
     c.var.admin.get<{ chats: ChatRow[] }>("/chats"),
     c.var.admin.get<{ tasks: TaskRow[] }>(`/chats/${chatId}/tasks`),
     c.var.admin.get<DailyUsage>(`/usage/daily?days=30&chatId=${chatId}`),
     c.var.admin.get<UsageReport>(`/usage?chatId=${chatId}`),
   ]);
+  const view = expect(config);
   const row = expect(chats).chats.find((chat) => chat.chatId === chatId);
   return (
     <ChatPage
       chatId={chatId}
       title={row?.title ?? `Chat ${chatId}`}
-      {...form}
+      view={view}
+      values={form.values ?? formValuesOf(view.config)}
+      errors={form.errors ?? {}}
+      {...(form.notice ? { notice: form.notice } : {})}
       tasks={expect(tasks).tasks}
       daily={expect(daily)}
       report={expect(report)}
