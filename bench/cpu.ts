@@ -1,12 +1,13 @@
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+
 /**
  * CPU time of the Worker's isolate (the Worker and its Durable Objects run in one under `wrangler dev`), sampled
  * through the runtime's inspector: the sum of the samples that are not idle. That is the figure Cloudflare bills as
  * CPU time, give or take the sampling interval.
  */
 
-export interface CpuProfile {
+interface CpuProfile {
   nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
   samples: number[];
   timeDeltas: number[];
@@ -66,7 +67,7 @@ export async function connectProfiler(inspectorPort: number): Promise<Profiler> 
 }
 
 /** Milliseconds of samples spent running code (its garbage collection included), not waiting. */
-export function cpuMsOf(profile: CpuProfile): number {
+function cpuMsOf(profile: CpuProfile): number {
   const idle = new Set(profile.nodes.filter((node) => NOT_CPU.has(node.callFrame.functionName)).map((node) => node.id));
   let micros = 0;
   for (const [index, node] of profile.samples.entries()) {

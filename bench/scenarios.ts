@@ -5,7 +5,7 @@ import type { Bot } from "./bot.ts";
 import { type Profiler, processCpuMs } from "./cpu.ts";
 import { type Summary, summarize } from "./stats.ts";
 
-export interface Check {
+interface Check {
   name: string;
   ok: boolean;
   value: string;

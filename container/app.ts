@@ -1,15 +1,15 @@
 import type { Server } from "node:http";
 import { createAdaptorServer } from "@hono/node-server";
 import { Hono, type MiddlewareHandler } from "hono";
-import { requireBearer, secretsEqual } from "../src/http/bearer.ts";
-import { HttpError, handleError, notFound } from "../src/http/error.ts";
-import { jsonBody } from "../src/http/json-body.ts";
 import type { AgentEvent } from "../src/protocol/events.ts";
+import { requireBearer, secretsEqual } from "../src/protocol/http/bearer.ts";
+import { HttpError, handleError, notFound } from "../src/protocol/http/error.ts";
+import { jsonBody } from "../src/protocol/http/json-body.ts";
 import { type RunPayload, runPayloadSchema } from "../src/protocol/run-payload.ts";
 import { redact } from "./redact.ts";
 import { type ModelAccess, runAgent, type TerminalEvent } from "./run-agent.ts";
 
-export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+const MAX_BODY_BYTES = 2 * 1024 * 1024;
 /** How long a shutdown waits for the running queries to wind down before the process goes anyway. */
 const SHUTDOWN_GRACE_MS = 5_000;
 /** How long a second run for a busy chat waits for the first one's client to turn out gone before the 409. */
@@ -72,7 +72,7 @@ export function createRunner(config: RunnerConfig): Runner {
   let shuttingDown = false;
 
   const refuseWhileShuttingDown = (): void => {
-    if (shuttingDown) throw new HttpError(503, "shutting_down", "The runner is shutting down.");
+    if (shuttingDown) throw new HttpError(503, { code: "shutting_down", message: "The runner is shutting down." });
   };
   // A runner runs shell commands for whoever may call it: only the Worker, with the token, may. A JSON content
   // type is required too (jsonBody), which a web page cannot send cross-site without a preflight.
@@ -83,7 +83,10 @@ export function createRunner(config: RunnerConfig): Runner {
   const checkHost: MiddlewareHandler = async (c, next) => {
     const host = hostNameOf(c.req.header("host"));
     if (host === undefined || !hosts.has(host)) {
-      throw new HttpError(403, "forbidden_host", "This runner answers only requests for its own host names.");
+      throw new HttpError(403, {
+        code: "forbidden_host",
+        message: "This runner answers only requests for its own host names.",
+      });
     }
     await next();
   };
@@ -93,7 +96,7 @@ export function createRunner(config: RunnerConfig): Runner {
 
   app.get("/ping", (c) => c.text("ok"));
   app.all("/ping", () => {
-    throw new HttpError(405, "method_not_allowed", "Use GET.");
+    throw new HttpError(405, { code: "method_not_allowed", message: "Use GET." });
   });
 
   app.post(
@@ -115,7 +118,7 @@ export function createRunner(config: RunnerConfig): Runner {
       // A client that just gave up and retried races its own disconnect, hence a short grace before the 409.
       for (let existing = runs.get(payload.chatKey); existing; existing = runs.get(payload.chatKey)) {
         if (!existing.ended() && !(await settlesWithin(existing.endedPromise, BUSY_GRACE_MS))) {
-          throw new HttpError(409, "busy", `A run for ${payload.chatKey} is already in progress.`);
+          throw new HttpError(409, { code: "busy", message: `A run for ${payload.chatKey} is already in progress.` });
         }
         await existing.done;
       }
@@ -126,7 +129,7 @@ export function createRunner(config: RunnerConfig): Runner {
     },
   );
   app.all("/run", () => {
-    throw new HttpError(405, "method_not_allowed", "Use POST.");
+    throw new HttpError(405, { code: "method_not_allowed", message: "Use POST." });
   });
 
   app.notFound(notFound);

@@ -5,7 +5,7 @@
  */
 
 /** Variables passed through from the runner's environment, when set. Everything else stays out. */
-export const CHILD_ENV_ALLOWED = [
+const CHILD_ENV_ALLOWED = [
   "PATH",
   "LANG",
   "LC_ALL",

@@ -5,7 +5,7 @@ import { type ModelTool, type ToolOutcome, toolOutcomeSchema } from "../src/prot
 /** The in-process MCP server's name: the model sees the bot's tools as `mcp__bot__<name>`. */
 export const BRIDGE_SERVER_NAME = "bot";
 export const BRIDGE_TOOL_PREFIX = `mcp__${BRIDGE_SERVER_NAME}__`;
-export const TOOL_CALL_TIMEOUT_MS = 60_000;
+const TOOL_CALL_TIMEOUT_MS = 60_000;
 
 export interface ToolCallback {
   url: string;

@@ -2,7 +2,7 @@ import type { HistoryMessage } from "../src/protocol/messages.ts";
 
 /** How much earlier conversation a fresh session gets as context, and how much of any one message. */
 export const MAX_TRANSCRIPT_CHARS = 24_000;
-export const MAX_TRANSCRIPT_MESSAGE_CHARS = 2_000;
+const MAX_TRANSCRIPT_MESSAGE_CHARS = 2_000;
 
 /**
  * The prompt of one run. The Worker's `history` ends with the turn's new user message(s): those after the last

@@ -12,7 +12,7 @@ import { MAX_STDERR_LINE, redact, truncate } from "./redact.ts";
 import { type ChatDirectories, ensureChatDirectories } from "./workspace.ts";
 
 /** The built-in Claude Code tools a chat's agent gets; the bot's own tools come on top as `mcp__bot__*`. */
-export const BUILTIN_TOOLS = ["Bash", "Read", "Write", "Edit", "Glob", "Grep", "WebFetch", "WebSearch"] as const;
+const BUILTIN_TOOLS = ["Bash", "Read", "Write", "Edit", "Glob", "Grep", "WebFetch", "WebSearch"] as const;
 const MAX_STDERR_EVENTS = 200;
 /** After the run's last event, how long the CLI may take to finish writing its session before it is closed. */
 const DRAIN_AFTER_END_MS = 5_000;

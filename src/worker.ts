@@ -1,11 +1,15 @@
 import { Hono } from "hono";
 import { consoleRoutes } from "./console/app.tsx";
+import { AgentContainer, ANTHROPIC_PROXY_HOST } from "./durable/agent-container.ts";
+import { containerLedger } from "./durable/agent-containers.ts";
+import { proxyModelCall } from "./durable/model-proxy.ts";
 import type { Env } from "./env.ts";
-import { handleError, notFound } from "./http/error.ts";
 import { adminRoutes } from "./http/routes/admin.ts";
 import { agentToolsRoutes, isPublicToolRouteEnabled } from "./http/routes/agent-tools.ts";
 import { healthRoutes } from "./http/routes/health.ts";
 import { webhookRoutes } from "./http/routes/webhook.ts";
+import { handleError, notFound } from "./protocol/http/error.ts";
+import { WORKER_CALLBACK_HOST } from "./protocol/run-payload.ts";
 
 export { ContainerProxy } from "@cloudflare/containers";
 export { AgentContainer } from "./durable/agent-container.ts";
@@ -24,5 +28,25 @@ app.route("/agent/tools", agentToolsRoutes());
 
 app.notFound(notFound);
 app.onError((error, c) => handleError(error, c));
+
+/** What a container reaches as http://worker.internal: the same tool routes, with the same token check. */
+const callbackApp = new Hono<{ Bindings: Env }>()
+  .route("/agent/tools", agentToolsRoutes())
+  .notFound(notFound)
+  .onError((error, c) => handleError(error, c));
+
+// The agent container's outbound handlers: its model calls go through the proxy (which holds the key), its tool
+// calls to the chat's object. Assigned here, not as `static` fields of the class: a static field would shadow the
+// base class's setter and the handlers would never be registered (cloudflare/containers#247).
+AgentContainer.outboundByHost = {
+  [ANTHROPIC_PROXY_HOST]: (request: Request, env: Env, context) =>
+    proxyModelCall({
+      request,
+      env,
+      containerId: context.containerId,
+      ledgerFor: (chatKey) => containerLedger(env, chatKey),
+    }),
+  [WORKER_CALLBACK_HOST]: (request: Request, env: Env) => callbackApp.fetch(request, env),
+};
 
 export default app satisfies ExportedHandler<Env>;

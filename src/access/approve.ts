@@ -1,3 +1,4 @@
+import { errorText } from "../lib/errors.ts";
 import type { TelegramClient } from "../telegram/client.ts";
 import { AccessStore } from "./access-store.ts";
 import { type Pairing, PairingStore } from "./pairing-codes.ts";
@@ -26,8 +27,6 @@ export async function approvePairing(input: {
   await codes.delete(input.code);
   await input.telegram
     ?.sendPlain({ chatId: pairing.chatId }, "✅ This chat may now talk to the bot. Say hello!")
-    .catch((error: unknown) =>
-      console.warn("telling a paired chat it was approved failed", error instanceof Error ? error.message : error),
-    );
+    .catch((error: unknown) => console.warn("telling a paired chat it was approved failed", errorText(error)));
   return { kind: "approved", pairing };
 }

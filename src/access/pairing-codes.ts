@@ -5,7 +5,7 @@ const PREFIX = "pairing:";
 export const PAIRING_TTL_MS = 10 * 60 * 1000;
 export const PAIRING_CODE = /^[A-Z2-9]{4}-[A-Z2-9]{4}$/;
 
-export const pairingSchema = z.object({
+const pairingSchema = z.object({
   chatId: z.number().int(),
   type: z.enum(["private", "group", "supergroup"]),
   title: z.string().max(256).optional(),

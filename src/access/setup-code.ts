@@ -2,7 +2,7 @@
 import { hmacSha256 } from "../config/hmac.ts";
 
 /** No 0/O, 1/I: a code read aloud or typed from a phone is not misread. 32 symbols, 5 bits each. */
-export const CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+const CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 
 /**
  * The owner's setup code: derived from the webhook secret (HMAC-SHA256 of a fixed label), so `npm run

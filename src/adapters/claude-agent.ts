@@ -1,17 +1,16 @@
-import { getContainer } from "@cloudflare/containers";
 import type { AgentRunner } from "../config/settings.ts";
-import type { AgentContainer } from "../durable/agent-container.ts";
-import { type ProxyUsage, runKeyOf } from "../durable/model-proxy.ts";
-import type { Env } from "../env.ts";
 import { type AgentErrorEvent, type AgentEvent, agentEventSchema } from "../protocol/events.ts";
 import type { RunPayload } from "../protocol/run-payload.ts";
+import { runKeyOf } from "../protocol/run-token.ts";
+import type { AgentContainerHandle, AgentContainers, ProxyUsage } from "./agent-runs.ts";
 import { fitHistory } from "./fit-history.ts";
 import type { AgentAdapter, AgentRunInput } from "./types.ts";
 
 export interface ClaudeAgentAdapterOptions {
-  env: Env;
   /** The chat's container, or (dev and tests) a runner started by hand. */
   runner: AgentRunner;
+  /** Each chat's container, when `runner` says to use them. */
+  containers: AgentContainers;
   /** How long the stream may stay silent before the run counts as dead. */
   timeoutMs: number;
 }
@@ -67,9 +66,8 @@ export class ClaudeAgentAdapter implements AgentAdapter {
   }
 
   private async openProxiedRun(input: AgentRunInput): Promise<ProxiedRun | undefined> {
-    const binding = this.options.env.AGENT_CONTAINER;
-    if (this.options.runner.kind !== "container" || !binding || !input.toolCallback) return undefined;
-    const stub: DurableObjectStub<AgentContainer> = getContainer(binding, input.chatKey);
+    if (this.options.runner.kind !== "container" || !input.toolCallback) return undefined;
+    const stub = this.containerOf(input.chatKey);
     const runKey = await runKeyOf(input.toolCallback.token);
     await stub.openRun(runKey, input.model);
     let closed: Promise<ProxyUsage | undefined> | undefined;
@@ -175,9 +173,13 @@ export class ClaudeAgentAdapter implements AgentAdapter {
       signal,
     };
     if (runner.kind === "url") return fetch(`${runner.url}/run`, init);
-    const binding = this.options.env.AGENT_CONTAINER;
-    if (!binding) throw new Error("no AGENT_CONTAINER binding");
-    return getContainer(binding, payload.chatKey).fetch(new Request("http://container/run", init));
+    return this.containerOf(payload.chatKey).fetch(new Request("http://container/run", init));
+  }
+
+  private containerOf(chatKey: string): AgentContainerHandle {
+    const container = this.options.containers(chatKey);
+    if (!container) throw new Error("no AGENT_CONTAINER binding");
+    return container;
   }
 }
 

@@ -1,4 +1,4 @@
-import { redactSecrets } from "../config/secrets.ts";
+import { redactSecrets } from "../lib/redact.ts";
 import type { AgentErrorEvent, ErrorClassification } from "../protocol/events.ts";
 
 /** The error classes an SDK exposes on its client class (both the OpenAI and the Anthropic SDK do). */

@@ -15,7 +15,7 @@ export interface ChainLink {
 /** Told when the chain moves on: the link that failed, why, and the one that answers from now on. */
 export type FallbackListener = (move: { from: ChainLink; to: ChainLink; error: ProviderError }) => Promise<void>;
 
-export function fallsBack(error: ProviderError): boolean {
+function fallsBack(error: ProviderError): boolean {
   return FALLS_BACK.has(error.classification);
 }
 
@@ -23,7 +23,8 @@ export function fallsBack(error: ProviderError): boolean {
  * A model adapter over a chain of models: every call goes to the current link (with that link's model, whatever the
  * request names), and a call that fails with an error another provider may not have (after the adapter's own
  * retries) is made again on the next link, which answers the rest of the turn. One chain per turn: it remembers
- * where it is. A streamed call falls over only while it has streamed nothing, so no answer is shown twice.
+ * where it is. A streamed call falls over only while it has streamed nothing, so no answer is shown twice. Every
+ * response names the link that made it (`answeredBy`), so usage is priced and recorded under the model that answered.
  */
 export class FallbackChain implements ModelAdapter {
   readonly kind = "model";
@@ -47,7 +48,8 @@ export class FallbackChain implements ModelAdapter {
     for (;;) {
       const link = this.current;
       try {
-        return await link.adapter.generate({ ...request, model: link.model });
+        const response = await link.adapter.generate({ ...request, model: link.model });
+        return { ...response, answeredBy: { provider: link.provider, model: link.model } };
       } catch (error) {
         await this.moveOn(link, error, request.signal);
       }
@@ -60,8 +62,15 @@ export class FallbackChain implements ModelAdapter {
       let streamed = false;
       try {
         for await (const part of link.adapter.stream({ ...request, model: link.model })) {
-          if (part.type === "text_delta") streamed = true;
-          yield part;
+          if (part.type === "text_delta") {
+            streamed = true;
+            yield part;
+          } else {
+            yield {
+              type: "response",
+              response: { ...part.response, answeredBy: { provider: link.provider, model: link.model } },
+            };
+          }
         }
         return;
       } catch (error) {

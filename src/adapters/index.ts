@@ -1,6 +1,8 @@
 import type { Provider } from "../config/providers.ts";
 import type { Settings } from "../config/settings.ts";
 import type { Env } from "../env.ts";
+import { assertNever } from "../lib/errors.ts";
+import type { AgentContainers } from "./agent-runs.ts";
 import { AnthropicAdapter } from "./anthropic.ts";
 import { ClaudeAgentAdapter } from "./claude-agent.ts";
 import { OpenAIAdapter } from "./openai.ts";
@@ -13,7 +15,15 @@ export type AdapterChoice = { kind: "ready"; adapter: Adapter } | { kind: "unava
 /** Adapters hold only configuration (and an SDK client), so one per provider and settings object is reused. */
 const adapters = new WeakMap<Settings, Map<Provider, AdapterChoice>>();
 
-export function createAdapter(provider: Provider, settings: Settings, env: Env): AdapterChoice {
+/** What building an adapter needs: the settings (keys, URLs), the bindings, and the chats' agent containers. */
+export interface AdapterSources {
+  settings: Settings;
+  env: Env;
+  agentContainers: AgentContainers;
+}
+
+export function createAdapter(provider: Provider, sources: AdapterSources): AdapterChoice {
+  const { settings } = sources;
   let perProvider = adapters.get(settings);
   if (!perProvider) {
     perProvider = new Map();
@@ -21,13 +31,13 @@ export function createAdapter(provider: Provider, settings: Settings, env: Env):
   }
   let choice = perProvider.get(provider);
   if (!choice) {
-    choice = buildAdapter(provider, settings, env);
+    choice = buildAdapter(provider, sources);
     perProvider.set(provider, choice);
   }
   return choice;
 }
 
-function buildAdapter(provider: Provider, settings: Settings, env: Env): AdapterChoice {
+function buildAdapter(provider: Provider, { settings, env, agentContainers }: AdapterSources): AdapterChoice {
   const retries = { maxRetries: settings.providerMaxRetries, timeoutMs: settings.providerTimeoutMs };
   switch (provider) {
     case "openai":
@@ -59,7 +69,11 @@ function buildAdapter(provider: Provider, settings: Settings, env: Env): Adapter
       }
       return {
         kind: "ready",
-        adapter: new ClaudeAgentAdapter({ env, runner: settings.agentRunner, timeoutMs: settings.agentTimeoutMs }),
+        adapter: new ClaudeAgentAdapter({
+          runner: settings.agentRunner,
+          containers: agentContainers,
+          timeoutMs: settings.agentTimeoutMs,
+        }),
       };
     case "workers-ai": {
       const common = { label: "Workers AI", maxTokens: WORKERS_AI_MAX_TOKENS, ...retries };
@@ -87,8 +101,4 @@ function buildAdapter(provider: Provider, settings: Settings, env: Env): Adapter
     default:
       return assertNever(provider);
   }
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected provider ${String(value)}`);
 }

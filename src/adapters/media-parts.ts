@@ -1,3 +1,4 @@
+import { assertNever } from "../lib/errors.ts";
 import type { Attachment, HistoryMessage, UserMessage } from "../protocol/messages.ts";
 
 /**
@@ -60,7 +61,7 @@ function attachmentParts(attachment: Attachment, media: MediaLibrary | undefined
 }
 
 /** A transcript is machine-made: the model is told so, and what was recorded. */
-export function transcriptText(attachment: Extract<Attachment, { kind: "transcript" }>): string {
+function transcriptText(attachment: Extract<Attachment, { kind: "transcript" }>): string {
   const what = { voice: "a voice note", audio: "an audio file", video_note: "a video note" }[attachment.source];
   const length = attachment.durationSeconds === undefined ? "" : `, ${Math.round(attachment.durationSeconds)} s long`;
   return `[${what}${length}; automatic transcript, may contain errors]: ${attachment.text}`;
@@ -87,10 +88,6 @@ function mergeTexts(parts: UserPart[]): UserPart[] {
     else merged.push(part);
   }
   return merged;
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected attachment ${JSON.stringify(value)}`);
 }
 
 /**

@@ -4,7 +4,7 @@ import { errorEventOf } from "./errors.ts";
 import type { ModelAdapter, ModelRequest, ModelResponse, ToolExecutor } from "./types.ts";
 
 /** The most model calls one turn may make before it is stopped without an answer. */
-export const MAX_MODEL_CALLS = 50;
+const MAX_MODEL_CALLS = 50;
 
 export interface ToolLoopInput {
   adapter: ModelAdapter;
@@ -51,7 +51,7 @@ export async function* runToolLoop(input: ToolLoopInput): AsyncGenerator<AgentEv
       yield { type: "error", classification: "transport", retryable: true, message: `${adapter.label}: no response` };
       return;
     }
-    if (response.usage) yield { type: "usage", ...response.usage };
+    if (response.usage) yield { type: "usage", ...response.usage, ...response.answeredBy };
     const toolCalls = response.message.toolCalls ?? [];
     if (toolCalls.length === 0) {
       yield { type: "result", text: response.message.content };

@@ -14,7 +14,7 @@ export interface ModelRequest {
   signal?: AbortSignal;
 }
 
-export interface TokenUsage {
+interface TokenUsage {
   /** Every input token, cached ones included. */
   inputTokens: number;
   outputTokens: number;
@@ -26,6 +26,8 @@ export interface TokenUsage {
 export interface ModelResponse {
   message: AssistantMessage;
   usage?: TokenUsage;
+  /** The model that answered, when it may not be the one asked for (a fallback chain moved on). */
+  answeredBy?: { provider: string; model: string };
 }
 
 /** A streamed model call: text as it arrives, then the whole response. */

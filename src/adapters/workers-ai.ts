@@ -5,7 +5,7 @@ import type {
 } from "openai/resources/chat/completions";
 import type { CompletionUsage } from "openai/resources/completions";
 import * as z from "zod";
-import { redactSecrets } from "../config/secrets.ts";
+import { redactSecrets } from "../lib/redact.ts";
 
 /** The part of the `AI` binding a model call uses (`env.AI` has it; tests pass a fake). */
 export interface WorkersAiRunner {

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { MCP_ALLOWLIST_ENTRY, type McpServerConfig, mcpServersSchema } from "../mcp/server-config.ts";
+import { MCP_ALLOWLIST_ENTRY, type McpServerConfig, mcpServersSchema } from "./mcp-servers.ts";
 import {
   DEFAULT_MODELS,
   type Fallback,
@@ -11,7 +11,7 @@ import {
 import { builtInProvider, type Settings } from "./settings.ts";
 import { isTimezone } from "./zones.ts";
 
-export const MAX_SYSTEM_PROMPT_LENGTH = 8000;
+const MAX_SYSTEM_PROMPT_LENGTH = 8000;
 
 const schemas = new Map<string, ReturnType<typeof buildSchema>>();
 

@@ -1,4 +1,5 @@
-import { type ChatConfig, chatConfigSchema } from "./chat-config.ts";
+import { type ChatConfig, chatConfigSchema, type EffectiveConfig, resolveConfig } from "./chat-config.ts";
+import type { Settings } from "./settings.ts";
 
 const PREFIX = "chat-config:";
 
@@ -106,4 +107,14 @@ export class CachedChatConfig implements ConfigReader {
   remember(chatId: number, stored: StoredConfig): void {
     this.cached = { chatId, stored, until: this.now() + this.ttlMs };
   }
+}
+
+/** A chat's config as it applies (its stored one resolved against the defaults), and what was stored. */
+export async function effectiveConfigOf(
+  configs: ConfigReader,
+  chatId: number,
+  settings: Settings,
+): Promise<{ config: EffectiveConfig; stored: StoredConfig }> {
+  const stored = await configs.get(chatId);
+  return { config: resolveConfig(stored.state === "valid" ? stored.config : undefined, settings), stored };
 }

@@ -11,7 +11,7 @@ export function isProvider(name: string): name is Provider {
 /** Providers whose adapter makes one model call, so that a turn can move to another mid-way (fallbacks). */
 export const MODEL_PROVIDERS = ["openai", "anthropic", "workers-ai"] as const satisfies readonly Provider[];
 export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
-export const modelProviderSchema = z.enum(MODEL_PROVIDERS);
+const modelProviderSchema = z.enum(MODEL_PROVIDERS);
 
 export function isModelProvider(name: string): name is ModelProvider {
   return (MODEL_PROVIDERS as readonly string[]).includes(name);

@@ -1,18 +1,16 @@
-import type { Env, EnvVariable } from "../env.ts";
+import type { Env } from "../env.ts";
+import { EnvReader, type IdList } from "./env-reader.ts";
+import { type Fallback, isProvider, PROVIDERS, type Provider } from "./providers.ts";
 import {
-  DEFAULT_MODELS,
-  type Fallback,
-  isModelProvider,
-  isProvider,
-  MAX_FALLBACKS,
-  MODEL_PROVIDERS,
-  PROVIDERS,
-  type Provider,
-} from "./providers.ts";
+  fallbacksOf,
+  type ModelChoice,
+  type ModelPrice,
+  modelChoicesOf,
+  modelPricesOf,
+  type WorkersAiRoute,
+  workersAiRouteOf,
+} from "./settings-lists.ts";
 import { isTimezone } from "./zones.ts";
-
-/** A list of chat or user ids from a comma-separated variable; `*` means everyone. */
-export type IdList = { kind: "everyone" } | { kind: "some"; ids: ReadonlySet<number> };
 
 export interface Settings {
   botToken: string | undefined;
@@ -81,9 +79,6 @@ export interface Settings {
   problems: string[];
 }
 
-/** How `workers-ai` is reached: the Worker's `AI` binding (no key), or an OpenAI-compatible URL with an API token. */
-export type WorkersAiRoute = { kind: "binding" } | { kind: "endpoint"; baseUrl: string; apiToken: string };
-
 /**
  * The provider of chats without their own when DEFAULT_PROVIDER is unset: the first with a key (OpenAI, then
  * Anthropic), else Workers AI, which needs none.
@@ -118,19 +113,9 @@ export interface MediaSettings {
 
 /** The Bot API's download limit for bots. */
 export const TELEGRAM_DOWNLOAD_LIMIT_BYTES = 20 * 1024 * 1024;
-export const DEFAULT_VISION_MODELS = "gpt-4o*,gpt-4.1*,gpt-4.5*,gpt-5*,o1,o3,o4-mini*,claude-*,gemini-*";
+const DEFAULT_VISION_MODELS = "gpt-4o*,gpt-4.1*,gpt-4.5*,gpt-5*,o1,o3,o4-mini*,claude-*,gemini-*";
 
 export const DEFAULT_HISTORY_LIMIT = 40;
-
-export interface ModelChoice {
-  provider: Provider;
-  model: string;
-}
-
-export interface ModelPrice {
-  input: number;
-  output: number;
-}
 
 const cache = new WeakMap<Env, Settings>();
 
@@ -145,73 +130,21 @@ export function settingsOf(env: Env): Settings {
 }
 
 export function readSettings(env: Env): Settings {
-  const problems: string[] = [];
-  const text = (value: string | undefined): string | undefined => {
-    const trimmed = value?.trim();
-    return trimmed ? trimmed : undefined;
-  };
-  const integer = (name: EnvVariable, fallback: number, min: number, max: number): number => {
-    const raw = text(env[name]);
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < min || value > max) {
-      problems.push(`${name} must be a whole number from ${min} to ${max}`);
-      return fallback;
-    }
-    return value;
-  };
-  const idList = (name: EnvVariable, { everyoneAllowed }: { everyoneAllowed: boolean }): IdList => {
-    const raw = text(env[name]);
-    if (raw === undefined) return { kind: "some", ids: new Set() };
-    if (raw === "*") {
-      if (everyoneAllowed) return { kind: "everyone" };
-      // Everyone an admin would make every member of every allowed chat an admin: refused, not guessed.
-      problems.push(`${name} cannot be *: list the ids`);
-      return { kind: "some", ids: new Set() };
-    }
-    const ids = new Set<number>();
-    for (const part of raw.split(",")) {
-      const item = part.trim();
-      if (item === "") continue;
-      const id = Number(item);
-      if (/^-?\d+$/.test(item) && Number.isSafeInteger(id)) ids.add(id);
-      else problems.push(`${name} has an entry that is not a chat or user id`);
-    }
-    return { kind: "some", ids };
-  };
-  const url = (name: EnvVariable): string | undefined => {
-    const raw = text(env[name]);
-    if (raw === undefined) return undefined;
-    try {
-      const parsed = new URL(raw);
-      if (parsed.protocol === "http:" || parsed.protocol === "https:") return raw.replace(/\/+$/, "");
-    } catch {
-      // reported below
-    }
-    problems.push(`${name} must be an http(s) URL`);
-    return undefined;
-  };
+  const read = new EnvReader(env);
+  const { problems } = read;
 
-  const providerName = text(env.DEFAULT_PROVIDER);
+  const providerName = read.text(env.DEFAULT_PROVIDER);
   let defaultProvider: Provider | undefined;
   if (providerName !== undefined) {
     if (isProvider(providerName)) defaultProvider = providerName;
     else problems.push(`DEFAULT_PROVIDER must be one of ${PROVIDERS.join(", ")}`);
   }
 
-  const defaultTimezone = text(env.DEFAULT_TIMEZONE) ?? "UTC";
+  const defaultTimezone = read.text(env.DEFAULT_TIMEZONE) ?? "UTC";
   if (!isTimezone(defaultTimezone)) problems.push("DEFAULT_TIMEZONE must be an IANA time zone such as Europe/Berlin");
 
-  const onOff = (name: EnvVariable, fallback: boolean): boolean => {
-    const raw = text(env[name])?.toLowerCase();
-    if (raw === undefined) return fallback;
-    if (raw === "on" || raw === "true" || raw === "1") return true;
-    if (raw === "off" || raw === "false" || raw === "0") return false;
-    problems.push(`${name} must be on or off`);
-    return fallback;
-  };
   const agentEgress = (): Settings["agentEgress"] => {
-    const raw = text(env.AGENT_EGRESS_HOSTS);
+    const raw = read.text(env.AGENT_EGRESS_HOSTS);
     if (raw === undefined) return { kind: "none" };
     if (raw === "*") return { kind: "internet" };
     const hosts = raw
@@ -225,103 +158,86 @@ export function readSettings(env: Env): Settings {
     }
     return { kind: "hosts", hosts };
   };
-  const optionalNumber = (name: EnvVariable, max: number): number | undefined => {
-    const raw = text(env[name]);
-    if (raw === undefined) return undefined;
-    const value = Number(raw);
-    if (!Number.isFinite(value) || value < 0 || value > max) {
-      problems.push(`${name} must be a number from 0 to ${max}, or empty for no limit`);
-      return undefined;
-    }
-    return value;
-  };
-  const choice = <Choice extends string>(name: EnvVariable, choices: readonly Choice[], fallback: Choice): Choice => {
-    const raw = text(env[name])?.toLowerCase();
-    if (raw === undefined) return fallback;
-    const found = choices.find((option) => option === raw);
-    if (found === undefined) problems.push(`${name} must be one of ${choices.join(", ")}`);
-    return found ?? fallback;
-  };
-  const runnerUrl = url("AGENT_RUNNER_URL");
-  const historyLimit = integer("HISTORY_LIMIT", DEFAULT_HISTORY_LIMIT, 2, 1000);
-  const transcriptionModel = text(env.TRANSCRIPTION_MODEL) ?? "gpt-4o-mini-transcribe";
-  const transcriptionBaseUrl = url("TRANSCRIPTION_BASE_URL");
+  const runnerUrl = read.url("AGENT_RUNNER_URL");
+  const historyLimit = read.integer("HISTORY_LIMIT", DEFAULT_HISTORY_LIMIT, 2, 1000);
+  const transcriptionModel = read.text(env.TRANSCRIPTION_MODEL) ?? "gpt-4o-mini-transcribe";
+  const transcriptionBaseUrl = read.url("TRANSCRIPTION_BASE_URL");
   const transcriptionOn = transcriptionModel.toLowerCase() !== "off";
-  const imageModel = text(env.IMAGE_MODEL);
+  const imageModel = read.text(env.IMAGE_MODEL);
   // Both are called with OPENAI_API_KEY: named without it, they cannot work, which /health should say.
-  if (text(env.TRANSCRIPTION_MODEL) !== undefined && transcriptionOn && !text(env.OPENAI_API_KEY)) {
+  if (read.text(env.TRANSCRIPTION_MODEL) !== undefined && transcriptionOn && !read.text(env.OPENAI_API_KEY)) {
     problems.push("TRANSCRIPTION_MODEL needs OPENAI_API_KEY (or set it to off): voice notes are not transcribed");
   }
-  if (imageModel !== undefined && !text(env.OPENAI_API_KEY)) {
+  if (imageModel !== undefined && !read.text(env.OPENAI_API_KEY)) {
     problems.push("IMAGE_MODEL needs OPENAI_API_KEY: generate_image is not offered");
   }
-  const visionModels = (text(env.VISION_MODELS) ?? DEFAULT_VISION_MODELS)
+  const visionModels = (read.text(env.VISION_MODELS) ?? DEFAULT_VISION_MODELS)
     .split(",")
     .map((pattern) => pattern.trim())
     .filter((pattern) => pattern !== "");
   if (visionModels.some((pattern) => !/^[A-Za-z0-9._:/@*-]{1,200}$/.test(pattern))) {
     problems.push("VISION_MODELS must be comma-separated model names, where * matches anything");
   }
-  const callbackUrl = url("AGENT_CALLBACK_URL");
+  const callbackUrl = read.url("AGENT_CALLBACK_URL");
 
   return {
-    botToken: text(env.TELEGRAM_BOT_TOKEN),
-    webhookSecret: text(env.TELEGRAM_WEBHOOK_SECRET),
-    telegramApiBaseUrl: url("TELEGRAM_API_BASE_URL") ?? "https://api.telegram.org",
-    allowedChats: idList("ALLOWED_CHAT_IDS", { everyoneAllowed: true }),
-    adminUserIds: idList("ADMIN_USER_IDS", { everyoneAllowed: false }),
-    adminChatIds: idList("ADMIN_CHAT_IDS", { everyoneAllowed: false }),
-    adminToken: text(env.ADMIN_TOKEN),
-    botName: text(env.BOT_NAME) ?? "Assistant",
-    openaiApiKey: text(env.OPENAI_API_KEY),
-    openaiBaseUrl: url("OPENAI_BASE_URL"),
-    anthropicApiKey: text(env.ANTHROPIC_API_KEY),
-    anthropicBaseUrl: url("ANTHROPIC_BASE_URL"),
-    workersAi: workersAiRouteOf(url("WORKERS_AI_BASE_URL"), text(env.WORKERS_AI_API_TOKEN), problems),
+    botToken: read.text(env.TELEGRAM_BOT_TOKEN),
+    webhookSecret: read.text(env.TELEGRAM_WEBHOOK_SECRET),
+    telegramApiBaseUrl: read.url("TELEGRAM_API_BASE_URL") ?? "https://api.telegram.org",
+    allowedChats: read.idList("ALLOWED_CHAT_IDS", { everyoneAllowed: true }),
+    adminUserIds: read.idList("ADMIN_USER_IDS", { everyoneAllowed: false }),
+    adminChatIds: read.idList("ADMIN_CHAT_IDS", { everyoneAllowed: false }),
+    adminToken: read.text(env.ADMIN_TOKEN),
+    botName: read.text(env.BOT_NAME) ?? "Assistant",
+    openaiApiKey: read.text(env.OPENAI_API_KEY),
+    openaiBaseUrl: read.url("OPENAI_BASE_URL"),
+    anthropicApiKey: read.text(env.ANTHROPIC_API_KEY),
+    anthropicBaseUrl: read.url("ANTHROPIC_BASE_URL"),
+    workersAi: workersAiRouteOf(read.url("WORKERS_AI_BASE_URL"), read.text(env.WORKERS_AI_API_TOKEN), problems),
     defaultProvider,
-    defaultModel: text(env.DEFAULT_MODEL),
-    defaultFallbacks: fallbacksOf(text(env.DEFAULT_FALLBACKS), problems),
+    defaultModel: read.text(env.DEFAULT_MODEL),
+    defaultFallbacks: fallbacksOf(read.text(env.DEFAULT_FALLBACKS), problems),
     historyLimit,
-    historyWindowTokens: integer("HISTORY_WINDOW_TOKENS", 16_000, 500, 2_000_000),
-    historyMaxStored: integer("HISTORY_MAX_STORED", historyLimit * 10, historyLimit, 1_000_000),
-    toolResultsMaxChars: integer("TOOL_RESULTS_MAX_CHARS", 200_000, 1_000, 10_000_000),
-    dailyTokenBudget: optionalNumber("DAILY_TOKEN_BUDGET", 1e12),
-    dailyCostBudgetUsd: optionalNumber("DAILY_COST_BUDGET_USD", 1e6),
-    modelPrices: modelPricesOf(text(env.MODEL_PRICES), problems),
-    modelChoices: modelChoicesOf(text(env.MODEL_CHOICES), problems),
-    providerMaxRetries: integer("PROVIDER_MAX_RETRIES", 3, 0, 10),
-    providerTimeoutMs: integer("PROVIDER_TIMEOUT_SECONDS", 120, 1, 600) * 1000,
+    historyWindowTokens: read.integer("HISTORY_WINDOW_TOKENS", 16_000, 500, 2_000_000),
+    historyMaxStored: read.integer("HISTORY_MAX_STORED", historyLimit * 10, historyLimit, 1_000_000),
+    toolResultsMaxChars: read.integer("TOOL_RESULTS_MAX_CHARS", 200_000, 1_000, 10_000_000),
+    dailyTokenBudget: read.optionalNumber("DAILY_TOKEN_BUDGET", 1e12),
+    dailyCostBudgetUsd: read.optionalNumber("DAILY_COST_BUDGET_USD", 1e6),
+    modelPrices: modelPricesOf(read.text(env.MODEL_PRICES), problems),
+    modelChoices: modelChoicesOf(read.text(env.MODEL_CHOICES), problems),
+    providerMaxRetries: read.integer("PROVIDER_MAX_RETRIES", 3, 0, 10),
+    providerTimeoutMs: read.integer("PROVIDER_TIMEOUT_SECONDS", 120, 1, 600) * 1000,
     defaultTimezone: isTimezone(defaultTimezone) ? defaultTimezone : "UTC",
     agentRunner:
       runnerUrl === undefined
         ? { kind: "container" }
-        : { kind: "url", url: runnerUrl, token: text(env.AGENT_RUNNER_TOKEN) },
+        : { kind: "url", url: runnerUrl, token: read.text(env.AGENT_RUNNER_TOKEN) },
     toolCallback: callbackUrl === undefined ? { kind: "container" } : { kind: "public-route", baseUrl: callbackUrl },
-    agentTimeoutMs: integer("AGENT_TIMEOUT_SECONDS", 300, 1, 3600) * 1000,
-    agentMaxOutputTokens: integer("AGENT_MAX_OUTPUT_TOKENS", 16000, 1024, 128_000),
+    agentTimeoutMs: read.integer("AGENT_TIMEOUT_SECONDS", 300, 1, 3600) * 1000,
+    agentMaxOutputTokens: read.integer("AGENT_MAX_OUTPUT_TOKENS", 16000, 1024, 128_000),
     agentEgress: agentEgress(),
     stream: {
-      draftIntervalMs: integer("STREAM_DRAFT_INTERVAL_MS", 400, 300, 10_000),
+      draftIntervalMs: read.integer("STREAM_DRAFT_INTERVAL_MS", 400, 300, 10_000),
       // Telegram allows about 20 messages a minute in a group, edits included: one every 3 s stays well under.
-      editIntervalMs: integer("STREAM_EDIT_INTERVAL_MS", 3000, 1000, 60_000),
-      stopButtonAfterMs: integer("STOP_BUTTON_AFTER_SECONDS", 3, 0, 600) * 1000,
+      editIntervalMs: read.integer("STREAM_EDIT_INTERVAL_MS", 3000, 1000, 60_000),
+      stopButtonAfterMs: read.integer("STOP_BUTTON_AFTER_SECONDS", 3, 0, 600) * 1000,
     },
-    ackReaction: choice("ACK_REACTION", ["private", "all", "off"], "private"),
+    ackReaction: read.choice("ACK_REACTION", ["private", "all", "off"], "private"),
     webFetch: {
-      enabled: onOff("WEB_FETCH", true),
+      enabled: read.onOff("WEB_FETCH", true),
       privateHosts: new Set(
-        (text(env.WEB_FETCH_PRIVATE_HOSTS) ?? "")
+        (read.text(env.WEB_FETCH_PRIVATE_HOSTS) ?? "")
           .split(",")
           .map((host) => host.trim().toLowerCase())
           .filter((host) => host !== ""),
       ),
     },
-    usageFlushMs: integer("USAGE_FLUSH_SECONDS", 30, 0, 3600) * 1000,
+    usageFlushMs: read.integer("USAGE_FLUSH_SECONDS", 30, 0, 3600) * 1000,
     media: {
-      maxFileBytes: integer("MEDIA_MAX_FILE_MB", 20, 1, 20) * 1024 * 1024,
-      maxImagesPerTurn: integer("MEDIA_MAX_IMAGES_PER_TURN", 4, 0, 100),
-      imageMaxEdge: integer("IMAGE_MAX_EDGE_PX", 1568, 90, 10_000),
-      documentTextMaxChars: integer("DOCUMENT_TEXT_MAX_CHARS", 100_000, 1_000, 2_000_000),
+      maxFileBytes: read.integer("MEDIA_MAX_FILE_MB", 20, 1, 20) * 1024 * 1024,
+      maxImagesPerTurn: read.integer("MEDIA_MAX_IMAGES_PER_TURN", 4, 0, 100),
+      imageMaxEdge: read.integer("IMAGE_MAX_EDGE_PX", 1568, 90, 10_000),
+      documentTextMaxChars: read.integer("DOCUMENT_TEXT_MAX_CHARS", 100_000, 1_000, 2_000_000),
       visionModels,
     },
     transcription: transcriptionOn
@@ -329,109 +245,14 @@ export function readSettings(env: Env): Settings {
       : { kind: "off" },
     imageModel,
     mcp: {
-      listCacheMs: integer("MCP_LIST_CACHE_SECONDS", 300, 0, 86_400) * 1000,
-      timeoutMs: integer("MCP_TIMEOUT_SECONDS", 20, 1, 300) * 1000,
+      listCacheMs: read.integer("MCP_LIST_CACHE_SECONDS", 300, 0, 86_400) * 1000,
+      timeoutMs: read.integer("MCP_TIMEOUT_SECONDS", 20, 1, 300) * 1000,
     },
-    playgroundUrl: url("PLAYGROUND_URL"),
+    playgroundUrl: read.url("PLAYGROUND_URL"),
     problems,
   };
 }
 
 export function includes(list: IdList, id: number): boolean {
   return list.kind === "everyone" || list.ids.has(id);
-}
-
-/** DEFAULT_FALLBACKS: `provider[:model]`, comma-separated, tried in order (a model name may itself contain ":"). */
-function fallbacksOf(raw: string | undefined, problems: string[]): Fallback[] {
-  if (raw === undefined) return [];
-  const fallbacks: Fallback[] = [];
-  for (const part of raw.split(",")) {
-    const item = part.trim();
-    if (item === "") continue;
-    const colon = item.indexOf(":");
-    const provider = colon < 0 ? item : item.slice(0, colon);
-    const model = colon < 0 ? "" : item.slice(colon + 1).trim();
-    if (!isModelProvider(provider) || (colon >= 0 && (model === "" || model.length > 200))) {
-      problems.push(`DEFAULT_FALLBACKS must list provider[:model] entries (providers: ${MODEL_PROVIDERS.join(", ")})`);
-      return [];
-    }
-    fallbacks.push(model === "" ? { provider } : { provider, model });
-  }
-  if (fallbacks.length > MAX_FALLBACKS) {
-    problems.push(`DEFAULT_FALLBACKS may list at most ${MAX_FALLBACKS} entries`);
-    return [];
-  }
-  return fallbacks;
-}
-
-/** MODEL_PRICES: `{"<model>": {"input": <USD per million tokens>, "output": <USD per million tokens>}}`. */
-function modelPricesOf(raw: string | undefined, problems: string[]): ReadonlyMap<string, ModelPrice> {
-  const prices = new Map<string, ModelPrice>();
-  if (raw === undefined) return prices;
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch {
-    problems.push("MODEL_PRICES must be JSON");
-    return prices;
-  }
-  if (json === null || typeof json !== "object" || Array.isArray(json)) {
-    problems.push('MODEL_PRICES must map model names to {"input": n, "output": n}');
-    return prices;
-  }
-  for (const [model, price] of Object.entries(json)) {
-    const input: unknown = price?.input;
-    const output: unknown = price?.output;
-    if (typeof input === "number" && typeof output === "number" && input >= 0 && output >= 0) {
-      prices.set(model, { input, output });
-    } else {
-      problems.push(`MODEL_PRICES has an entry (${model.slice(0, 60)}) without numeric input and output prices`);
-    }
-  }
-  return prices;
-}
-
-function workersAiRouteOf(
-  baseUrl: string | undefined,
-  apiToken: string | undefined,
-  problems: string[],
-): WorkersAiRoute {
-  if (baseUrl && apiToken) return { kind: "endpoint", baseUrl, apiToken };
-  if (baseUrl || apiToken) problems.push("WORKERS_AI_BASE_URL and WORKERS_AI_API_TOKEN must be set together");
-  return { kind: "binding" };
-}
-
-/** The most buttons `/model` shows, and the longest `provider:model` (a button's data is at most 64 bytes). */
-const MAX_MODEL_CHOICES = 12;
-const MAX_CHOICE_LENGTH = 58;
-
-/**
- * MODEL_CHOICES: `provider:model` entries, comma-separated (`openai:gpt-4o-mini, anthropic:claude-sonnet-4-5`).
- * Unset: each of openai and anthropic with its default model.
- */
-function modelChoicesOf(raw: string | undefined, problems: string[]): readonly ModelChoice[] {
-  const fallback: ModelChoice[] = [
-    { provider: "openai", model: DEFAULT_MODELS.openai },
-    { provider: "anthropic", model: DEFAULT_MODELS.anthropic },
-  ];
-  if (raw === undefined) return fallback;
-  const choices: ModelChoice[] = [];
-  for (const entry of raw.split(",")) {
-    const item = entry.trim();
-    if (item === "") continue;
-    const separator = item.indexOf(":");
-    const provider = item.slice(0, separator);
-    const model = item.slice(separator + 1).trim();
-    if (separator < 0 || !isProvider(provider) || !/^[\w.:/@-]+$/.test(model) || item.length > MAX_CHOICE_LENGTH) {
-      problems.push(
-        `MODEL_CHOICES has an entry (${item.slice(0, 60)}) that is not provider:model (a known provider, at most ${MAX_CHOICE_LENGTH} characters)`,
-      );
-      continue;
-    }
-    if (!choices.some((choice) => choice.provider === provider && choice.model === model)) {
-      choices.push({ provider, model });
-    }
-  }
-  if (choices.length > MAX_MODEL_CHOICES) problems.push(`MODEL_CHOICES lists more than ${MAX_MODEL_CHOICES} models`);
-  return choices.length === 0 ? fallback : choices.slice(0, MAX_MODEL_CHOICES);
 }

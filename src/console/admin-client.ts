@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
 import type { Env } from "../env.ts";
-import type { ErrorEnvelope } from "../http/error.ts";
+import type { ErrorEnvelope } from "../protocol/http/error.ts";
 import type { IssueDetail } from "../protocol/issues.ts";
 
 /** What the admin API answered: its JSON, or its error envelope with the status. */
@@ -29,7 +29,7 @@ export interface TaskRow {
   lastOutcome: "ok" | "error" | null;
 }
 
-export interface UsageSumRow {
+interface UsageSumRow {
   turns: number;
   inputTokens: number;
   outputTokens: number;

@@ -3,10 +3,10 @@ import { csrf } from "hono/csrf";
 import { createMiddleware } from "hono/factory";
 import { settingsOf } from "../config/settings.ts";
 import type { Env } from "../env.ts";
-import { secretsEqual } from "../http/bearer.ts";
-import { handleError } from "../http/error.ts";
 import { adminRoutes } from "../http/routes/admin.ts";
 import { healthRoutes } from "../http/routes/health.ts";
+import { secretsEqual } from "../protocol/http/bearer.ts";
+import { handleError } from "../protocol/http/error.ts";
 import {
   type AccessView,
   AdminClient,

@@ -2,7 +2,7 @@ import { PROVIDERS } from "../config/providers.ts";
 
 /** The config fields the console's form edits; other fields (set through the API) are kept as they are. */
 export type FormValues = Record<FormField, string>;
-export const FORM_FIELDS = [
+const FORM_FIELDS = [
   "provider",
   "model",
   "systemPrompt",

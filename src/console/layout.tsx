@@ -17,7 +17,7 @@ button.quiet{background:#e6e9ee;color:#1d2228}.error{color:#b42318;font-size:.9r
 svg{max-width:100%;height:auto;background:#fff}code{font-size:.9em}
 `;
 
-export const PAGES = [
+const PAGES = [
   { path: "/console/chats", label: "Chats" },
   { path: "/console/access", label: "Access" },
   { path: "/console/usage", label: "Usage" },

@@ -4,7 +4,7 @@ import { hmacSha256 } from "../config/hmac.ts";
 
 const COOKIE = "console_session";
 /** A session lasts half a day; signing in again is one paste of the token. */
-export const SESSION_MS = 12 * 60 * 60 * 1000;
+const SESSION_MS = 12 * 60 * 60 * 1000;
 
 /**
  * The key that signs session cookies: HMAC-SHA256 of a fixed label under ADMIN_TOKEN. Derived, not the token

@@ -1,8 +1,24 @@
 import { and, eq, gte, sql } from "drizzle-orm";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
+import * as z from "zod";
 import { usageRecords } from "./d1-schema.ts";
 
-export type UsageRecord = Omit<typeof usageRecords.$inferInsert, "id" | "source">;
+/** One turn's (or summary pass's) usage, as a chat object buffers it and D1 keeps it. */
+export const usageRecordSchema = z.object({
+  chatId: z.number().int(),
+  kind: z.enum(["chat", "task", "agent", "summary"]),
+  provider: z.string(),
+  model: z.string(),
+  inputTokens: z.number().int(),
+  outputTokens: z.number().int(),
+  toolCalls: z.number().int(),
+  durationMs: z.number(),
+  outcome: z.enum(["ok", "error"]),
+  /** US dollars, from MODEL_PRICES when the turn ran; null when the model had no price. */
+  costUsd: z.number().nullable().optional(),
+  createdAt: z.number(),
+});
+export type UsageRecord = z.infer<typeof usageRecordSchema>;
 
 /** D1 binds at most 100 parameters per statement: at most 13 columns, so 7 rows per insert. */
 const ROWS_PER_INSERT = 7;

@@ -1,11 +1,8 @@
 import { Container } from "@cloudflare/containers";
-import { Hono } from "hono";
+import type { AgentContainerHandle, ProxyUsage } from "../adapters/agent-runs.ts";
 import { settingsOf } from "../config/settings.ts";
 import type { Env } from "../env.ts";
-import { handleError, notFound } from "../http/error.ts";
-import { agentToolsRoutes } from "../http/routes/agent-tools.ts";
-import { WORKER_CALLBACK_HOST } from "../protocol/run-payload.ts";
-import { type Admission, type ProxyUsage, proxyModelCall, type RunLedger } from "./model-proxy.ts";
+import type { Admission } from "./model-proxy.ts";
 import { type OpenRun, type OpenRunStore, OpenRuns } from "./open-runs.ts";
 
 /** Plain-HTTP hosts the runner is pointed at; they exist only inside the container and end in the handlers below. */
@@ -14,12 +11,13 @@ const RUNNER_TOKEN_KEY = "runner-token";
 
 /**
  * One container per chat running `container/` (the Claude Agent SDK runner). The Anthropic key never enters it:
- * the runner talks plain HTTP to `anthropic.internal`, and the outbound handler below forwards the calls of the
+ * the runner talks plain HTTP to `anthropic.internal`, and an outbound handler forwards the calls of the
  * running turn (its token is the CLI's API key) to the real API with the key added. Tool calls go to
  * `worker.internal` and are served by the chat's object. The runner wants a bearer token of its own, a random one
- * per container kept in this object's storage, which this object adds to every request it forwards.
+ * per container kept in this object's storage, which this object adds to every request it forwards. The outbound
+ * handlers themselves are routes, so the entry point (src/worker.ts) registers them.
  */
-export class AgentContainer extends Container<Env> {
+export class AgentContainer extends Container<Env> implements AgentContainerHandle {
   override defaultPort = 8080;
   /**
    * A sleeping container costs nothing; an awake one is billed for its memory and disk (and CPU while it works).
@@ -92,38 +90,6 @@ function randomToken(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   return [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
-
-/** The open runs of a chat's container, through its object. */
-function containerLedger(env: Env, chatKey: string): RunLedger {
-  const stub = () => {
-    const binding = env.AGENT_CONTAINER;
-    if (!binding) throw new Error("no AGENT_CONTAINER binding");
-    return binding.get(binding.idFromName(chatKey));
-  };
-  return {
-    admit: (runKey) => stub().admitModelCall(runKey),
-    record: (runKey, usage) => stub().recordUsage(runKey, usage),
-  };
-}
-
-const callbackApp = new Hono<{ Bindings: Env }>()
-  .route("/agent/tools", agentToolsRoutes())
-  .notFound(notFound)
-  .onError((error, c) => handleError(error, c));
-
-// Assigned after the class, not as `static` fields: a static field would shadow the base class's setter and the
-// handlers would never be registered (cloudflare/containers#247).
-AgentContainer.outboundByHost = {
-  [ANTHROPIC_PROXY_HOST]: (request: Request, env: Env, context) =>
-    proxyModelCall({
-      request,
-      env,
-      containerId: context.containerId,
-      ledgerFor: (chatKey) => containerLedger(env, chatKey),
-    }),
-  // The same routes as the public /agent/tools (with the same token check), reached only from inside a container.
-  [WORKER_CALLBACK_HOST]: (request: Request, env: Env) => callbackApp.fetch(request, env),
-};
 
 /** Open runs in a Durable Object's storage, under a prefix of their own. */
 function storageOpenRuns(storage: DurableObjectStorage): OpenRunStore {

@@ -1,6 +1,5 @@
 import type { Env } from "../env.ts";
-import type { ChatTarget } from "../telegram/update.ts";
-import type { ChatSession } from "./chat-session.ts";
+import type { ChatTarget } from "../telegram/incoming-message.ts";
 
 /** Exactly the keys chatKeyOf writes: no leading zeros, no "-0", so one chat never has two names. */
 const CHAT_KEY = /^chat:(0|-?[1-9]\d{0,15})(?::topic:([1-9]\d{0,15}))?$/;
@@ -20,6 +19,7 @@ export function parseChatKey(key: string): ChatTarget | undefined {
   return threadId === undefined ? { chatId } : { chatId, threadId };
 }
 
-export function chatStub(env: Env, target: ChatTarget): DurableObjectStub<ChatSession> {
+/** The chat's object (its type comes from the binding's, so this module needs no import of the class). */
+export function chatStub(env: Env, target: ChatTarget) {
   return env.CHAT_SESSION.get(env.CHAT_SESSION.idFromName(chatKeyOf(target)));
 }

@@ -1,30 +1,35 @@
 import { DurableObject } from "cloudflare:workers";
-import { type AccessRecord, AccessStore, isAdminIn } from "../access/access-store.ts";
+import { AccessStore } from "../access/access-store.ts";
+import { ChatAccess } from "../access/chat-access.ts";
+import { handleCommand } from "../commands/commands.ts";
+import { chooseModel, isModelButton, modelChoiceOf, modelMenu } from "../commands/model-menu.ts";
+import { pairText } from "../commands/pairing.ts";
+import { compactIfDue } from "../compaction/compaction.ts";
 import { CachedChatConfig, ChatConfigStore, type StoredConfig } from "../config/config-store.ts";
-import { redactSecrets } from "../config/secrets.ts";
-import { includes, settingsOf } from "../config/settings.ts";
+import { settingsOf } from "../config/settings.ts";
 import { recordChatActivity } from "../db/chat-directory.ts";
 import type { Env } from "../env.ts";
+import { bestEffort } from "../lib/best-effort.ts";
+import { assertNever, errorText } from "../lib/errors.ts";
+import { redactSecrets } from "../lib/redact.ts";
 import { ingestServicesOf } from "../media/services.ts";
 import type { ToolOutcome } from "../protocol/run-payload.ts";
-import { enqueueDueTasks, runTask } from "../tasks/task-runner.ts";
+import { ChatStores } from "../store/chat-stores.ts";
+import type { InboxItem } from "../store/inbox-store.ts";
 import { nextDueAt } from "../tasks/task-store.ts";
 import { isBotCommand } from "../telegram/bot-commands.ts";
 import { TelegramClient } from "../telegram/client.ts";
-import type { ButtonPress, ChatDescription, ChatTarget, IncomingMessage } from "../telegram/update.ts";
+import type { ChatDescription, ChatTarget, IncomingMessage } from "../telegram/incoming-message.ts";
+import type { ButtonPress } from "../telegram/update.ts";
 import { database } from "../tools/context.ts";
 import { tools } from "../tools/index.ts";
-import { ActiveRun } from "../turn/active-run.ts";
-import { handleCommand } from "../turn/commands.ts";
-import { compactIfDue } from "../turn/compaction.ts";
+import { RunSlot } from "../turn/active-run.ts";
+import type { ChatContext } from "../turn/chat-context.ts";
 import { userMessagesOf } from "../turn/incoming-files.ts";
-import { chooseModel, isModelButton, modelChoiceOf, modelMenu } from "../turn/model-menu.ts";
-import { pairText } from "../turn/pairing.ts";
 import { runTurn } from "../turn/run-turn.ts";
-import { buildSystemPrompt } from "../turn/system-prompt.ts";
-import type { TurnServices } from "../turn/turn-services.ts";
+import { enqueueDueTasks, runTask } from "../turn/scheduled-task.ts";
+import { agentContainersOf } from "./agent-containers.ts";
 import { chatKeyOf, chatStub } from "./chat-key.ts";
-import { ChatStore, type InboxItem } from "./chat-store.ts";
 import { UsageFlush } from "./usage-flush.ts";
 import { WakeSchedule } from "./wake-schedule.ts";
 
@@ -49,45 +54,48 @@ export type Access = "allowed" | "stranger";
  */
 export class ChatSession extends DurableObject<Env> {
   // Public for tests, which reach them through runInDurableObject; callers go through the methods below.
-  readonly store: ChatStore;
+  readonly stores: ChatStores;
   /** The alarm and the drain it runs; tests wait for `schedule.drain` to settle. */
   readonly schedule: WakeSchedule;
   readonly usage: UsageFlush;
   private readonly configs: CachedChatConfig;
-  private activeRun: ActiveRun | undefined;
+  /** The running turn, if any: /stop, the Stop button and remote tool calls find it here. */
+  private readonly runs = new RunSlot();
   /** The summary pass running after a drain, if any: a new message stops it (it runs again after that turn). */
   private compaction: AbortController | undefined;
   /** Chats approved and admins stored by pairing, read (cached) before each batch of work. */
-  private access: AccessRecord = { chats: {}, admins: {} };
+  private access: ChatAccess;
   private telegramClient: TelegramClient | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.store = new ChatStore(ctx.storage);
+    this.stores = new ChatStores(ctx.storage);
+    this.access = new ChatAccess(settingsOf(env), { chats: {}, admins: {} });
     this.configs = new CachedChatConfig(new ChatConfigStore(env.CONFIG, tools.names));
-    this.usage = new UsageFlush(this.store, {
+    this.usage = new UsageFlush(this.stores.usage, {
       source: ctx.id.toString(),
       flushMs: settingsOf(env).usageFlushMs,
       db: () => database(env),
     });
     this.schedule = new WakeSchedule(ctx.storage, {
-      hasPending: () => this.store.hasPending(),
-      nextTaskAt: () => this.store.getMeta("nextTaskAt"),
+      hasPending: () => this.stores.inbox.hasPending(),
+      nextTaskAt: () => this.stores.meta.get("nextTaskAt"),
       nextUsageFlushAt: () => this.usage.nextFlushAt(),
     });
-    void ctx.blockConcurrencyWhile(() => this.store.migrate());
+    void ctx.blockConcurrencyWhile(() => this.stores.migrate());
   }
 
   /** Durably queues one update. Answers once the row is written; a redelivered update is a no-op. */
   async enqueue(message: IncomingMessage, access: Access): Promise<"queued" | "duplicate"> {
     const now = Date.now();
     const entry = access === "allowed" ? { kind: "message" as const, message } : { kind: "stranger" as const, message };
-    const id = this.store.enqueue(`update:${message.updateId}`, entry, now);
+    const id = this.stores.inbox.enqueue(`update:${message.updateId}`, entry, now);
     if (id === undefined) return "duplicate";
     // /stop must reach a running turn now, not after it; the turn then says it stopped.
-    if (access === "allowed" && message.command?.name === "stop" && this.activeRun) {
-      this.activeRun.stop("stopped");
-      this.store.finish([id], now);
+    const running = this.runs.current;
+    if (access === "allowed" && message.command?.name === "stop" && running) {
+      running.stop("stopped");
+      this.stores.inbox.finish([id], now);
       return "queued";
     }
     if (access === "allowed") this.compaction?.abort();
@@ -103,8 +111,8 @@ export class ChatSession extends DurableObject<Env> {
 
   /** Called when this chat's scheduled tasks change (from any chat's tool call): re-reads the next due time. */
   async tasksChanged(chatId: number, threadId?: number): Promise<void> {
-    if (this.store.getMeta("target") === undefined) {
-      this.store.setMeta("target", threadId === undefined ? { chatId } : { chatId, threadId });
+    if (this.stores.meta.get("target") === undefined) {
+      this.stores.meta.set("target", threadId === undefined ? { chatId } : { chatId, threadId });
     }
     await this.refreshNextTask();
     await this.schedule.replan();
@@ -115,7 +123,7 @@ export class ChatSession extends DurableObject<Env> {
    * token; here it must name the run that is running: without one, or for an earlier run, nothing runs.
    */
   async runRemoteTool(runId: string, name: string, argumentsText: string): Promise<ToolOutcome | "unauthorized"> {
-    const run = this.activeRun;
+    const run = this.runs.current;
     if (!run?.accepts(runId)) return "unauthorized";
     return run.execute(name, argumentsText);
   }
@@ -125,7 +133,7 @@ export class ChatSession extends DurableObject<Env> {
     if (isModelButton(press.data)) return this.pressModelButton(press, byAdmin);
     const stop = /^stop:(.+)$/.exec(press.data);
     if (!stop) return "That button is not known any more.";
-    const run = this.activeRun;
+    const run = this.runs.current;
     if (!run?.accepts(stop[1]!)) return "That has already finished.";
     // Whoever started the turn may stop it; in a group, nobody else but an admin.
     if (!byAdmin && run.startedBy !== undefined && run.startedBy !== press.userId) {
@@ -147,9 +155,7 @@ export class ChatSession extends DurableObject<Env> {
     const menu = await modelMenu({ configs: this.configs, settings, chatId: press.chat.id, withButtons: true });
     await this.telegram()
       .editMenu(target, press.messageId, menu.text, menu.keyboard)
-      .catch((error: unknown) =>
-        console.warn("updating the /model menu failed", error instanceof Error ? error.message : error),
-      );
+      .catch((error: unknown) => console.warn("updating the /model menu failed", errorText(error)));
     return `Now ${choice.provider} · ${choice.model}, from the next message.`;
   }
 
@@ -161,7 +167,7 @@ export class ChatSession extends DurableObject<Env> {
     const deadline = this.schedule.drainStartedAt + ALARM_BUDGET_MS;
     await this.queueDueTasks();
     for (;;) {
-      const items = this.store.takePending();
+      const items = this.stores.inbox.takePending();
       if (items.length === 0) break;
       await this.process(items);
       if (Date.now() > deadline) break;
@@ -170,13 +176,8 @@ export class ChatSession extends DurableObject<Env> {
     // After the answers are out: nobody waits for a summary (a message that arrives meanwhile stops it).
     const compaction = new AbortController();
     this.compaction = compaction;
-    await compactIfDue(this.services(), compaction.signal)
-      .catch((error: unknown) =>
-        console.warn("compaction failed:", redactSecrets(error instanceof Error ? error.message : String(error))),
-      )
-      .finally(() => {
-        this.compaction = undefined;
-      });
+    await bestEffort("compaction", () => compactIfDue(this.context(), compaction.signal));
+    this.compaction = undefined;
     this.pruneOccasionally();
     await this.usage.flushIfDue(Date.now());
   }
@@ -184,23 +185,23 @@ export class ChatSession extends DurableObject<Env> {
   /** Plain messages waiting together are answered as one turn; commands, tasks and strangers one at a time. */
   private async process(items: InboxItem[]): Promise<void> {
     const now = Date.now();
-    this.access = await new AccessStore(this.env.CONFIG).read();
+    this.access = new ChatAccess(settingsOf(this.env), await new AccessStore(this.env.CONFIG).read());
     for (const item of items) {
       if (item.kind === "message" || item.kind === "stranger") this.remember(item.message);
     }
     const lastMessage = items.findLast((item) => item.kind === "message");
     if (lastMessage?.kind === "message") await this.recordInDirectory(lastMessage.message, now);
-    const services = this.services();
+    const ctx = this.context();
     let batch: { ids: number[]; messages: IncomingMessage[] } = { ids: [], messages: [] };
     const flush = async () => {
       if (batch.messages.length === 0) return;
       const { ids, messages } = batch;
       batch = { ids: [], messages: [] };
       const last = messages.at(-1)!;
-      await this.contained(services, ids, async () =>
-        runTurn(services, {
+      await this.contained(ctx, ids, async () =>
+        runTurn(ctx, {
           kind: "chat",
-          users: await userMessagesOf(services, messages),
+          users: await userMessagesOf(ctx, messages),
           inboxIds: ids,
           messageId: last.messageId,
           ...(last.from ? { userId: last.from.id } : {}),
@@ -212,10 +213,13 @@ export class ChatSession extends DurableObject<Env> {
     for (const item of items) {
       if (item.attempts > MAX_ATTEMPTS) {
         await flush();
-        this.store.finish([item.id], now, `gave up after ${MAX_ATTEMPTS} attempts`);
-        await services.telegram
-          .sendPlain(services.target, "⚠️ I could not handle a message after several attempts and gave up on it.")
-          .catch(() => undefined);
+        this.stores.inbox.finish([item.id], now, `gave up after ${MAX_ATTEMPTS} attempts`);
+        await bestEffort("telling the chat a message was given up", () =>
+          ctx.telegram.sendPlain(
+            ctx.target,
+            "⚠️ I could not handle a message after several attempts and gave up on it.",
+          ),
+        );
         continue;
       }
       if (item.kind === "message" && !(item.message.command && isBotCommand(item.message.command.name))) {
@@ -224,20 +228,26 @@ export class ChatSession extends DurableObject<Env> {
         continue;
       }
       await flush();
-      await this.contained(services, [item.id], () => this.processOne(services, item));
+      await this.contained(ctx, [item.id], () => this.processOne(ctx, item));
     }
     await flush();
   }
 
-  private async processOne(services: TurnServices, item: InboxItem): Promise<void> {
+  private async processOne(ctx: ChatContext, item: InboxItem): Promise<void> {
     switch (item.kind) {
       case "stranger":
-        return this.answerStranger(services, item.id, item.message);
+        return this.answerStranger(ctx, item.id, item.message);
       case "task":
-        return runTask(services, item.id, item.task);
+        return runTask(ctx, item.id, item.task);
       case "message":
-        if (!(await handleCommand(services, item.message, item.id))) this.store.finish([item.id], Date.now());
+        if (!(await handleCommand(ctx, item.message, item.id))) this.stores.inbox.finish([item.id], Date.now());
         return;
+      case "unreadable":
+        console.warn(`chat ${ctx.chat.id}: inbox row ${item.id} is unreadable (${item.problem}); dropped`);
+        this.stores.inbox.finish([item.id], Date.now(), `unreadable: ${item.problem}`);
+        return;
+      default:
+        return assertNever(item, "inbox item");
     }
   }
 
@@ -245,16 +255,16 @@ export class ChatSession extends DurableObject<Env> {
    * Runs one item's work so that its failure (Telegram refusing a reply, D1 down while a task starts) fails that item
    * alone: it is recorded and the chat told, and the items after it go on.
    */
-  private async contained(services: TurnServices, ids: number[], work: () => Promise<unknown>): Promise<void> {
+  private async contained(ctx: ChatContext, ids: number[], work: () => Promise<unknown>): Promise<void> {
     try {
       await work();
     } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
-      console.error(`chat ${services.chat.id}: handling a message failed: ${redactSecrets(detail)}`);
-      this.store.finish(ids, Date.now(), `internal: ${redactSecrets(detail).slice(0, 300)}`);
-      await services.telegram
-        .sendPlain(services.target, "⚠️ Something went wrong handling that message.")
-        .catch(() => undefined);
+      const detail = redactSecrets(errorText(error));
+      console.error(`chat ${ctx.chat.id}: handling a message failed: ${detail}`);
+      this.stores.inbox.finish(ids, Date.now(), `internal: ${detail.slice(0, 300)}`);
+      await bestEffort("telling the chat a message failed", () =>
+        ctx.telegram.sendPlain(ctx.target, "⚠️ Something went wrong handling that message."),
+      );
     }
   }
 
@@ -262,41 +272,40 @@ export class ChatSession extends DurableObject<Env> {
    * A chat that is not allowed costs no model call: `/pair` gets a pairing code, anything else at most one notice an
    * hour saying how to ask for access (and, when ALLOWED_CHAT_IDS is in use, the chat's id to add there).
    */
-  private async answerStranger(services: TurnServices, inboxId: number, message: IncomingMessage): Promise<void> {
+  private async answerStranger(ctx: ChatContext, inboxId: number, message: IncomingMessage): Promise<void> {
     const now = Date.now();
-    const warn = (error: unknown) =>
-      console.warn("answering a stranger failed", error instanceof Error ? error.message : error);
     if (message.command?.name === "pair") {
-      await services.telegram.sendMarkdown(services.target, await pairText(services, message)).catch(warn);
-      this.store.finish([inboxId], now);
+      const text = await pairText(ctx, message);
+      await bestEffort("answering a stranger", () => ctx.telegram.sendMarkdown(ctx.target, text));
+      this.stores.inbox.finish([inboxId], now);
       return;
     }
-    const last = this.store.getMeta("strangerNoticeAt");
+    const last = this.stores.meta.get("strangerNoticeAt");
     if (last === undefined || now - last >= STRANGER_NOTICE_INTERVAL_MS) {
-      this.store.setMeta("strangerNoticeAt", now);
-      const listed = services.settings.allowedChats.kind === "some" && services.settings.allowedChats.ids.size > 0;
+      this.stores.meta.set("strangerNoticeAt", now);
+      const listed = ctx.settings.allowedChats.kind === "some" && ctx.settings.allowedChats.ids.size > 0;
       const text = listed
-        ? `This bot is private. Send /pair to ask for access (this chat's id is \`${services.chat.id}\`).`
+        ? `This bot is private. Send /pair to ask for access (this chat's id is \`${ctx.chat.id}\`).`
         : "This bot is private. Send /pair to ask for access.";
-      await services.telegram.sendMarkdown(services.target, text).catch(warn);
+      await bestEffort("answering a stranger", () => ctx.telegram.sendMarkdown(ctx.target, text));
     }
-    this.store.finish([inboxId], now);
+    this.stores.inbox.finish([inboxId], now);
   }
 
   private remember(message: IncomingMessage): void {
-    this.store.setMeta(
+    this.stores.meta.set(
       "target",
       message.threadId === undefined
         ? { chatId: message.chat.id }
         : { chatId: message.chat.id, threadId: message.threadId },
     );
-    this.store.setMeta("chat", message.chat);
+    this.stores.meta.set("chat", message.chat);
   }
 
   /** Keeps the chat's row in the directory the console lists; a failure there never holds up the answer. */
   private async recordInDirectory(message: IncomingMessage, now: number): Promise<void> {
     const name = message.chat.title ?? (message.chat.type === "private" ? (message.from?.name ?? "") : "");
-    const last = this.store.getMeta("directoryWritten");
+    const last = this.stores.meta.get("directoryWritten");
     if (last && last.name === name && now - last.at < DIRECTORY_INTERVAL_MS) return;
     try {
       await recordChatActivity(database(this.env), {
@@ -305,16 +314,17 @@ export class ChatSession extends DurableObject<Env> {
         title: name === "" ? null : name,
         lastActivityAt: now,
       });
-      this.store.setMeta("directoryWritten", { at: now, name });
+      this.stores.meta.set("directoryWritten", { at: now, name });
     } catch (error) {
-      console.warn("recording the chat in the directory failed", error instanceof Error ? error.message : error);
+      console.warn("recording the chat in the directory failed", errorText(error));
     }
   }
 
-  private services(): TurnServices {
+  /** What a turn or a command of this batch works with. */
+  private context(): ChatContext {
     const settings = settingsOf(this.env);
-    const target: ChatTarget = this.store.getMeta("target") ?? { chatId: 0 };
-    const chat: ChatDescription = this.store.getMeta("chat") ?? {
+    const target: ChatTarget = this.stores.meta.get("target") ?? { chatId: 0 };
+    const chat: ChatDescription = this.stores.meta.get("chat") ?? {
       id: target.chatId,
       type: target.chatId > 0 ? "private" : "group",
       isForum: target.threadId !== undefined,
@@ -322,45 +332,32 @@ export class ChatSession extends DurableObject<Env> {
     return {
       env: this.env,
       settings,
-      store: this.store,
+      stores: this.stores,
       db: database(this.env),
       telegram: this.telegram(),
       registry: tools,
       ingest: ingestServicesOf(this.env, settings, this.telegram().api),
       configs: this.configs,
+      agentContainers: agentContainersOf(this.env),
       chatKey: chatKeyOf(target),
       target,
       chat,
-      now: Date.now,
+      access: this.access,
+      runs: this.runs,
+      tasks: { changed: (chatId, threadId) => this.taskChanged(target, { chatId, threadId }) },
       turnDeadline: this.schedule.drainStartedAt + TURN_WALL_MS,
-      systemPrompt: (config, toolNames) =>
-        buildSystemPrompt({
-          botName: settings.botName,
-          ...(config.systemPrompt ? { chatPrompt: config.systemPrompt } : {}),
-          chat: {
-            type: chat.type,
-            ...(chat.title ? { title: chat.title } : {}),
-            isForumTopic: target.threadId !== undefined,
-          },
-          toolNames,
-          now: new Date(),
-          timezone: config.timezone,
-        }),
-      beginRun: (startedBy) => {
-        this.activeRun = new ActiveRun(startedBy);
-        return this.activeRun;
-      },
-      endRun: (run) => {
-        if (this.activeRun === run) this.activeRun = undefined;
-      },
-      isAdminUser: (userId) => isAdminIn(settings, this.access, userId ?? undefined),
-      isChatAllowed: (chatId) => includes(settings.allowedChats, chatId) || String(chatId) in this.access.chats,
-      tasksChanged: async (chatId, threadId) => {
-        const other: ChatTarget = threadId === undefined ? { chatId } : { chatId, threadId };
-        if (chatKeyOf(other) === chatKeyOf(target)) await this.refreshNextTask();
-        else await chatStub(this.env, other).tasksChanged(chatId, threadId);
-      },
+      now: Date.now,
     };
+  }
+
+  /** A task of this chat, or of another one (an admin chat planted it there), changed: its chat's alarm follows. */
+  private async taskChanged(own: ChatTarget, changed: { chatId: number; threadId: number | undefined }): Promise<void> {
+    const other: ChatTarget =
+      changed.threadId === undefined
+        ? { chatId: changed.chatId }
+        : { chatId: changed.chatId, threadId: changed.threadId };
+    if (chatKeyOf(other) === chatKeyOf(own)) await this.refreshNextTask();
+    else await chatStub(this.env, other).tasksChanged(other.chatId, other.threadId);
   }
 
   private telegram(): TelegramClient {
@@ -373,25 +370,25 @@ export class ChatSession extends DurableObject<Env> {
   }
 
   private async queueDueTasks(): Promise<void> {
-    const next = this.store.getMeta("nextTaskAt");
+    const next = this.stores.meta.get("nextTaskAt");
     if (next === undefined || next > Date.now()) return;
-    await enqueueDueTasks(this.services());
+    await enqueueDueTasks(this.context());
     await this.refreshNextTask();
   }
 
   private async refreshNextTask(): Promise<void> {
-    const target = this.store.getMeta("target");
+    const target = this.stores.meta.get("target");
     if (!target) return;
     const next = await nextDueAt(database(this.env), target.chatId, target.threadId);
-    if (next === undefined) this.store.deleteMeta("nextTaskAt");
-    else this.store.setMeta("nextTaskAt", next);
+    if (next === undefined) this.stores.meta.delete("nextTaskAt");
+    else this.stores.meta.set("nextTaskAt", next);
   }
 
   private pruneOccasionally(): void {
     const now = Date.now();
-    const last = this.store.getMeta("prunedAt");
+    const last = this.stores.meta.get("prunedAt");
     if (last !== undefined && now - last < PRUNE_INTERVAL_MS) return;
-    this.store.pruneFinished(now);
-    this.store.setMeta("prunedAt", now);
+    this.stores.inbox.pruneFinished(now);
+    this.stores.meta.set("prunedAt", now);
   }
 }

@@ -1,15 +1,7 @@
+import type { ProxyUsage } from "../adapters/agent-runs.ts";
 import { settingsOf } from "../config/settings.ts";
 import type { Env } from "../env.ts";
-import { verifyRunToken } from "../turn/run-token.ts";
-
-/** What the proxy saw one run's model calls cost. */
-export interface ProxyUsage {
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-}
+import { runKeyOf, verifyRunToken } from "../protocol/run-token.ts";
 
 /** Whether a model call of a run may go ahead now, and with which model. */
 export type Admission =
@@ -62,12 +54,6 @@ export const EMPTY_USAGE: ProxyUsage = {
   cacheReadTokens: 0,
   cacheWriteTokens: 0,
 };
-
-/** The ledger's key for a run: a digest of its token, so the token itself is stored nowhere. */
-export async function runKeyOf(token: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`model-proxy:${token}`));
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-}
 
 export interface ModelProxyInput {
   request: Request;

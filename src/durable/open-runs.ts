@@ -1,4 +1,5 @@
-import { type Admission, admitCall, EMPTY_USAGE, type ProxyUsage, type RunLedger } from "./model-proxy.ts";
+import type { ProxyUsage } from "../adapters/agent-runs.ts";
+import { type Admission, admitCall, EMPTY_USAGE, type RunLedger } from "./model-proxy.ts";
 
 /** What a container's object keeps about a run while its model calls may go through the proxy. */
 export interface OpenRun {
@@ -67,7 +68,7 @@ export class OpenRuns implements RunLedger {
   }
 }
 
-export function addUsage(a: ProxyUsage, b: ProxyUsage): ProxyUsage {
+function addUsage(a: ProxyUsage, b: ProxyUsage): ProxyUsage {
   return {
     calls: a.calls + b.calls,
     inputTokens: a.inputTokens + b.inputTokens,

@@ -1,6 +1,7 @@
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { writeUsage } from "../db/usage.ts";
-import type { ChatStore } from "./chat-store.ts";
+import { errorText } from "../lib/errors.ts";
+import type { UsageBuffer } from "../store/usage-buffer.ts";
 
 /** After a failed write, not before this long again. */
 const RETRY_MS = 60 * 1000;
@@ -15,29 +16,30 @@ export class UsageFlush {
   private retryAt = 0;
 
   constructor(
-    private readonly store: ChatStore,
+    private readonly buffer: UsageBuffer,
     private readonly options: { source: string; flushMs: number; db: () => DrizzleD1Database },
   ) {}
 
   /** When the buffered records are due to be written, if any are buffered. */
   nextFlushAt(): number | undefined {
-    const oldest = this.store.oldestBufferedUsage();
+    const oldest = this.buffer.oldestAt();
     return oldest === undefined ? undefined : Math.max(oldest + this.options.flushMs, this.retryAt);
   }
 
   async flushIfDue(now: number): Promise<void> {
     const due = this.nextFlushAt();
     if (due === undefined || now < due) return;
-    const rows = this.store.bufferedUsage();
+    const { records, lastId } = this.buffer.batch();
+    if (lastId === undefined) return;
     try {
       await writeUsage(
         this.options.db(),
-        rows.map((row) => ({ ...row.record, source: `${this.options.source}:${row.id}` })),
+        records.map((row) => ({ ...row.record, source: `${this.options.source}:${row.id}` })),
       );
-      this.store.dropBufferedUsage(rows.at(-1)!.id);
+      this.buffer.drop(lastId);
     } catch (error) {
       this.retryAt = now + RETRY_MS;
-      console.warn("writing usage to D1 failed; will retry", error instanceof Error ? error.message : error);
+      console.warn("writing usage to D1 failed; will retry", errorText(error));
     }
   }
 }

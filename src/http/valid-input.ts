@@ -1,6 +1,6 @@
 import type * as z from "zod";
+import { HttpError } from "../protocol/http/error.ts";
 import { describeIssues, issueDetails } from "../protocol/issues.ts";
-import { HttpError } from "./error.ts";
 
 /**
  * A path parameter set, a query or an object built from a body, parsed by `schema`; a 400 whose `details` name each
@@ -13,10 +13,9 @@ export function validInput<Schema extends z.ZodType>(
 ): z.output<Schema> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
-  throw new HttpError(
-    400,
-    "invalid_request",
-    `Invalid ${where}: ${describeIssues(parsed.error, 10)}`,
-    issueDetails(parsed.error),
-  );
+  throw new HttpError(400, {
+    code: "invalid_request",
+    message: `Invalid ${where}: ${describeIssues(parsed.error, 10)}`,
+    details: issueDetails(parsed.error),
+  });
 }

@@ -1,3 +1,4 @@
+import { MAX_TOOLS_PER_SERVER, type McpServerConfig, namespacedToolName } from "../config/mcp-servers.ts";
 import type { Settings } from "../config/settings.ts";
 import type { Env } from "../env.ts";
 import { modelToolSchema } from "../protocol/run-payload.ts";
@@ -6,10 +7,9 @@ import { type ListedTool, McpConnection, McpServerError, schemaValidator } from 
 import { identityOf, resolveHeaders } from "./headers.ts";
 import { listingCache } from "./listing-cache.ts";
 import { resultText } from "./result-text.ts";
-import { MAX_TOOLS_PER_SERVER, type McpServerConfig, namespacedToolName } from "./server-config.ts";
 
 /** What one of a chat's servers offers this turn, or why it offers nothing. */
-export type ServerListing =
+type ServerListing =
   | {
       server: string;
       state: "ok";

@@ -1,7 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
-import { redactSecrets } from "../config/secrets.ts";
+import { redactSecrets } from "../lib/redact.ts";
 
 /** A tool as a server lists it (the parts the bot uses). */
 export interface ListedTool {

@@ -1,8 +1,8 @@
 import type { EffectiveConfig } from "../config/chat-config.ts";
+import { allowlistAllows } from "../config/mcp-servers.ts";
 import type { Settings } from "../config/settings.ts";
 import type { Env } from "../env.ts";
 import { openChatMcp } from "./chat-mcp.ts";
-import { allowlistAllows } from "./server-config.ts";
 
 /** One server as the admin API shows it. */
 export type McpServerDescription = { name: string; url: string; headers: string[] } & (

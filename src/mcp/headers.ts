@@ -1,5 +1,5 @@
+import type { McpServerConfig } from "../config/mcp-servers.ts";
 import type { Env } from "../env.ts";
-import type { McpServerConfig } from "./server-config.ts";
 
 export type ResolvedHeaders =
   | { kind: "ok"; headers: Record<string, string>; secrets: string[] }

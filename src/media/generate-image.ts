@@ -1,6 +1,6 @@
 import { Buffer } from "node:buffer";
 import type { ImagesResponse } from "openai/resources/images";
-import { redactSecrets } from "../config/secrets.ts";
+import { redactSecrets } from "../lib/redact.ts";
 
 export interface ImageRequest {
   apiKey: string;

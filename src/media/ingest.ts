@@ -1,8 +1,9 @@
 import { sizeText } from "../adapters/media-parts.ts";
 import { type MediaSettings, TELEGRAM_DOWNLOAD_LIMIT_BYTES } from "../config/settings.ts";
+import { assertNever } from "../lib/errors.ts";
 import type { Attachment } from "../protocol/messages.ts";
 import { FileDownloadError, type TelegramFiles } from "../telegram/files.ts";
-import type { IncomingMedia, TelegramFileRef } from "../telegram/update.ts";
+import type { IncomingMedia, TelegramFileRef } from "../telegram/incoming-message.ts";
 import { pickPhotoSize } from "./photo-size.ts";
 import { isStored, readMedia, storeMedia, telegramMediaKey } from "./store.ts";
 import { recordingFileName, type Transcriber, TranscriptionError } from "./transcribe.ts";
@@ -185,8 +186,4 @@ async function fetchOnce(
 
 function capitalized(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected media ${JSON.stringify(value)}`);
 }

@@ -1,5 +1,5 @@
 import type { Transcription } from "openai/resources/audio/transcriptions";
-import { redactSecrets } from "../config/secrets.ts";
+import { redactSecrets } from "../lib/redact.ts";
 
 export interface TranscriberOptions {
   apiKey: string;

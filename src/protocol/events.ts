@@ -42,6 +42,9 @@ export const agentEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("message"), message: historyMessageSchema }),
   z.object({
     type: z.literal("usage"),
+    /** The model that made the call (a turn may move to a fallback), when the adapter knows it. */
+    provider: z.string().max(50).optional(),
+    model: z.string().max(200).optional(),
     inputTokens: z.number().int().nonnegative(),
     outputTokens: z.number().int().nonnegative(),
     cacheReadTokens: z.number().int().nonnegative().optional(),

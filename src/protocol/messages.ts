@@ -4,7 +4,7 @@ import * as z from "zod";
  * The provider-neutral conversation. History is stored in this shape and every adapter converts it to its own API,
  * so a chat can move between providers and keep its conversation.
  */
-export const toolCallSchema = z.object({
+const toolCallSchema = z.object({
   id: z.string().min(1).max(200),
   name: z.string().min(1).max(200),
   /** The arguments as the model wrote them: a JSON text, kept verbatim so it can be replayed to any provider. */
@@ -24,7 +24,7 @@ const mediaTypeSchema = z.string().min(1).max(200);
  * A file that came with a user message (or that a tool made), in one provider-neutral shape. History holds only the
  * reference, the size and the media type; adapters load the bytes from R2 when they build a request.
  */
-export const attachmentSchema = z.discriminatedUnion("kind", [
+const attachmentSchema = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("image"),
     key: mediaKeySchema,

@@ -27,7 +27,6 @@ export type RunPayload = z.infer<typeof runPayloadSchema>;
 
 /** A tool call from a runner back to the bot: the tool's name and the model's argument text. */
 export const toolCallSchema = z.strictObject({ name: z.string().min(1).max(64), arguments: z.string().max(200_000) });
-export type RemoteToolCall = z.infer<typeof toolCallSchema>;
 
 /** What a tool call returns, to a model or to a runner. */
 export const toolOutcomeSchema = z.object({ content: z.string(), isError: z.boolean() });

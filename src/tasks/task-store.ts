@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, lte, min, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, lte, min } from "drizzle-orm";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { taskRuns, tasks } from "../db/d1-schema.ts";
 
@@ -89,12 +89,4 @@ export async function finishTaskRun(
       .where(eq(taskRuns.id, runId)),
     db.update(tasks).set({ lastOutcome: outcome, updatedAt: now }).where(eq(tasks.id, taskId)),
   ]);
-}
-
-export async function taskRunCount(db: DrizzleD1Database, taskId: number): Promise<number> {
-  const [row] = await db
-    .select({ count: sql<number>`count(*)`.mapWith(Number) })
-    .from(taskRuns)
-    .where(eq(taskRuns.taskId, taskId));
-  return row?.count ?? 0;
 }

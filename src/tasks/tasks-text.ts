@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { tasks } from "../db/d1-schema.ts";
-import { describeTask, shorten } from "./task-tools.ts";
+import { describeTask, shorten } from "../tools/task-tools.ts";
 
 /** The text of /tasks: a chat's live tasks with their next run. */
 export async function listTasksText(db: DrizzleD1Database, chatId: number): Promise<string> {

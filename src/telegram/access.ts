@@ -1,6 +1,7 @@
 import { isBotCommand } from "./bot-commands.ts";
 import type { BotIdentity } from "./bot-identity.ts";
-import type { IncomingMessage, TelegramMessage } from "./update.ts";
+import type { IncomingMessage } from "./incoming-message.ts";
+import type { TelegramMessage } from "./update.ts";
 
 /**
  * Whether a group message is for this bot: a command to it (`/cmd@bot`, or a bare command the bot knows), a reply to

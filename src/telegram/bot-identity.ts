@@ -36,8 +36,3 @@ export async function botIdentity(botToken: string, telegram: TelegramClient, kv
   remembered.set(botId, { identity, until: now + MEMORY_TTL_MS });
   return identity;
 }
-
-/** Tests reset the in-memory cache between scripted bots. */
-export function forgetBotIdentities(): void {
-  remembered.clear();
-}

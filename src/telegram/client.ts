@@ -1,8 +1,11 @@
 import { Api, GrammyError, InputFile } from "grammy/web";
-import { markdownToTelegramHtml, visibleLength } from "./format.ts";
+import { errorText } from "../lib/errors.ts";
+import type { ChatTarget } from "./incoming-message.ts";
+import { messageDefaultsTransformer } from "./message-defaults.ts";
+import { plainFallbackTransformer, withPlainFallback } from "./plain-fallback.ts";
+import { type RenderedPiece, renderOne, renderPieces } from "./render.ts";
 import { retryTransformer } from "./retry.ts";
-import { CUT_NOTE, MAX_PIECES, splitMessage, TELEGRAM_MESSAGE_LIMIT } from "./split.ts";
-import type { ChatTarget } from "./update.ts";
+import { splitMessage } from "./split.ts";
 
 export interface TelegramClientOptions {
   botToken: string;
@@ -17,7 +20,7 @@ export interface SendOptions {
 }
 
 /** How long delivering one answer may take, with Telegram's rate-limit waits, before the rest is dropped. */
-export const SEND_BUDGET_MS = 120_000;
+const SEND_BUDGET_MS = 120_000;
 
 /**
  * How a call that must not hold up a stream went: it went, Telegram asked to wait (`retry_after` seconds), changed
@@ -35,9 +38,10 @@ export type Buttons = { text: string; data: string }[];
 export type Keyboard = Buttons[];
 
 /**
- * The outbound Bot API, on grammY's `Api` (web build). `api` retries: a 429 after Telegram's `retry_after` (up to
- * 60 s, three times), a 5xx a few times with backoff; answers and commands use it. `quick` never retries: streamed
- * drafts and edits use it, and a refused update is simply superseded by the next one.
+ * The outbound Bot API, on grammY's `Api` (web build). What applies to every call is a transformer: no link
+ * previews, formatted text Telegram cannot parse sent again as plain text, and (on `api`) retries: a 429 after
+ * Telegram's `retry_after` (up to 60 s, three times), a 5xx a few times with backoff. Answers and commands use `api`;
+ * streamed drafts and edits go through `quick`, which never retries: a refused update is superseded by the next one.
  */
 export class TelegramClient {
   readonly api: Api;
@@ -45,8 +49,13 @@ export class TelegramClient {
 
   constructor(options: TelegramClientOptions) {
     this.api = new Api(options.botToken, { apiRoot: options.apiBaseUrl });
-    this.api.config.use(retryTransformer({ maxAttempts: 3, maxRetryAfterSeconds: 60 }));
+    this.api.config.use(
+      retryTransformer({ maxAttempts: 3, maxRetryAfterSeconds: 60 }),
+      plainFallbackTransformer(),
+      messageDefaultsTransformer(),
+    );
     this.quick = new Api(options.botToken, { apiRoot: options.apiBaseUrl });
+    this.quick.config.use(messageDefaultsTransformer());
   }
 
   /** A private chat's draft (Bot API 9.3): an ephemeral preview the final sendMessage replaces. */
@@ -62,10 +71,9 @@ export class TelegramClient {
   ): Promise<QuickResult<number>> {
     return quickly(async () => {
       const sent = await this.quick.sendMessage(target.chatId, text, {
-        link_preview_options: { is_disabled: true },
         ...threadOf(target),
         ...replyOf(options),
-        ...(options.buttons?.length ? keyboardOf(options.buttons) : {}),
+        ...(options.buttons?.length ? keyboardOf([options.buttons]) : {}),
       });
       return sent.message_id;
     });
@@ -75,60 +83,84 @@ export class TelegramClient {
   editQuick(target: ChatTarget, messageId: number, text: string, buttons?: Buttons): Promise<QuickResult> {
     return quickly(async () => {
       await this.quick.editMessageText(target.chatId, messageId, text, {
-        link_preview_options: { is_disabled: true },
-        ...keyboardOf(buttons),
+        ...(buttons === undefined ? {} : keyboardOf(buttons.length === 0 ? [] : [buttons])),
       });
       return true as const;
     });
   }
 
   /**
-   * Replaces a message's text with a rendered piece (HTML), or the piece as plain text when Telegram cannot parse
-   * it; the keyboard goes. With retries: this is the final form of an answer.
+   * Sends Markdown as Telegram HTML, split into as many messages as the 4096-character limit needs, with an inline
+   * keyboard under the last one if given. Returns the ids of the messages sent.
    */
-  async editPiece(target: ChatTarget, messageId: number, piece: { piece: string; html?: string }): Promise<void> {
-    const plain = () =>
-      this.api.editMessageText(target.chatId, messageId, piece.piece, { link_preview_options: { is_disabled: true } });
+  async sendMarkdown(
+    target: ChatTarget,
+    markdown: string,
+    options: SendOptions & { keyboard?: Keyboard } = {},
+  ): Promise<number[]> {
+    return this.sendPieces(target, renderPieces(markdown), options);
+  }
+
+  /** Sends plain text, split at 4,096 characters. */
+  async sendPlain(target: ChatTarget, text: string, options: SendOptions = {}): Promise<number[]> {
+    return this.sendPieces(
+      target,
+      splitMessage(text).map((piece) => ({ piece })),
+      options,
+    );
+  }
+
+  /** Sends one rendered piece as a new message (HTML, or its Markdown when Telegram cannot parse the HTML). */
+  async sendPiece(
+    target: ChatTarget,
+    piece: RenderedPiece,
+    options: { replyToMessageId?: number; keyboard?: Keyboard } = {},
+  ): Promise<number> {
+    const extras = {
+      ...threadOf(target),
+      ...replyOf(options),
+      ...(options.keyboard ? keyboardOf(options.keyboard) : {}),
+    };
+    const sent =
+      piece.html === undefined
+        ? await this.api.sendMessage(target.chatId, piece.piece, extras)
+        : await this.api.sendMessage(
+            target.chatId,
+            piece.html,
+            withPlainFallback({ ...extras, parse_mode: "HTML" as const }, piece.piece),
+          );
+    return sent.message_id;
+  }
+
+  /**
+   * Replaces a message's text with a rendered piece (the final form of a streamed answer, a menu's new state), and
+   * its keyboard with `keyboard` (none if not given). "Not modified" is not an error. With retries.
+   */
+  async editPiece(target: ChatTarget, messageId: number, piece: RenderedPiece, keyboard?: Keyboard): Promise<void> {
+    const extras = keyboard ? keyboardOf(keyboard) : {};
     try {
-      if (piece.html === undefined) await plain();
+      if (piece.html === undefined) await this.api.editMessageText(target.chatId, messageId, piece.piece, extras);
       else {
-        await this.api.editMessageText(target.chatId, messageId, piece.html, {
-          parse_mode: "HTML",
-          link_preview_options: { is_disabled: true },
-        });
+        await this.api.editMessageText(
+          target.chatId,
+          messageId,
+          piece.html,
+          withPlainFallback({ ...extras, parse_mode: "HTML" as const }, piece.piece),
+        );
       }
     } catch (error) {
-      if (isNotModified(error)) return;
-      if (!isEntityParseError(error)) throw error;
-      try {
-        await plain();
-      } catch (again) {
-        if (!isNotModified(again)) throw again;
-      }
+      if (!isNotModified(error)) throw error;
     }
   }
 
-  /** Sends one rendered piece as a new message (HTML, or plain when Telegram cannot parse it). */
-  async sendPiece(
-    target: ChatTarget,
-    piece: { piece: string; html?: string },
-    options: SendOptions = {},
-  ): Promise<number> {
-    if (piece.html !== undefined) {
-      try {
-        const sent = await this.api.sendMessage(target.chatId, piece.html, {
-          parse_mode: "HTML",
-          link_preview_options: { is_disabled: true },
-          ...threadOf(target),
-          ...replyOf(options),
-        });
-        return sent.message_id;
-      } catch (error) {
-        if (!isEntityParseError(error)) throw error;
-      }
-    }
-    const [id] = await this.sendPlain(target, piece.piece, replyOf(options));
-    return id!;
+  /** A short Markdown text (one message) with an inline keyboard of rows, such as `/model`'s choices. */
+  async sendMenu(target: ChatTarget, markdown: string, keyboard: Keyboard): Promise<number> {
+    return this.sendPiece(target, renderOne(markdown), { keyboard });
+  }
+
+  /** Replaces a menu's text and keyboard; "not modified" (the same choice pressed twice) is not an error. */
+  async editMenu(target: ChatTarget, messageId: number, markdown: string, keyboard: Keyboard): Promise<void> {
+    await this.editPiece(target, messageId, renderOne(markdown), keyboard);
   }
 
   async setReaction(target: ChatTarget, messageId: number, emoji: "👀"): Promise<void> {
@@ -151,117 +183,34 @@ export class TelegramClient {
     await this.api.sendChatAction(target.chatId, "typing", threadOf(target));
   }
 
-  /**
-   * Sends Markdown as Telegram HTML, split into as many messages as the 4096-character limit needs. A piece
-   * Telegram cannot parse is sent again as plain text. Returns the ids of the messages sent.
-   */
-  async sendMarkdown(target: ChatTarget, markdown: string, options: SendOptions = {}): Promise<number[]> {
+  async deleteMessage(target: ChatTarget, messageId: number): Promise<void> {
+    await this.api.deleteMessage(target.chatId, messageId);
+  }
+
+  /** Pieces in order, the first replying where asked, the keyboard under the last; none after the deadline. */
+  private async sendPieces(
+    target: ChatTarget,
+    pieces: RenderedPiece[],
+    options: SendOptions & { keyboard?: Keyboard },
+  ): Promise<number[]> {
     const ids: number[] = [];
     const deadline = options.deadline ?? Date.now() + SEND_BUDGET_MS;
-    for (const { piece, html } of renderPieces(markdown, TELEGRAM_MESSAGE_LIMIT)) {
+    for (const [index, piece] of pieces.entries()) {
       if (ids.length > 0 && Date.now() > deadline) {
         console.warn(`chat ${target.chatId}: the rest of an answer was dropped: sending took too long`);
         break;
       }
-      const reply = ids.length === 0 ? replyOf(options) : {};
-      if (html === undefined) {
-        ids.push(...(await this.sendPlain(target, piece, reply)));
-        continue;
-      }
-      try {
-        const sent = await this.api.sendMessage(target.chatId, html, {
-          parse_mode: "HTML",
-          link_preview_options: { is_disabled: true },
-          ...threadOf(target),
-          ...reply,
-        });
-        ids.push(sent.message_id);
-      } catch (error) {
-        if (!isEntityParseError(error)) throw error;
-        ids.push(...(await this.sendPlain(target, piece, reply)));
-      }
+      ids.push(
+        await this.sendPiece(target, piece, {
+          ...(index === 0 && options.replyToMessageId !== undefined
+            ? { replyToMessageId: options.replyToMessageId }
+            : {}),
+          ...(index === pieces.length - 1 && options.keyboard ? { keyboard: options.keyboard } : {}),
+        }),
+      );
     }
     return ids;
   }
-
-  async sendPlain(target: ChatTarget, text: string, reply: ReturnType<typeof replyOf> = {}): Promise<number[]> {
-    const ids: number[] = [];
-    for (const piece of splitMessage(text)) {
-      const sent = await this.api.sendMessage(target.chatId, piece, {
-        link_preview_options: { is_disabled: true },
-        ...threadOf(target),
-        ...(ids.length === 0 ? reply : {}),
-      });
-      ids.push(sent.message_id);
-    }
-    return ids;
-  }
-
-  /** Replaces a message's text; a text that does not fit or parse is sent plain. "Not modified" is not an error. */
-  async editMarkdown(target: ChatTarget, messageId: number, markdown: string): Promise<void> {
-    const html = markdownToTelegramHtml(markdown);
-    try {
-      if (html !== "" && visibleLength(html) <= TELEGRAM_MESSAGE_LIMIT) {
-        await this.api.editMessageText(target.chatId, messageId, html, {
-          parse_mode: "HTML",
-          link_preview_options: { is_disabled: true },
-        });
-        return;
-      }
-      await this.api.editMessageText(target.chatId, messageId, markdown.slice(0, TELEGRAM_MESSAGE_LIMIT));
-    } catch (error) {
-      if (isNotModified(error)) return;
-      if (!isEntityParseError(error)) throw error;
-      await this.api.editMessageText(target.chatId, messageId, markdown.slice(0, TELEGRAM_MESSAGE_LIMIT));
-    }
-  }
-
-  /** A short Markdown text (one message) with an inline keyboard of rows, such as `/model`'s choices. */
-  async sendMenu(target: ChatTarget, markdown: string, keyboard: Keyboard): Promise<number> {
-    const sent = await this.api.sendMessage(target.chatId, markdownToTelegramHtml(markdown), {
-      parse_mode: "HTML",
-      link_preview_options: { is_disabled: true },
-      ...threadOf(target),
-      reply_markup: inlineKeyboardOf(keyboard),
-    });
-    return sent.message_id;
-  }
-
-  /** Replaces a menu's text and keyboard; "not modified" (the same choice pressed twice) is not an error. */
-  async editMenu(target: ChatTarget, messageId: number, markdown: string, keyboard: Keyboard): Promise<void> {
-    try {
-      await this.api.editMessageText(target.chatId, messageId, markdownToTelegramHtml(markdown), {
-        parse_mode: "HTML",
-        link_preview_options: { is_disabled: true },
-        reply_markup: inlineKeyboardOf(keyboard),
-      });
-    } catch (error) {
-      if (!isNotModified(error)) throw error;
-    }
-  }
-
-  async deleteMessage(target: ChatTarget, messageId: number): Promise<void> {
-    await this.api.deleteMessage(target.chatId, messageId);
-  }
-}
-
-/**
- * Markdown pieces with their HTML, each within the limit once rendered. Pieces are cut by their Markdown length;
- * rendering can make one longer (a list numbered `1.` throughout is renumbered), so such a piece is cut again,
- * smaller. A piece that renders to nothing, or still does not fit, goes as plain text (`html` undefined).
- */
-export function renderPieces(markdown: string, limit: number): { piece: string; html?: string }[] {
-  const pieces = renderAll(markdown, limit);
-  return pieces.length <= MAX_PIECES ? pieces : [...pieces.slice(0, MAX_PIECES - 1), { piece: CUT_NOTE }];
-}
-
-function renderAll(markdown: string, limit: number): { piece: string; html?: string }[] {
-  return splitMessage(markdown, limit).flatMap((piece) => {
-    const html = markdownToTelegramHtml(piece);
-    if (html !== "" && visibleLength(html) <= TELEGRAM_MESSAGE_LIMIT) return [{ piece, html }];
-    if (html !== "" && limit > 1000 && piece.length > 1000) return renderAll(piece, Math.floor(limit * 0.7));
-    return [{ piece }];
-  });
 }
 
 /** Runs a call that must not wait: Telegram's refusals come back as values, with `retry_after` when it gave one. */
@@ -274,39 +223,28 @@ async function quickly<T>(call: () => Promise<T>): Promise<QuickResult<T>> {
       if (isNotModified(error)) return { kind: "unchanged" };
       return { kind: "failed", description: `${error.error_code} ${error.description}` };
     }
-    return { kind: "failed", description: error instanceof Error ? error.message : String(error) };
+    return { kind: "failed", description: errorText(error) };
   }
 }
 
-function keyboardOf(buttons: Buttons | undefined): {
-  reply_markup?: { inline_keyboard: { text: string; callback_data: string }[][] };
+function keyboardOf(keyboard: Keyboard): {
+  reply_markup: { inline_keyboard: { text: string; callback_data: string }[][] };
 } {
-  if (buttons === undefined) return {};
   return {
-    reply_markup: {
-      inline_keyboard: buttons.length === 0 ? [] : [buttons.map((b) => ({ text: b.text, callback_data: b.data }))],
-    },
+    reply_markup: { inline_keyboard: keyboard.map((row) => row.map((b) => ({ text: b.text, callback_data: b.data }))) },
   };
-}
-
-function inlineKeyboardOf(keyboard: Keyboard): { inline_keyboard: { text: string; callback_data: string }[][] } {
-  return { inline_keyboard: keyboard.map((row) => row.map((b) => ({ text: b.text, callback_data: b.data }))) };
 }
 
 function threadOf(target: ChatTarget): { message_thread_id?: number } {
   return target.threadId === undefined ? {} : { message_thread_id: target.threadId };
 }
 
-function replyOf(options: SendOptions): {
+function replyOf(options: { replyToMessageId?: number }): {
   reply_parameters?: { message_id: number; allow_sending_without_reply: boolean };
 } {
   return options.replyToMessageId === undefined
     ? {}
     : { reply_parameters: { message_id: options.replyToMessageId, allow_sending_without_reply: true } };
-}
-
-export function isEntityParseError(error: unknown): boolean {
-  return error instanceof GrammyError && error.error_code === 400 && /can't parse entities/i.test(error.description);
 }
 
 function isNotModified(error: unknown): boolean {

@@ -1,5 +1,5 @@
 import type { Api } from "grammy/web";
-import { readWithin } from "../http/json-body.ts";
+import { readWithin } from "../protocol/http/json-body.ts";
 
 export interface TelegramFilesOptions {
   api: Api;

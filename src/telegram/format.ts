@@ -116,7 +116,7 @@ export function visibleLength(html: string): number {
  * Text content needs only &, < and > escaped in Telegram HTML; attribute values also need quotes escaped. An entity
  * the model wrote that Telegram understands (&amp; &lt; &gt; &quot; and numeric ones) is kept, not escaped twice.
  */
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text
     .replace(/&(?!(?:amp|lt|gt|quot|#\d{1,7}|#x[0-9a-f]{1,6});)/gi, "&amp;")
     .replace(/</g, "&lt;")

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type { ChatDescription, IncomingMedia, IncomingMessage, TelegramFileRef } from "./incoming-message.ts";
 
 /**
  * The part of a Telegram `Update` this bot reads. Objects are loose: Telegram adds fields over time, and an update
@@ -74,7 +75,7 @@ const baseMessageSchema = z.looseObject({
 
 const messageSchema = baseMessageSchema.extend({ reply_to_message: baseMessageSchema.optional() });
 export type TelegramMessage = z.infer<typeof messageSchema>;
-export type TelegramUser = z.infer<typeof userSchema>;
+type TelegramUser = z.infer<typeof userSchema>;
 
 /** A press of an inline button: who pressed, on which message, and the button's data. */
 const callbackQuerySchema = z.looseObject({
@@ -123,63 +124,7 @@ export function buttonPressOf(update: TelegramUpdate): ButtonPress | undefined {
   };
 }
 
-/** Where an answer goes: a chat, and in forum supergroups one topic of it. */
-export interface ChatTarget {
-  chatId: number;
-  threadId?: number;
-}
-
-/** What the bot knows of a chat, from its latest message. */
-export interface ChatDescription {
-  id: number;
-  type: "private" | "group" | "supergroup";
-  title?: string;
-  isForum: boolean;
-}
-
-/** Where a file is in Telegram: `fileId` to download it, `fileUniqueId` to name it (stable across bots and time). */
-export interface TelegramFileRef {
-  fileId: string;
-  fileUniqueId: string;
-  /** Bytes, when Telegram said. */
-  size?: number;
-}
-
-/**
- * A file that came with a message. A photo lists Telegram's sizes (the chat object picks one); an image sent as a
- * file counts as a photo of one size; recordings may carry Telegram's own transcript.
- */
-export type IncomingMedia =
-  | { kind: "photo"; mediaType: string; sizes: (TelegramFileRef & { width?: number; height?: number })[] }
-  | {
-      kind: "recording";
-      source: "voice" | "audio" | "video_note";
-      file: TelegramFileRef;
-      mediaType: string;
-      fileName?: string;
-      durationSeconds?: number;
-      transcript?: string;
-    }
-  | { kind: "document"; file: TelegramFileRef; mediaType: string; fileName: string };
-
-/** A text message, caption or file the bot may answer, reduced to what the chat's object needs. */
-export interface IncomingMessage {
-  updateId: number;
-  messageId: number;
-  chat: ChatDescription;
-  threadId?: number;
-  from?: { id: number; name: string; username?: string };
-  text: string;
-  /** Unix seconds, as Telegram sent it. */
-  date: number;
-  replyTo?: { fromId?: number; fromName?: string; text: string };
-  command?: { name: string; args: string };
-  media?: IncomingMedia[];
-  /** The album this message is part of: an album's messages are answered as one turn. */
-  mediaGroupId?: string;
-}
-
-export function displayName(user: TelegramUser): string {
+function displayName(user: TelegramUser): string {
   return [user.first_name, user.last_name].filter(Boolean).join(" ") || user.username || String(user.id);
 }
 

@@ -1,8 +1,8 @@
-import { cancelTask, listTasks, pauseTask, resumeTask, scheduleTask, updateTask } from "../tasks/task-tools.ts";
 import { generateImageTool } from "./generate-image.ts";
 import { forget, recall, remember } from "./memory.ts";
 import { ToolRegistry } from "./registry.ts";
 import { sendMessage } from "./send-message.ts";
+import { cancelTask, listTasks, pauseTask, resumeTask, scheduleTask, updateTask } from "./task-tools.ts";
 import { webFetch } from "./web-fetch.ts";
 
 /** Every tool the bot has, named as in the seeds so prompts written for NanoClaw work. */

@@ -3,8 +3,8 @@ import * as z from "zod";
 import { memories } from "../db/d1-schema.ts";
 import { defineTool, ToolError } from "./registry.ts";
 
-export const MAX_MEMORY_LENGTH = 2000;
-export const MAX_MEMORIES_PER_CHAT = 1000;
+const MAX_MEMORY_LENGTH = 2000;
+const MAX_MEMORIES_PER_CHAT = 1000;
 const RECALL_LIMIT = 20;
 const MAX_QUERY_WORDS = 8;
 
@@ -83,7 +83,7 @@ export const forget = defineTool({
 });
 
 /** Lower-case words of two or more letters or digits (so nothing LIKE treats as a wildcard), at most eight. */
-export function wordsOf(query: string): string[] {
+function wordsOf(query: string): string[] {
   const words = query.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? [];
   return [...new Set(words)].slice(0, MAX_QUERY_WORDS);
 }

@@ -1,11 +1,12 @@
 import * as z from "zod";
+import { allowlistAllows } from "../config/mcp-servers.ts";
 import { type Settings, settingsOf } from "../config/settings.ts";
-import { allowlistAllows } from "../mcp/server-config.ts";
+import { errorText } from "../lib/errors.ts";
 import { describeIssues } from "../protocol/issues.ts";
 import type { ModelTool, ToolOutcome } from "../protocol/run-payload.ts";
 import type { ToolContext } from "./context.ts";
 
-export interface ToolResult {
+interface ToolResult {
   content: string;
   isError?: boolean;
 }
@@ -135,7 +136,7 @@ export class ToolRegistry {
       return result.isError === true ? failure(result.content) : { content: result.content, isError: false };
     } catch (error) {
       if (error instanceof ToolError) return failure(error.message);
-      console.error(`tool ${name} failed`, error instanceof Error ? error.message : error);
+      console.error(`tool ${name} failed`, errorText(error));
       return failure(`The tool "${name}" failed: ${error instanceof Error ? error.message : "unknown error"}`);
     }
   }

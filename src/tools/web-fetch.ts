@@ -6,7 +6,7 @@ import { defineTool, ToolError } from "./registry.ts";
 const MAX_REDIRECTS = 5;
 const TIMEOUT_MS = 15_000;
 const MAX_BYTES = 2_000_000;
-export const MAX_FETCH_TEXT = 20_000;
+const MAX_FETCH_TEXT = 20_000;
 
 const TEXT_TYPES =
   /^(text\/|application\/(json|xml|xhtml\+xml|rss\+xml|atom\+xml|ld\+json|javascript)|[^;]*\+(json|xml))/i;
@@ -119,7 +119,7 @@ async function readLimited(response: Response, limit: number, signal: AbortSigna
 }
 
 /** Readable text of an HTML page with the runtime's streaming HTMLRewriter: scripts and styles dropped, blocks on lines. */
-export async function htmlToText(html: string): Promise<string> {
+async function htmlToText(html: string): Promise<string> {
   const parts: string[] = [];
   let skipping = 0;
   const rewriter = new HTMLRewriter()

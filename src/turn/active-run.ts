@@ -61,3 +61,23 @@ export class ActiveRun {
     return this.executor(name, argumentsText);
   }
 }
+
+/** A chat object's one running turn, if any: registered before anything else, so /stop and remote tool calls find it. */
+export class RunSlot {
+  private running: ActiveRun | undefined;
+
+  begin(startedBy: number | undefined): ActiveRun {
+    this.running = new ActiveRun(startedBy);
+    return this.running;
+  }
+
+  /** The turn is over (again is harmless): its timer stops, its tools refuse remote calls, and /stop finds nothing. */
+  end(run: ActiveRun): void {
+    run.end();
+    if (this.running === run) this.running = undefined;
+  }
+
+  get current(): ActiveRun | undefined {
+    return this.running;
+  }
+}

@@ -1,7 +1,8 @@
+import { errorText } from "../lib/errors.ts";
 import { ingestMedia } from "../media/ingest.ts";
 import type { UserMessage } from "../protocol/messages.ts";
-import type { IncomingMessage } from "../telegram/update.ts";
-import type { TurnServices } from "./turn-services.ts";
+import type { IncomingMessage } from "../telegram/incoming-message.ts";
+import type { ChatContext } from "./chat-context.ts";
 import { mergeAlbums, userMessageOf } from "./user-message.ts";
 
 /**
@@ -9,10 +10,7 @@ import { mergeAlbums, userMessageOf } from "./user-message.ts";
  * (or transcribed), an album becomes one message, and what could not be read is told to the chat in one message
  * before the answer (and to the model, as a line in the user's message).
  */
-export async function userMessagesOf(
-  services: TurnServices,
-  messages: readonly IncomingMessage[],
-): Promise<UserMessage[]> {
+export async function userMessagesOf(ctx: ChatContext, messages: readonly IncomingMessage[]): Promise<UserMessage[]> {
   const entries: { message: IncomingMessage; user: UserMessage }[] = [];
   const notices: string[] = [];
   const quotes: string[] = [];
@@ -21,22 +19,22 @@ export async function userMessagesOf(
       entries.push({ message, user: userMessageOf(message) });
       continue;
     }
-    const files = await ingestMedia(services.ingest, message.media);
+    const files = await ingestMedia(ctx.ingest, message.media);
     notices.push(...files.notices);
     quotes.push(...files.transcripts.filter((text) => text.trim() !== "").map((text) => `🎤 “${text}”`));
     entries.push({ message, user: userMessageOf(message, files) });
   }
-  if (quotes.length > 0 && (await quotesTranscripts(services))) notices.push(...quotes);
+  if (quotes.length > 0 && (await quotesTranscripts(ctx))) notices.push(...quotes);
   if (notices.length > 0) {
-    await services.telegram.sendPlain(services.target, [...new Set(notices)].join("\n")).catch((error: unknown) => {
-      console.warn("media notice failed", error instanceof Error ? error.message : error);
+    await ctx.telegram.sendPlain(ctx.target, [...new Set(notices)].join("\n")).catch((error: unknown) => {
+      console.warn("media notice failed", errorText(error));
     });
   }
   return mergeAlbums(entries);
 }
 
 /** The chat's `quoteTranscripts` setting (off unless set). */
-async function quotesTranscripts(services: TurnServices): Promise<boolean> {
-  const stored = await services.configs.get(services.chat.id);
+async function quotesTranscripts(ctx: ChatContext): Promise<boolean> {
+  const stored = await ctx.configs.get(ctx.chat.id);
   return stored.state === "valid" && stored.config.quoteTranscripts === true;
 }

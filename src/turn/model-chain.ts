@@ -1,46 +1,67 @@
 import { type ChainLink, FallbackChain } from "../adapters/fallback-chain.ts";
-import { createAdapter } from "../adapters/index.ts";
+import { type AdapterSources, createAdapter } from "../adapters/index.ts";
 import type { Adapter } from "../adapters/types.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
-import type { TurnServices } from "./turn-services.ts";
+import { DEFAULT_MODELS, type Provider } from "../config/providers.ts";
+import { bestEffort } from "../lib/best-effort.ts";
+import type { ChatContext } from "./chat-context.ts";
+import type { TurnRequest } from "./turn-request.ts";
 
-/** Who answers the turn: the chat's own model, or the fallback the turn moved to. */
-export interface Answering {
-  provider: string;
-  model: string;
+/** Who answers a turn: the adapter to call (a fallback chain over the chat's models, where it has one), or why none can. */
+export type ModelChoice =
+  | {
+      kind: "ready";
+      /** The chat's own provider and model: usage without a model of its own is recorded under them. */
+      provider: Provider;
+      model: string;
+      /** An agent adapter is never chained, so `adapter.kind` is the provider's own. */
+      adapter: Adapter;
+    }
+  | { kind: "unavailable"; provider: Provider; problem: string };
+
+function sourcesOf(ctx: ChatContext): AdapterSources {
+  return { settings: ctx.settings, env: ctx.env, agentContainers: ctx.agentContainers };
 }
 
 /**
- * The adapter a turn calls: the chat's own, or, when the chat has fallbacks, a chain over it and every fallback whose
- * provider is ready here (a fallback without its key is skipped). `answering` follows the chain, and the chat is told
- * in one line when the turn moves on. An agent adapter owns its loop and is never chained.
+ * The turn's provider and model (`/agent` names its own provider), and its adapter: the chat's own, or, when the chat
+ * has fallbacks, a chain over it and every fallback whose provider is ready here (a fallback without its key is
+ * skipped). The chat is told in one line when the turn moves on. An agent adapter owns its loop and is never chained.
  */
-export function withFallbacks(input: {
-  services: TurnServices;
-  config: EffectiveConfig;
-  adapter: Adapter;
-  answering: Answering;
-}): Adapter {
-  const { services, config, adapter, answering } = input;
-  if (adapter.kind !== "model" || config.fallbacks.length === 0) return adapter;
+export function chooseModel(ctx: ChatContext, request: TurnRequest, config: EffectiveConfig): ModelChoice {
+  const provider = request.providerOverride ?? config.provider;
+  const model = provider === config.provider ? config.model : DEFAULT_MODELS[provider];
+  const choice = createAdapter(provider, sourcesOf(ctx));
+  if (choice.kind === "unavailable") return { kind: "unavailable", provider, problem: choice.problem };
+  const own = choice.adapter;
+  const adapter = request.providerOverride ? own : withFallbacks(ctx, config, { provider, model, own });
+  return { kind: "ready", provider, model, adapter };
+}
+
+function withFallbacks(
+  ctx: ChatContext,
+  config: EffectiveConfig,
+  first: { provider: Provider; model: string; own: Adapter },
+): Adapter {
+  const { own } = first;
+  if (own.kind !== "model" || config.fallbacks.length === 0) return own;
   const rest: ChainLink[] = [];
   for (const fallback of config.fallbacks) {
-    const choice = createAdapter(fallback.provider, services.settings, services.env);
+    const choice = createAdapter(fallback.provider, sourcesOf(ctx));
     if (choice.kind === "ready" && choice.adapter.kind === "model") {
       rest.push({ provider: fallback.provider, model: fallback.model, adapter: choice.adapter });
     }
   }
-  if (rest.length === 0) return adapter;
-  const first: ChainLink = { provider: answering.provider, model: answering.model, adapter };
-  return new FallbackChain([first, ...rest], async ({ from, to, error }) => {
-    answering.provider = to.provider;
-    answering.model = to.model;
-    console.warn(
-      `chat ${services.chat.id}: ${from.model} failed (${error.classification}); falling back to ${to.model}`,
+  if (rest.length === 0) return own;
+  return new FallbackChain([{ provider: first.provider, model: first.model, adapter: own }, ...rest], async (move) => {
+    const { from, to, error } = move;
+    console.warn(`chat ${ctx.chat.id}: ${from.model} failed (${error.classification}); falling back to ${to.model}`);
+    await bestEffort("telling the chat about a fallback", () =>
+      ctx.telegram.sendPlain(
+        ctx.target,
+        `↪️ ${from.model} is ${reasonOf(error.classification)}; ${to.model} answers instead.`,
+      ),
     );
-    await services.telegram
-      .sendPlain(services.target, `↪️ ${from.model} is ${reasonOf(error.classification)}; ${to.model} answers instead.`)
-      .catch(() => undefined);
   });
 }
 

@@ -1,40 +1,39 @@
-import { includes } from "../config/settings.ts";
 import { mediaBucket } from "../media/services.ts";
 import { storeMedia } from "../media/store.ts";
 import type { ToolContext, TurnTrust } from "../tools/context.ts";
-import type { TurnServices } from "./turn-services.ts";
+import type { ChatContext } from "./chat-context.ts";
 
 /** Who is asking and where, for the tools of one turn. */
 export function toolContext(
-  services: TurnServices,
+  ctx: ChatContext,
   turn: { userId: number | undefined; trust: TurnTrust; timezone: string },
 ): ToolContext {
   const { userId, trust } = turn;
   return {
-    chatId: services.chat.id,
-    threadId: services.target.threadId,
+    chatId: ctx.chat.id,
+    threadId: ctx.target.threadId,
     userId,
-    isAdminChat: includes(services.settings.adminChatIds, services.chat.id),
-    isAdminUser: services.isAdminUser(userId),
+    isAdminChat: ctx.access.isAdminChat(ctx.chat.id),
+    isAdminUser: ctx.access.isAdmin(userId),
     trust,
-    env: services.env,
-    db: services.db,
+    env: ctx.env,
+    db: ctx.db,
     timezone: turn.timezone,
-    now: services.now,
-    isChatAllowed: services.isChatAllowed,
+    now: ctx.now,
+    isChatAllowed: (chatId) => ctx.access.isChatAllowed(chatId),
     sendMessage: async (target, text) => {
-      await services.telegram.sendMarkdown(target, text);
+      await ctx.telegram.sendMarkdown(target, text);
     },
     sendPhoto: async (photo) => {
-      await services.telegram.sendPhoto(services.target, photo);
+      await ctx.telegram.sendPhoto(ctx.target, photo);
     },
     storeGenerated: async (bytes, mediaType) => {
-      const bucket = mediaBucket(services.env);
+      const bucket = mediaBucket(ctx.env);
       if (!bucket) return undefined;
       const key = `generated/${crypto.randomUUID()}`;
       await storeMedia(bucket, key, bytes, { mediaType });
       return key;
     },
-    tasksChanged: services.tasksChanged,
+    tasksChanged: (chatId, threadId) => ctx.tasks.changed(chatId, threadId),
   };
 }

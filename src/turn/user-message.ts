@@ -1,5 +1,5 @@
 import type { Attachment, UserMessage } from "../protocol/messages.ts";
-import type { IncomingMessage } from "../telegram/update.ts";
+import type { IncomingMessage } from "../telegram/incoming-message.ts";
 
 const QUOTE_LIMIT = 500;
 

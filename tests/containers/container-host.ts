@@ -4,9 +4,10 @@ import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { promisify } from "node:util";
 import { readBody } from "../../scripts/read-body.ts";
-import { proxyModelCall, runKeyOf } from "../../src/durable/model-proxy.ts";
+import { proxyModelCall } from "../../src/durable/model-proxy.ts";
 import { type OpenRun, OpenRuns } from "../../src/durable/open-runs.ts";
 import type { Env } from "../../src/env.ts";
+import { runKeyOf } from "../../src/protocol/run-token.ts";
 
 const run = promisify(execFile);
 

@@ -4,7 +4,7 @@ import {
   type ErrorClassification,
   errorClassificationSchema,
 } from "../../src/protocol/events.ts";
-import { TURN_BUDGET, TURN_TIME_LIMIT, userFacingError } from "../../src/turn/error-text.ts";
+import { TURN_BUDGET, TURN_TIME_LIMIT, userFacingError } from "../../src/reply/error-text.ts";
 
 const errorOf = (classification: ErrorClassification, message = "detail from the provider"): AgentErrorEvent => ({
   type: "error",

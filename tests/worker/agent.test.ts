@@ -2,10 +2,10 @@ import { createExecutionContext, listDurableObjectIds, runInDurableObject } from
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { AgentContainer } from "../../src/durable/agent-container.ts";
-import { MAX_MODEL_CALLS_PER_MINUTE, proxyModelCall, runKeyOf } from "../../src/durable/model-proxy.ts";
+import { MAX_MODEL_CALLS_PER_MINUTE, proxyModelCall } from "../../src/durable/model-proxy.ts";
 import { type OpenRun, OpenRuns } from "../../src/durable/open-runs.ts";
 import { WORKER_CALLBACK_HOST } from "../../src/protocol/run-payload.ts";
-import { mintRunToken } from "../../src/turn/run-token.ts";
+import { mintRunToken, runKeyOf } from "../../src/protocol/run-token.ts";
 import worker from "../../src/worker.ts";
 import type { ScriptedResponse } from "../fakes/server.ts";
 import { admin, fakes, PRIVATE_CHAT, postUpdate, say, sentText, session, textUpdate } from "./helpers.ts";

@@ -38,8 +38,8 @@ describe("a daily budget", () => {
 
     // The next day in the chat's time zone the budget is back.
     await runInDurableObject(session(PRIVATE_CHAT), (instance) => {
-      const spend = instance.store.getMeta("spend");
-      if (spend) instance.store.setMeta("spend", { ...spend, day: "2000-01-01" });
+      const spend = instance.stores.meta.get("spend");
+      if (spend) instance.stores.meta.set("spend", { ...spend, day: "2000-01-01" });
     });
     const answer = await say("five", { count: 5 });
     expect(sentText(answer)).toContain("echo:");
@@ -84,7 +84,7 @@ describe("bounds on what a chat keeps and reads", () => {
   it("prunes the stored transcript past HISTORY_MAX_STORED (10 × the window) after the turn that passes it", async () => {
     await runInDurableObject(session(PRIVATE_CHAT), (instance) => {
       for (let index = 0; index < 410; index++) {
-        instance.store.appendHistory(
+        instance.stores.history.append(
           [{ role: index % 2 === 0 ? "user" : "assistant", content: `old ${index}` }],
           Date.now(),
         );

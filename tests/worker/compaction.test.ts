@@ -1,7 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { SUMMARY_SYSTEM_PROMPT } from "../../src/compaction/summary.ts";
 import type { HistoryMessage } from "../../src/protocol/messages.ts";
-import { SUMMARY_SYSTEM_PROMPT } from "../../src/turn/summary.ts";
 import type { RecordedRequest } from "../fakes/server.ts";
 import { admin, fakes, openaiText, PRIVATE_CHAT, say, sentText, session, settled } from "./helpers.ts";
 
@@ -25,15 +25,15 @@ function conversation(turns: number): HistoryMessage[] {
 /** Puts history into the chat's object as earlier turns would have. */
 async function seed(messages: HistoryMessage[]): Promise<void> {
   await runInDurableObject(session(PRIVATE_CHAT), (instance) => {
-    instance.store.appendHistory(messages, Date.now());
+    instance.stores.history.append(messages, Date.now());
   });
 }
 
 const stored = () =>
   runInDurableObject(session(PRIVATE_CHAT), (instance) => ({
-    count: instance.store.historyCount(),
-    summary: instance.store.getMeta("summary"),
-    failure: instance.store.getMeta("summaryFailure"),
+    count: instance.stores.history.count(),
+    summary: instance.stores.meta.get("summary"),
+    failure: instance.stores.meta.get("summaryFailure"),
   }));
 
 describe("compaction by summary", () => {

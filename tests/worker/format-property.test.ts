@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { renderPieces } from "../../src/telegram/client.ts";
 import { markdownToTelegramHtml } from "../../src/telegram/format.ts";
+import { renderPieces } from "../../src/telegram/render.ts";
 import { TELEGRAM_MESSAGE_LIMIT } from "../../src/telegram/split.ts";
 import { htmlProblem } from "../fakes/telegram-html.ts";
 

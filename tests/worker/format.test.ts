@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { renderPieces } from "../../src/telegram/client.ts";
 import { markdownToTelegramHtml, visibleLength } from "../../src/telegram/format.ts";
+import { renderPieces } from "../../src/telegram/render.ts";
 import { CUT_NOTE, MAX_PIECES, splitMessage, TELEGRAM_MESSAGE_LIMIT } from "../../src/telegram/split.ts";
 
 describe("Markdown to Telegram HTML", () => {

@@ -90,9 +90,9 @@ describe("a private chat's answer", () => {
     expect(edits.length).toBeGreaterThanOrEqual(2);
     expect(sentText(edits[0])).toContain("▍");
     expect(bodyOf(edits.at(-1)).parse_mode).toBe("HTML");
-    expect(await runInDurableObject(session(PRIVATE_CHAT), (instance) => instance.store.getMeta("draftsRefused"))).toBe(
-      true,
-    );
+    expect(
+      await runInDurableObject(session(PRIVATE_CHAT), (instance) => instance.stores.meta.get("draftsRefused")),
+    ).toBe(true);
 
     // The next answer does not try a draft at all.
     await fakes.script("openai", streamed("Second answer.", 2, 50));

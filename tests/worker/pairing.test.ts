@@ -3,10 +3,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { AccessStore } from "../../src/access/access-store.ts";
 import { setupCodeOf } from "../../src/access/setup-code.ts";
+import { pairText } from "../../src/commands/pairing.ts";
 import { readSettings } from "../../src/config/settings.ts";
-import type { IncomingMessage } from "../../src/telegram/update.ts";
-import { pairText } from "../../src/turn/pairing.ts";
-import type { TurnServices } from "../../src/turn/turn-services.ts";
+import type { IncomingMessage } from "../../src/telegram/incoming-message.ts";
 import { ConsoleBrowser } from "./console-browser.ts";
 import {
   admin,
@@ -68,7 +67,7 @@ describe("pairing", () => {
     expect((await admin(`/access/chats/${NEWCOMER}`, { method: "DELETE" })).status).toBe(404);
     await postUpdate(textUpdate("still there?", { chatId: NEWCOMER }));
     await expect
-      .poll(async () => runInDurableObject(session(NEWCOMER), (instance) => instance.store.hasPending()))
+      .poll(async () => runInDurableObject(session(NEWCOMER), (instance) => instance.stores.inbox.hasPending()))
       .toBe(false);
     expect(await fakes.requests("openai")).toHaveLength(1);
   });
@@ -107,8 +106,7 @@ describe("pairing", () => {
     });
     const pair = (text: string, chatId = NEWCOMER) =>
       runInDurableObject(session(chatId), (instance) => {
-        const services: Partial<TurnServices> = { env, settings, store: instance.store, now: Date.now };
-        return pairText(services as TurnServices, message(text, chatId));
+        return pairText({ env, settings, stores: instance.stores, now: Date.now }, message(text, chatId));
       });
 
     expect(await pair("/pair")).toContain("Send `/pair <setup code>`");
@@ -128,11 +126,11 @@ describe("pairing", () => {
     const settings = readSettings({ ...env, ADMIN_USER_IDS: "" });
     const setupCode = await setupCodeOf("test-webhook-secret");
     const answers = await runInDurableObject(session(NEWCOMER), async (instance) => {
-      const services: Partial<TurnServices> = { env, settings, store: instance.store, now: Date.now };
+      const pairing = { env, settings, stores: instance.stores, now: Date.now };
       const results: string[] = [];
       for (const code of ["AAAA-AAAA", "BBBB-BBBB", "CCCC-CCCC", "DDDD-DDDD", "EEEE-EEEE", setupCode]) {
         results.push(
-          await pairText(services as TurnServices, {
+          await pairText(pairing, {
             updateId: 1,
             messageId: 1,
             chat: { id: NEWCOMER, type: "private", isForum: false },

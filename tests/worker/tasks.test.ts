@@ -155,14 +155,14 @@ describe("scheduled tasks", () => {
     });
     // Both are queued in the inbox as due, then changed in D1 before they run.
     await runInDurableObject(session(PRIVATE_CHAT), async (instance, state) => {
-      const store = instance.store;
-      store.setMeta("target", { chatId: PRIVATE_CHAT });
-      store.enqueue(
+      const stores = instance.stores;
+      stores.meta.set("target", { chatId: PRIVATE_CHAT });
+      stores.inbox.enqueue(
         `task:${cancelled}:1`,
         { kind: "task", task: { taskId: cancelled, prompt: "Cancelled one", dueAt: 1 } },
         Date.now(),
       );
-      store.enqueue(
+      stores.inbox.enqueue(
         `task:${updated}:1`,
         { kind: "task", task: { taskId: updated, prompt: "Old prompt", dueAt: 1 } },
         Date.now(),

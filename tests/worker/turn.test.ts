@@ -1,10 +1,10 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { SUMMARY_SYSTEM_PROMPT } from "../../src/compaction/summary.ts";
 import { writeUsage } from "../../src/db/usage.ts";
 import type { ChatSession } from "../../src/durable/chat-session.ts";
 import { database } from "../../src/tools/context.ts";
-import { SUMMARY_SYSTEM_PROMPT } from "../../src/turn/summary.ts";
 import {
   FORUM_CHAT,
   fakes,
@@ -147,11 +147,11 @@ describe("a turn", () => {
 
   it("answers a backlog larger than one batch (100) in order, within SQLite's bound-parameter limit", async () => {
     await runInDurableObject(session(PRIVATE_CHAT), async (instance: ChatSession, state) => {
-      const store = instance.store;
+      const stores = instance.stores;
       for (let index = 0; index < 150; index++) {
         const update = textUpdate(`m${index}`);
         const message = update.message as { text: string; message_id: number; date: number };
-        store.enqueue(
+        stores.inbox.enqueue(
           `update:${update.update_id}`,
           {
             kind: "message",
@@ -191,9 +191,9 @@ describe("a turn", () => {
   it("bounds the context window without separating tool calls from their results", async () => {
     // 30 exchanges of 3 rows (user, assistant with a tool call, tool result) plus a final answer each: 120 rows.
     await runInDurableObject(session(PRIVATE_CHAT), async (instance: ChatSession) => {
-      const store = instance.store;
+      const stores = instance.stores;
       for (let index = 0; index < 30; index++) {
-        store.appendHistory(
+        stores.history.append(
           [
             { role: "user", content: `question ${index}` },
             { role: "assistant", content: "", toolCalls: [{ id: `call_${index}`, name: "recall", arguments: "{}" }] },
@@ -203,7 +203,7 @@ describe("a turn", () => {
           Date.now(),
         );
       }
-      store.appendHistory(
+      stores.history.append(
         [
           { role: "user", content: "extra" },
           { role: "assistant", content: "ok" },

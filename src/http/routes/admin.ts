@@ -12,13 +12,14 @@ import { listChatDirectory } from "../../db/chat-directory.ts";
 import { dailyUsage, usageReport } from "../../db/usage.ts";
 import { chatStub } from "../../durable/chat-key.ts";
 import type { Env } from "../../env.ts";
+import { errorText } from "../../lib/errors.ts";
 import { describeMcpServers } from "../../mcp/describe.ts";
+import { requireBearer, secretsEqual } from "../../protocol/http/bearer.ts";
+import { HttpError } from "../../protocol/http/error.ts";
+import { jsonBody } from "../../protocol/http/json-body.ts";
 import { changeTask, liveTasksOf } from "../../tasks/task-admin.ts";
 import { TelegramClient } from "../../telegram/client.ts";
 import { tools } from "../../tools/index.ts";
-import { requireBearer, secretsEqual } from "../bearer.ts";
-import { HttpError } from "../error.ts";
-import { jsonBody } from "../json-body.ts";
 import { validInput } from "../valid-input.ts";
 import { adminOpenApiDocument } from "./admin-openapi.ts";
 
@@ -92,7 +93,8 @@ export function adminRoutes(): Hono<AdminEnv> {
       const resolved = resolveConfig(stored.state === "valid" ? stored.config : undefined, settingsOf(c.env));
       return c.json({ chatId, ...describe(stored), effective: resolved }, 200);
     }
-    if (stored.state === "none") throw new HttpError(404, "not_found", `No config is stored for chat ${chatId}.`);
+    if (stored.state === "none")
+      throw new HttpError(404, { code: "not_found", message: `No config is stored for chat ${chatId}.` });
     return c.json({ chatId, ...describe(stored) }, 200);
   });
 
@@ -123,7 +125,7 @@ export function adminRoutes(): Hono<AdminEnv> {
     const chatId = chatIdOf(c);
     const configs = store(c.env);
     if ((await configs.get(chatId)).state === "none")
-      throw new HttpError(404, "not_found", `No config is stored for chat ${chatId}.`);
+      throw new HttpError(404, { code: "not_found", message: `No config is stored for chat ${chatId}.` });
     await configs.delete(chatId);
     await tellChat(c.env, chatId, { state: "none" });
     return c.body(null, 204);
@@ -152,19 +154,14 @@ export function adminRoutes(): Hono<AdminEnv> {
     const result = await changeTask(drizzle(c.env.DB), { chatId, taskId, action, now: Date.now() });
     switch (result.kind) {
       case "not_found":
-        throw new HttpError(404, "not_found", `Chat ${chatId} has no task #${taskId}.`);
+        throw new HttpError(404, { code: "not_found", message: `Chat ${chatId} has no task #${taskId}.` });
       case "refused":
-        throw new HttpError(409, "conflict", result.reason);
+        throw new HttpError(409, { code: "conflict", message: result.reason });
       case "changed": {
         const { task } = result;
         await chatStub(c.env, { chatId, ...(task.threadId === null ? {} : { threadId: task.threadId }) })
           .tasksChanged(chatId, task.threadId ?? undefined)
-          .catch((error: unknown) =>
-            console.warn(
-              `chat ${chatId}: could not hand over its tasks`,
-              error instanceof Error ? error.message : error,
-            ),
-          );
+          .catch((error: unknown) => console.warn(`chat ${chatId}: could not hand over its tasks`, errorText(error)));
         return c.json({ task }, 200);
       }
     }
@@ -213,11 +210,10 @@ export function adminRoutes(): Hono<AdminEnv> {
       now: Date.now(),
     });
     if (result.kind === "not_found") {
-      throw new HttpError(
-        404,
-        "not_found",
-        `No chat is waiting with the code ${code} (codes expire after 10 minutes).`,
-      );
+      throw new HttpError(404, {
+        code: "not_found",
+        message: `No chat is waiting with the code ${code} (codes expire after 10 minutes).`,
+      });
     }
     return c.json({ approved: result.pairing }, 200);
   });
@@ -225,11 +221,10 @@ export function adminRoutes(): Hono<AdminEnv> {
   admin.delete("/access/chats/:chatId", async (c) => {
     const chatId = chatIdOf(c);
     if (!(await new AccessStore(c.env.CONFIG).revokeChat(chatId))) {
-      throw new HttpError(
-        404,
-        "not_found",
-        `Chat ${chatId} was not approved by pairing (ALLOWED_CHAT_IDS is set in wrangler.toml).`,
-      );
+      throw new HttpError(404, {
+        code: "not_found",
+        message: `Chat ${chatId} was not approved by pairing (ALLOWED_CHAT_IDS is set in wrangler.toml).`,
+      });
     }
     return c.body(null, 204);
   });
@@ -237,7 +232,7 @@ export function adminRoutes(): Hono<AdminEnv> {
   admin.delete("/access/admins/:userId", async (c) => {
     const userId = Number(validInput(userIdParam, c.req.param(), "path").userId);
     if (!(await new AccessStore(c.env.CONFIG).removeAdmin(userId))) {
-      throw new HttpError(404, "not_found", `User ${userId} is not an admin stored by pairing.`);
+      throw new HttpError(404, { code: "not_found", message: `User ${userId} is not an admin stored by pairing.` });
     }
     return c.body(null, 204);
   });
@@ -266,7 +261,7 @@ function chatIdOf(c: Context<AdminEnv>): number {
 
 /** Without ADMIN_TOKEN the admin routes do not exist. */
 const requireAdminTokenSet = createMiddleware<AdminEnv>(async (c, next) => {
-  if (!settingsOf(c.env).adminToken) throw new HttpError(404, "not_found", "Not found.");
+  if (!settingsOf(c.env).adminToken) throw new HttpError(404, { code: "not_found", message: "Not found." });
   await next();
 });
 
@@ -284,7 +279,7 @@ async function tellChat(env: Env, chatId: number, stored: StoredConfig): Promise
   try {
     await chatStub(env, { chatId }).configChanged(chatId, stored);
   } catch (error) {
-    console.warn(`chat ${chatId}: could not hand over its new config`, error instanceof Error ? error.message : error);
+    console.warn(`chat ${chatId}: could not hand over its new config`, errorText(error));
   }
 }
 

@@ -2,11 +2,11 @@ import { Hono } from "hono";
 import { settingsOf } from "../../config/settings.ts";
 import { chatStub, parseChatKey } from "../../durable/chat-key.ts";
 import type { Env } from "../../env.ts";
+import { requireBearer } from "../../protocol/http/bearer.ts";
+import { HttpError } from "../../protocol/http/error.ts";
+import { jsonBody } from "../../protocol/http/json-body.ts";
 import { toolCallSchema } from "../../protocol/run-payload.ts";
-import { type RunClaims, verifyRunToken } from "../../turn/run-token.ts";
-import { requireBearer } from "../bearer.ts";
-import { HttpError } from "../error.ts";
-import { jsonBody } from "../json-body.ts";
+import { type RunClaims, verifyRunToken } from "../../protocol/run-token.ts";
 
 const MAX_BODY_BYTES = 256_000;
 
@@ -33,11 +33,11 @@ export function agentToolsRoutes(): Hono<AgentToolsEnv> {
     jsonBody(toolCallSchema, { maxBytes: MAX_BODY_BYTES }),
     async (c) => {
       const target = parseChatKey(c.req.param("chatKey"));
-      if (!target) throw new HttpError(404, "not_found", "No such chat.");
+      if (!target) throw new HttpError(404, { code: "not_found", message: "No such chat." });
       const call = c.req.valid("json");
       const outcome = await chatStub(c.env, target).runRemoteTool(c.get("run").runId, call.name, call.arguments);
       if (outcome === "unauthorized") {
-        throw new HttpError(401, "unauthorized", "No running turn with that token in this chat.");
+        throw new HttpError(401, { code: "unauthorized", message: "No running turn with that token in this chat." });
       }
       return c.json(outcome);
     },

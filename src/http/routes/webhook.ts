@@ -4,13 +4,14 @@ import { AccessStore, isAdminIn, isChatAllowedAnywhere } from "../../access/acce
 import { includes, settingsOf } from "../../config/settings.ts";
 import { chatStub } from "../../durable/chat-key.ts";
 import type { Env } from "../../env.ts";
+import { errorText } from "../../lib/errors.ts";
+import { secretsEqual } from "../../protocol/http/bearer.ts";
+import { HttpError } from "../../protocol/http/error.ts";
+import { jsonBody } from "../../protocol/http/json-body.ts";
 import { isAddressedToBot, withoutBotSuffix } from "../../telegram/access.ts";
 import { botIdentity } from "../../telegram/bot-identity.ts";
 import { TelegramClient } from "../../telegram/client.ts";
 import { type ButtonPress, buttonPressOf, incomingMessageOf, updateSchema } from "../../telegram/update.ts";
-import { secretsEqual } from "../bearer.ts";
-import { HttpError } from "../error.ts";
-import { jsonBody } from "../json-body.ts";
 
 const MAX_BODY_BYTES = 1_000_000;
 
@@ -20,15 +21,14 @@ type WebhookEnv = { Bindings: Env };
 const requireTelegramSecret = createMiddleware<WebhookEnv>(async (c, next) => {
   const expected = settingsOf(c.env).webhookSecret;
   if (!expected) {
-    throw new HttpError(
-      503,
-      "webhook_not_configured",
-      "TELEGRAM_WEBHOOK_SECRET is not set; the webhook refuses every call.",
-    );
+    throw new HttpError(503, {
+      code: "webhook_not_configured",
+      message: "TELEGRAM_WEBHOOK_SECRET is not set; the webhook refuses every call.",
+    });
   }
   const presented = c.req.header("x-telegram-bot-api-secret-token");
   if (presented === undefined || !(await secretsEqual(presented, expected))) {
-    throw new HttpError(401, "unauthorized", "Missing or wrong X-Telegram-Bot-Api-Secret-Token.");
+    throw new HttpError(401, { code: "unauthorized", message: "Missing or wrong X-Telegram-Bot-Api-Secret-Token." });
   }
   await next();
 });
@@ -93,9 +93,7 @@ async function answerButton(c: Context<WebhookEnv>, press: ButtonPress): Promise
   c.executionCtx.waitUntil(
     telegramFor(c.env)
       .answerCallback(press.queryId, text)
-      .catch((error: unknown) =>
-        console.warn("answering a button press failed", error instanceof Error ? error.message : error),
-      ),
+      .catch((error: unknown) => console.warn("answering a button press failed", errorText(error))),
   );
   return c.json({ ok: true, result: "answered" });
 }
@@ -106,7 +104,8 @@ function telegramFor(env: Env): TelegramClient {
   let client = clients.get(env);
   if (!client) {
     const settings = settingsOf(env);
-    if (!settings.botToken) throw new HttpError(503, "bot_token_missing", "TELEGRAM_BOT_TOKEN is not set.");
+    if (!settings.botToken)
+      throw new HttpError(503, { code: "bot_token_missing", message: "TELEGRAM_BOT_TOKEN is not set." });
     client = new TelegramClient({ botToken: settings.botToken, apiBaseUrl: settings.telegramApiBaseUrl });
     clients.set(env, client);
   }

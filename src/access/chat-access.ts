@@ -1,0 +1,28 @@
+import { includes, type Settings } from "../config/settings.ts";
+import { type AccessRecord, isAdminIn } from "./access-store.ts";
+
+/**
+ * Who counts as what, for one batch of a chat's work: the environment's lists and what pairing stored (read once
+ * per batch, from the cached access record).
+ */
+export class ChatAccess {
+  constructor(
+    private readonly settings: Settings,
+    private readonly record: AccessRecord,
+  ) {}
+
+  /** ADMIN_USER_IDS, or the owner stored by pairing. */
+  isAdmin(userId: number | undefined): boolean {
+    return isAdminIn(this.settings, this.record, userId);
+  }
+
+  /** ALLOWED_CHAT_IDS, or a chat approved by pairing. */
+  isChatAllowed(chatId: number): boolean {
+    return includes(this.settings.allowedChats, chatId) || String(chatId) in this.record.chats;
+  }
+
+  /** ADMIN_CHAT_IDS: a chat where an admin's turn may act on other allowed chats. */
+  isAdminChat(chatId: number): boolean {
+    return includes(this.settings.adminChatIds, chatId);
+  }
+}

@@ -1,0 +1,56 @@
+import type { EffectiveConfig } from "../config/chat-config.ts";
+import type { ModelPrice } from "../config/settings-lists.ts";
+import type { DailySpend } from "../store/chat-meta.ts";
+
+/** Today's spend: the stored one if it is today's, else a fresh day. */
+export function spendOn(day: string, stored: DailySpend | undefined): DailySpend {
+  return stored?.day === day ? stored : { day, tokens: 0, costUsd: 0, noticeSent: false };
+}
+
+/** Which limit today's spend has reached, if any. */
+export function exhaustedLimit(spend: DailySpend, budget: EffectiveConfig["budget"]): string | undefined {
+  if (budget.dailyTokens !== undefined && spend.tokens >= budget.dailyTokens) {
+    return `${budget.dailyTokens.toLocaleString("en-US")} tokens`;
+  }
+  if (budget.dailyCostUsd !== undefined && spend.costUsd >= budget.dailyCostUsd) {
+    return `$${budget.dailyCostUsd.toFixed(2)}`;
+  }
+  return undefined;
+}
+
+/** A model call's cost in US dollars, when the model's price is configured (else 0). */
+export function costOf(usage: { inputTokens: number; outputTokens: number }, price: ModelPrice | undefined): number {
+  if (!price) return 0;
+  return (usage.inputTokens * price.input + usage.outputTokens * price.output) / 1_000_000;
+}
+
+export function addSpend(
+  spend: DailySpend,
+  usage: { inputTokens: number; outputTokens: number },
+  costUsd: number,
+): DailySpend {
+  return { ...spend, tokens: spend.tokens + usage.inputTokens + usage.outputTokens, costUsd: spend.costUsd + costUsd };
+}
+
+/** The line /status shows, or undefined for a chat without limits. */
+export function budgetLine(spend: DailySpend, budget: EffectiveConfig["budget"]): string | undefined {
+  const parts: string[] = [];
+  if (budget.dailyTokens !== undefined) {
+    const left = Math.max(0, budget.dailyTokens - spend.tokens);
+    parts.push(`${left.toLocaleString("en-US")} of ${budget.dailyTokens.toLocaleString("en-US")} tokens left`);
+  }
+  if (budget.dailyCostUsd !== undefined) {
+    const left = Math.max(0, budget.dailyCostUsd - spend.costUsd);
+    parts.push(`$${left.toFixed(2)} of $${budget.dailyCostUsd.toFixed(2)} left`);
+  }
+  return parts.length === 0 ? undefined : `**Budget today:** ${parts.join("; ")}`;
+}
+
+/** The one message a chat gets when its budget is used up for the day. */
+export function budgetNotice(limit: string, timezone: string, hoursUntilReset: number): string {
+  const when = hoursUntilReset < 1 ? "in less than an hour" : `in about ${Math.round(hoursUntilReset)} h`;
+  return (
+    `⏳ This chat has used today's budget (${limit}), so I'm pausing until midnight ${timezone} (${when}). ` +
+    "Your messages are kept; /status shows what is left."
+  );
+}

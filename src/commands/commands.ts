@@ -1,0 +1,185 @@
+import { budgetLine, spendOn } from "../budget/budget.ts";
+import { resolveConfig } from "../config/chat-config.ts";
+import { isProvider, PROVIDERS } from "../config/providers.ts";
+import { dayKey, startOfDay } from "../config/zones.ts";
+import { chatUsage } from "../db/usage.ts";
+import { listTasksText } from "../tasks/tasks-text.ts";
+import { BOT_COMMANDS } from "../telegram/bot-commands.ts";
+import type { IncomingMessage } from "../telegram/incoming-message.ts";
+import type { ChatContext } from "../turn/chat-context.ts";
+import { runTurn } from "../turn/run-turn.ts";
+import { userMessageOf } from "../turn/user-message.ts";
+import { modelMenu } from "./model-menu.ts";
+import { approveText } from "./pairing.ts";
+
+/** Commands answered without a model call (all but /agent). Returns false for a command this bot does not know. */
+export async function handleCommand(ctx: ChatContext, message: IncomingMessage, inboxId: number): Promise<boolean> {
+  const command = message.command;
+  if (!command) return false;
+  const reply = (text: string) => ctx.telegram.sendMarkdown(ctx.target, text);
+  const finish = () => ctx.stores.inbox.finish([inboxId], ctx.now());
+
+  switch (command.name) {
+    case "start":
+      await reply(startText(ctx));
+      break;
+    case "help":
+      await reply(["Commands:", ...BOT_COMMANDS.map((entry) => `/${entry.command} — ${entry.description}`)].join("\n"));
+      break;
+    case "new":
+      ctx.stores.atomically(() => {
+        ctx.stores.history.clear();
+        ctx.stores.meta.delete("agentSessionId");
+        ctx.stores.meta.delete("summary");
+        ctx.stores.meta.delete("summaryFailure");
+      });
+      await reply("🆕 Started a fresh conversation. Earlier messages are forgotten (remembered facts are kept).");
+      break;
+    case "status":
+      await reply(await statusText(ctx));
+      break;
+    case "summary":
+      await ctx.telegram.sendPlain(ctx.target, summaryText(ctx));
+      break;
+    case "model": {
+      // Admins get the configured choices as buttons; everyone else sees what is in use.
+      const menu = await modelMenu({
+        configs: ctx.configs,
+        settings: ctx.settings,
+        chatId: ctx.chat.id,
+        withButtons: ctx.access.isAdmin(message.from?.id),
+      });
+      if (menu.keyboard.length === 0) await reply(menu.text);
+      else await ctx.telegram.sendMenu(ctx.target, menu.text, menu.keyboard);
+      break;
+    }
+    case "provider":
+      await reply(await setProvider(ctx, message));
+      break;
+    case "tasks":
+      await reply(await listTasksText(ctx.db, ctx.chat.id));
+      break;
+    case "pair":
+      await reply("This chat may already talk to the bot.");
+      break;
+    case "approve":
+      await reply(await approveText(ctx, message));
+      break;
+    case "stop":
+      // A running turn was stopped when this message arrived (see ChatSession.enqueue); here nothing runs.
+      await reply("Nothing is running.");
+      break;
+    case "agent": {
+      if (command.args === "") {
+        await reply("Usage: /agent <task> — runs one task with the Claude agent in this chat's container.");
+        break;
+      }
+      await runTurn(ctx, {
+        kind: "agent",
+        users: [userMessageOf({ ...message, text: command.args })],
+        inboxIds: [inboxId],
+        messageId: message.messageId,
+        ...(message.from ? { userId: message.from.id } : {}),
+        providerOverride: "claude-agent",
+        ...(message.chat.type === "private" ? {} : { replyToMessageId: message.messageId }),
+      });
+      return true;
+    }
+    default:
+      return false;
+  }
+  finish();
+  return true;
+}
+
+function startText(ctx: ChatContext): string {
+  const name = ctx.settings.botName;
+  const how =
+    ctx.chat.type === "private"
+      ? "Just write to me."
+      : "In this group, mention me, reply to one of my messages, or use a command.";
+  return `Hi! I'm ${name}, an AI assistant. ${how} I can remember facts and schedule reminders. /help lists the commands.`;
+}
+
+async function effectiveConfig(ctx: ChatContext) {
+  const stored = await ctx.configs.get(ctx.chat.id);
+  return { ...resolveConfig(stored.state === "valid" ? stored.config : undefined, ctx.settings), stored };
+}
+
+async function statusText(ctx: ChatContext): Promise<string> {
+  const config = await effectiveConfig(ctx);
+  const now = ctx.now();
+  const since = startOfDay(now, config.timezone);
+  const usage = await chatUsage(ctx.db, ctx.chat.id, since);
+  // Records this object has not written to D1 yet.
+  for (const { record: turn } of ctx.stores.usage.batch().records) {
+    for (const sum of turn.createdAt >= since ? [usage.today, usage.total] : [usage.total]) {
+      sum.turns += 1;
+      sum.inputTokens += turn.inputTokens;
+      sum.outputTokens += turn.outputTokens;
+    }
+  }
+  const lines = [
+    `**Provider:** ${config.provider} (${config.source.provider === "chat" ? "set for this chat" : `from ${config.source.provider}`})`,
+    `**Model:** \`${config.model}\``,
+    `**Messages in history:** ${ctx.stores.history.count()} (the model sees the last ${ctx.settings.historyLimit})`,
+    `**Tokens today:** ${format(usage.today.inputTokens)} in, ${format(usage.today.outputTokens)} out (${usage.today.turns} turns)`,
+    `**Tokens in total:** ${format(usage.total.inputTokens)} in, ${format(usage.total.outputTokens)} out (${usage.total.turns} turns)`,
+  ];
+  lines.push(summaryLine(ctx));
+  const budget = budgetLine(spendOn(dayKey(now, config.timezone), ctx.stores.meta.get("spend")), config.budget);
+  if (budget !== undefined) lines.push(budget);
+  if (!config.enabled) lines.push("The bot is **disabled** in this chat.");
+  if (config.stored.state === "invalid")
+    lines.push(`⚠️ This chat's stored config is invalid (${config.stored.problem}); defaults apply.`);
+  return lines.join("\n");
+}
+
+async function setProvider(ctx: ChatContext, message: IncomingMessage): Promise<string> {
+  const userId = message.from?.id;
+  if (!ctx.access.isAdmin(userId)) {
+    return "Sorry, only the bot's admins can change the provider.";
+  }
+  const [name, model, ...extra] = (message.command?.args ?? "").split(/\s+/).filter(Boolean);
+  if (!name || extra.length > 0) return `Usage: /provider <${PROVIDERS.join("|")}> [model], or /provider reset`;
+  if (name === "reset") {
+    await ctx.configs.delete(ctx.chat.id);
+    return "This chat's config is removed; the defaults apply from the next message.";
+  }
+  if (!isProvider(name)) return `Unknown provider "${name}". Choose one of: ${PROVIDERS.join(", ")}.`;
+  if (model !== undefined && model.length > 200) return "That model name is too long.";
+  const stored = await ctx.configs.get(ctx.chat.id);
+  const { model: _previousModel, ...rest } = stored.state === "valid" ? stored.config : {};
+  await ctx.configs.put(ctx.chat.id, { ...rest, provider: name, ...(model ? { model } : {}) });
+  const effective = resolveConfig({ ...rest, provider: name, ...(model ? { model } : {}) }, ctx.settings);
+  return `This chat now uses **${effective.provider}** with model \`${effective.model}\`, from the next message.`;
+}
+
+/** /status's line on the rolling summary: its size and age, or why there is none. */
+function summaryLine(ctx: ChatContext): string {
+  const summary = ctx.stores.meta.get("summary");
+  const failure = ctx.stores.meta.get("summaryFailure");
+  const failed = failure
+    ? ` (the last update failed ${ago(ctx.now() - failure.at)}; tried again after the next message)`
+    : "";
+  if (!summary) return `**Summary:** none yet${failed}`;
+  return `**Summary:** ${format(summary.text.length)} characters covering ${format(summary.messages)} earlier messages, updated ${ago(ctx.now() - summary.updatedAt)}${failed}`;
+}
+
+function summaryText(ctx: ChatContext): string {
+  const summary = ctx.stores.meta.get("summary");
+  if (!summary) return "There is no summary yet: the whole conversation still fits what the model sees.";
+  return `📝 Summary of the earlier conversation (updated ${ago(ctx.now() - summary.updatedAt)}):\n\n${summary.text}`;
+}
+
+function ago(ms: number): string {
+  const minutes = Math.floor(ms / 60_000);
+  if (minutes < 1) return "just now";
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.floor(minutes / 60);
+  return hours < 48 ? `${hours} h ago` : `${Math.floor(hours / 24)} days ago`;
+}
+
+function format(count: number): string {
+  return count.toLocaleString("en-US");
+}

@@ -1,0 +1,122 @@
+/**
+ * The settings that are lists or maps in one variable. Each reads its raw value, adds what is wrong to `problems` by
+ * name (never the value), and falls back to the default.
+ */
+import {
+  DEFAULT_MODELS,
+  type Fallback,
+  isModelProvider,
+  isProvider,
+  MAX_FALLBACKS,
+  MODEL_PROVIDERS,
+  type Provider,
+} from "./providers.ts";
+
+/** How `workers-ai` is reached: the Worker's `AI` binding (no key), or an OpenAI-compatible URL with an API token. */
+export type WorkersAiRoute = { kind: "binding" } | { kind: "endpoint"; baseUrl: string; apiToken: string };
+
+export interface ModelChoice {
+  provider: Provider;
+  model: string;
+}
+
+/** US dollars per million tokens. */
+export interface ModelPrice {
+  input: number;
+  output: number;
+}
+
+/** DEFAULT_FALLBACKS: `provider[:model]`, comma-separated, tried in order (a model name may itself contain ":"). */
+export function fallbacksOf(raw: string | undefined, problems: string[]): Fallback[] {
+  if (raw === undefined) return [];
+  const fallbacks: Fallback[] = [];
+  for (const part of raw.split(",")) {
+    const item = part.trim();
+    if (item === "") continue;
+    const colon = item.indexOf(":");
+    const provider = colon < 0 ? item : item.slice(0, colon);
+    const model = colon < 0 ? "" : item.slice(colon + 1).trim();
+    if (!isModelProvider(provider) || (colon >= 0 && (model === "" || model.length > 200))) {
+      problems.push(`DEFAULT_FALLBACKS must list provider[:model] entries (providers: ${MODEL_PROVIDERS.join(", ")})`);
+      return [];
+    }
+    fallbacks.push(model === "" ? { provider } : { provider, model });
+  }
+  if (fallbacks.length > MAX_FALLBACKS) {
+    problems.push(`DEFAULT_FALLBACKS may list at most ${MAX_FALLBACKS} entries`);
+    return [];
+  }
+  return fallbacks;
+}
+
+/** MODEL_PRICES: `{"<model>": {"input": <USD per million tokens>, "output": <USD per million tokens>}}`. */
+export function modelPricesOf(raw: string | undefined, problems: string[]): ReadonlyMap<string, ModelPrice> {
+  const prices = new Map<string, ModelPrice>();
+  if (raw === undefined) return prices;
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    problems.push("MODEL_PRICES must be JSON");
+    return prices;
+  }
+  if (json === null || typeof json !== "object" || Array.isArray(json)) {
+    problems.push('MODEL_PRICES must map model names to {"input": n, "output": n}');
+    return prices;
+  }
+  for (const [model, price] of Object.entries(json)) {
+    const input: unknown = price?.input;
+    const output: unknown = price?.output;
+    if (typeof input === "number" && typeof output === "number" && input >= 0 && output >= 0) {
+      prices.set(model, { input, output });
+    } else {
+      problems.push(`MODEL_PRICES has an entry (${model.slice(0, 60)}) without numeric input and output prices`);
+    }
+  }
+  return prices;
+}
+
+export function workersAiRouteOf(
+  baseUrl: string | undefined,
+  apiToken: string | undefined,
+  problems: string[],
+): WorkersAiRoute {
+  if (baseUrl && apiToken) return { kind: "endpoint", baseUrl, apiToken };
+  if (baseUrl || apiToken) problems.push("WORKERS_AI_BASE_URL and WORKERS_AI_API_TOKEN must be set together");
+  return { kind: "binding" };
+}
+
+/** The most buttons `/model` shows, and the longest `provider:model` (a button's data is at most 64 bytes). */
+const MAX_MODEL_CHOICES = 12;
+const MAX_CHOICE_LENGTH = 58;
+
+/**
+ * MODEL_CHOICES: `provider:model` entries, comma-separated (`openai:gpt-4o-mini, anthropic:claude-sonnet-4-5`).
+ * Unset: each of openai and anthropic with its default model.
+ */
+export function modelChoicesOf(raw: string | undefined, problems: string[]): readonly ModelChoice[] {
+  const fallback: ModelChoice[] = [
+    { provider: "openai", model: DEFAULT_MODELS.openai },
+    { provider: "anthropic", model: DEFAULT_MODELS.anthropic },
+  ];
+  if (raw === undefined) return fallback;
+  const choices: ModelChoice[] = [];
+  for (const entry of raw.split(",")) {
+    const item = entry.trim();
+    if (item === "") continue;
+    const separator = item.indexOf(":");
+    const provider = item.slice(0, separator);
+    const model = item.slice(separator + 1).trim();
+    if (separator < 0 || !isProvider(provider) || !/^[\w.:/@-]+$/.test(model) || item.length > MAX_CHOICE_LENGTH) {
+      problems.push(
+        `MODEL_CHOICES has an entry (${item.slice(0, 60)}) that is not provider:model (a known provider, at most ${MAX_CHOICE_LENGTH} characters)`,
+      );
+      continue;
+    }
+    if (!choices.some((choice) => choice.provider === provider && choice.model === model)) {
+      choices.push({ provider, model });
+    }
+  }
+  if (choices.length > MAX_MODEL_CHOICES) problems.push(`MODEL_CHOICES lists more than ${MAX_MODEL_CHOICES} models`);
+  return choices.length === 0 ? fallback : choices.slice(0, MAX_MODEL_CHOICES);
+}

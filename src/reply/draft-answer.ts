@@ -1,0 +1,96 @@
+import type { SendOptions, TelegramClient } from "../telegram/client.ts";
+import type { ChatTarget } from "../telegram/incoming-message.ts";
+import { type LiveAnswer, streamedText } from "./live-answer.ts";
+import { PacedWriter } from "./paced-writer.ts";
+import type { Pacer } from "./pacer.ts";
+
+/** A draft appears this long after the answer's first text (well within the 150 ms a person notices). */
+const FIRST_DRAFT_AFTER_MS = 100;
+
+/**
+ * Private chats: the answer grows in a native draft (`sendMessageDraft`), paced, then one `sendMessage` replaces it.
+ * If Telegram refuses drafts, the answer continues as an edited message (and the chat remembers not to try again).
+ */
+export class DraftAnswer implements LiveAnswer {
+  private text = "";
+  private started = 0;
+  private restartPending = false;
+  private shown = "";
+  private fallback: LiveAnswer | undefined;
+  private readonly draftId = 1 + Math.floor(Math.random() * 2_000_000_000);
+  private readonly writer: PacedWriter;
+
+  constructor(
+    private readonly telegram: TelegramClient,
+    private readonly target: ChatTarget,
+    private readonly pacer: Pacer,
+    private readonly onDraftsRefused: () => LiveAnswer,
+  ) {
+    // An answer that arrives all at once needs no draft: the first one waits a moment for more to come.
+    this.writer = new PacedWriter({
+      pacer,
+      notBefore: () => this.started + FIRST_DRAFT_AFTER_MS,
+      write: () => this.write(),
+    });
+  }
+
+  get visible(): boolean {
+    return this.fallback?.visible ?? this.shown !== "";
+  }
+
+  delta(text: string): void {
+    if (this.fallback) {
+      this.fallback.delta(text);
+      return;
+    }
+    if (this.restartPending) {
+      this.text = "";
+      this.restartPending = false;
+    }
+    if (this.started === 0) this.started = Date.now();
+    this.text += text;
+    this.writer.schedule();
+  }
+
+  restart(): void {
+    if (this.fallback) this.fallback.restart();
+    else this.restartPending = true;
+  }
+
+  async finish(markdown: string, options: SendOptions): Promise<boolean> {
+    // No draft may land after the final message (it would show as a draft again): stop, and wait for the last one.
+    await this.writer.close();
+    if (this.fallback) return this.fallback.finish(markdown, options);
+    await this.telegram.sendMarkdown(this.target, markdown, options);
+    return true;
+  }
+
+  async abandon(note: string): Promise<void> {
+    await this.writer.close();
+    // A draft vanishes by itself; only a fallback message needs marking.
+    if (this.fallback) await this.fallback.abandon(note);
+  }
+
+  private async write(): Promise<"again" | "done"> {
+    if (this.fallback) return "done";
+    const text = streamedText(this.text);
+    if (text === "" || text === this.shown) return "done";
+    this.shown = text;
+    this.pacer.used();
+    const result = await this.telegram.sendDraft(this.target, this.draftId, text);
+    switch (result.kind) {
+      case "ok":
+      case "unchanged":
+        return "done";
+      case "wait":
+        this.pacer.backOff(result.seconds);
+        this.shown = "";
+        return "again";
+      case "failed":
+        console.warn(`chat ${this.target.chatId}: drafts refused (${result.description}); editing a message instead`);
+        this.fallback = this.onDraftsRefused();
+        if (!this.writer.isClosed) this.fallback.delta(this.text);
+        return "done";
+    }
+  }
+}

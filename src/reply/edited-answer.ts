@@ -1,0 +1,142 @@
+import { bestEffort } from "../lib/best-effort.ts";
+import type { SendOptions, TelegramClient } from "../telegram/client.ts";
+import type { ChatTarget } from "../telegram/incoming-message.ts";
+import { renderPieces } from "../telegram/render.ts";
+import { TELEGRAM_MESSAGE_LIMIT } from "../telegram/split.ts";
+import { CURSOR, type LiveAnswer, STREAM_LIMIT } from "./live-answer.ts";
+import { PacedWriter } from "./paced-writer.ts";
+import type { Pacer } from "./pacer.ts";
+
+/**
+ * Groups and forum topics (and private chats without drafts): one message, created once the answer has run a
+ * moment, edited in place at the pacer's rate, and edited a last time into the formatted answer, so that no second
+ * copy appears. Text past one message's length continues in new messages; what was shown is never sent again.
+ */
+export class EditedAnswer implements LiveAnswer {
+  /** The streamed messages, in order: their ids and the plain text each shows. */
+  private readonly messages: { id: number; text: string }[] = [];
+  private text = "";
+  /** How much of `text` the full messages before the open one already hold, and how many they are. */
+  private frozen = 0;
+  private frozenMessages = 0;
+  private restartPending = false;
+  private started = 0;
+  private readonly writer: PacedWriter;
+
+  constructor(
+    private readonly telegram: TelegramClient,
+    private readonly target: ChatTarget,
+    private readonly pacer: Pacer,
+    private readonly options: { replyToMessageId?: number; firstAfterMs: number },
+  ) {
+    // A short answer is sent once, formatted, by finish(): streaming starts only when it takes a moment.
+    this.writer = new PacedWriter({
+      pacer,
+      notBefore: () => (this.messages.length === 0 ? this.started + this.options.firstAfterMs : 0),
+      write: () => this.update(),
+    });
+  }
+
+  get visible(): boolean {
+    return this.messages.length > 0;
+  }
+
+  delta(text: string): void {
+    if (this.restartPending) {
+      this.text = "";
+      this.frozen = 0;
+      this.frozenMessages = 0;
+      this.restartPending = false;
+    }
+    if (this.started === 0) this.started = Date.now();
+    this.text += text;
+    this.writer.schedule();
+  }
+
+  restart(): void {
+    this.restartPending = true;
+  }
+
+  async finish(markdown: string, options: SendOptions): Promise<boolean> {
+    await this.writer.close();
+    // A 429's retry_after holds for the final form too (the retrying client would only wait after another 429).
+    const wait = Math.min(this.pacer.waitRequiredMs(), 60_000);
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (this.messages.length === 0) {
+      await this.telegram.sendMarkdown(this.target, markdown, options);
+      return true;
+    }
+    const pieces = renderPieces(markdown, TELEGRAM_MESSAGE_LIMIT);
+    for (const [index, piece] of pieces.entries()) {
+      const shown = this.messages[index];
+      if (shown) await this.telegram.editPiece(this.target, shown.id, piece);
+      else await this.telegram.sendPiece(this.target, piece);
+    }
+    // The streamed text ran longer than the answer (an agent's interim text): what is left over goes.
+    for (const extra of this.messages.slice(pieces.length)) {
+      await bestEffort("deleting a leftover streamed message", () =>
+        this.telegram.deleteMessage(this.target, extra.id),
+      );
+    }
+    return true;
+  }
+
+  async abandon(note: string): Promise<void> {
+    await this.writer.close();
+    const open = this.messages[Math.min(this.frozenMessages, this.messages.length - 1)];
+    if (!open) return;
+    const text = open.text.endsWith(CURSOR) ? open.text.slice(0, -CURSOR.length) : open.text;
+    const result = await this.telegram.editQuick(this.target, open.id, `${text}\n\n${note}`);
+    if (result.kind === "failed") console.warn(`chat ${this.target.chatId}: marking a partial answer failed`);
+  }
+
+  /** One paced call: close a full message (the rest goes to a new one next time), or show the open one's text. */
+  private async update(): Promise<"again" | "done"> {
+    const current = this.text.slice(this.frozen);
+    if (current.trim() === "") return "done";
+    if (current.length > STREAM_LIMIT) {
+      const cut = breakBefore(current, STREAM_LIMIT);
+      if (await this.show(this.frozenMessages, current.slice(0, cut).trimEnd(), false)) {
+        this.frozen += cut;
+        this.frozenMessages++;
+      }
+      return "again";
+    }
+    const shown = await this.show(this.frozenMessages, current, true);
+    return !shown || this.text.slice(this.frozen) !== current ? "again" : "done";
+  }
+
+  /** Puts `text` into message `index` (sending it if it does not exist yet); false when Telegram said to wait. */
+  private async show(index: number, text: string, writing: boolean): Promise<boolean> {
+    const body = writing ? `${text.trimEnd()}${CURSOR}` : text;
+    const existing = this.messages[index];
+    if (existing?.text === body) return true;
+    this.pacer.used();
+    const result = existing
+      ? await this.telegram.editQuick(this.target, existing.id, body)
+      : await this.telegram.sendQuick(this.target, body, index === 0 ? this.options : {});
+    switch (result.kind) {
+      case "ok":
+        if (existing) existing.text = body;
+        else if (typeof result.value === "number") this.messages.push({ id: result.value, text: body });
+        return true;
+      case "unchanged":
+        return true;
+      case "wait":
+        this.pacer.backOff(result.seconds);
+        return false;
+      case "failed":
+        console.warn(`chat ${this.target.chatId}: a streamed update failed (${result.description})`);
+        return true;
+    }
+  }
+}
+
+/** Where to cut a too-long text: the last paragraph, line or word break in its second half, else the limit. */
+function breakBefore(text: string, limit: number): number {
+  for (const separator of ["\n\n", "\n", " "]) {
+    const at = text.lastIndexOf(separator, limit);
+    if (at >= limit / 2) return at + separator.length;
+  }
+  return limit;
+}

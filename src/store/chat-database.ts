@@ -1,0 +1,35 @@
+import { type DrizzleSqliteDODatabase, drizzle } from "drizzle-orm/durable-sqlite";
+import { migrate } from "drizzle-orm/durable-sqlite/migrator";
+import migrations from "../db/chat-migrations/migrations.js";
+import * as schema from "../db/chat-schema.ts";
+
+export type ChatDb = DrizzleSqliteDODatabase<typeof schema>;
+
+/** The chat object's SQLite, under its stores: migrations, and one transaction for writes that land together. */
+export class ChatDatabase {
+  readonly db: ChatDb;
+  private readonly rollbackListeners: (() => void)[] = [];
+
+  constructor(storage: DurableObjectStorage) {
+    this.db = drizzle(storage, { schema });
+  }
+
+  async migrate(): Promise<void> {
+    await migrate(this.db, migrations);
+  }
+
+  /** Runs `work` atomically: the history write and the inbox update of one turn land together or not at all. */
+  atomically<T>(work: () => T): T {
+    try {
+      return this.db.transaction(() => work());
+    } catch (error) {
+      for (const listener of this.rollbackListeners) listener();
+      throw error;
+    }
+  }
+
+  /** A store whose memory may now disagree with the rows (a rolled-back write) hears of it. */
+  onRollback(listener: () => void): void {
+    this.rollbackListeners.push(listener);
+  }
+}

@@ -1,0 +1,58 @@
+import * as z from "zod";
+import { chatDescriptionSchema, chatTargetSchema } from "../telegram/incoming-message.ts";
+
+/** What a chat has spent on one calendar day (in its time zone). */
+const dailySpendSchema = z.object({
+  /** YYYY-MM-DD in the chat's time zone. */
+  day: z.string(),
+  tokens: z.number(),
+  costUsd: z.number(),
+  /** The chat was told today that its budget is used up. */
+  noticeSent: z.boolean(),
+});
+export type DailySpend = z.infer<typeof dailySpendSchema>;
+
+/** The rolling summary of a chat's conversation: provider-neutral text covering every history row up to `throughId`. */
+const historySummarySchema = z.object({
+  text: z.string(),
+  /** The last history row the summary covers; the window the model sees starts after it. */
+  throughId: z.number().int(),
+  /** How many messages it covers, all passes together. */
+  messages: z.number().int(),
+  updatedAt: z.number(),
+});
+export type HistorySummary = z.infer<typeof historySummarySchema>;
+
+/** The last summary attempt failed: when and why (it is tried again after the next turn). */
+const summaryFailureSchema = z.object({ at: z.number(), reason: z.string() });
+
+/** The chat object's small named values, each with the schema it is read back through. */
+export const chatMetaSchemas = {
+  /** Where answers go: the chat, and its forum topic. */
+  target: chatTargetSchema,
+  chat: chatDescriptionSchema,
+  /** The agent runner's session, resumed by the next agent turn. */
+  agentSessionId: z.string(),
+  /** When a stranger was last told this chat's id. */
+  strangerNoticeAt: z.number(),
+  /** The earliest next run of this chat's (topic's) scheduled tasks. */
+  nextTaskAt: z.number(),
+  /** When finished inbox rows were last pruned. */
+  prunedAt: z.number(),
+  /** What the chat spent today, against its daily budget. */
+  spend: dailySpendSchema,
+  /** Telegram refused a draft here once: answers stream as an edited message instead. */
+  draftsRefused: z.boolean(),
+  /** The rolling summary of the conversation up to a history row (compaction). */
+  summary: historySummarySchema,
+  summaryFailure: summaryFailureSchema,
+  /** When this chat was last written to the chat directory (D1), and under which name. */
+  directoryWritten: z.object({ at: z.number(), name: z.string() }),
+  /** This chat's pairing code while it waits for approval. */
+  pairing: z.object({ code: z.string(), expiresAt: z.number() }),
+  /** Wrong setup codes tried this hour (`/pair <code>`). */
+  setupAttempts: z.object({ since: z.number(), count: z.number().int() }),
+};
+
+export type ChatMetaKey = keyof typeof chatMetaSchemas;
+export type ChatMeta = { [Key in ChatMetaKey]: z.infer<(typeof chatMetaSchemas)[Key]> };

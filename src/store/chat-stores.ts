@@ -1,0 +1,33 @@
+import { ChatDatabase } from "./chat-database.ts";
+import { HistoryStore } from "./history-store.ts";
+import { InboxStore } from "./inbox-store.ts";
+import { MetaStore } from "./meta-store.ts";
+import { UsageBuffer } from "./usage-buffer.ts";
+
+/**
+ * The chat object's state, as small stores over its one SQLite database. All calls are synchronous (Durable Object
+ * SQLite); `atomically` makes the writes of one turn land together.
+ */
+export class ChatStores {
+  readonly inbox: InboxStore;
+  readonly history: HistoryStore;
+  readonly meta: MetaStore;
+  readonly usage: UsageBuffer;
+  private readonly database: ChatDatabase;
+
+  constructor(storage: DurableObjectStorage) {
+    this.database = new ChatDatabase(storage);
+    this.inbox = new InboxStore(this.database);
+    this.history = new HistoryStore(this.database);
+    this.meta = new MetaStore(this.database);
+    this.usage = new UsageBuffer(this.database);
+  }
+
+  migrate(): Promise<void> {
+    return this.database.migrate();
+  }
+
+  atomically<T>(work: () => T): T {
+    return this.database.atomically(work);
+  }
+}

@@ -1,0 +1,106 @@
+import { asc, count, desc, gt, lte, sql } from "drizzle-orm";
+import * as schema from "../db/chat-schema.ts";
+import { type HistoryMessage, historyMessageSchema } from "../protocol/messages.ts";
+import type { ChatDatabase } from "./chat-database.ts";
+import { preparedOnce } from "./statements.ts";
+
+/** The conversation, provider-neutral: one `HistoryMessage` per row, in order, each read back through its schema. */
+export class HistoryStore {
+  private readonly statements;
+
+  constructor(private readonly database: ChatDatabase) {
+    const { db } = database;
+    const { history } = schema;
+    const placeholder = sql.placeholder;
+    this.statements = preparedOnce(() => ({
+      last: db
+        .select({ role: history.role, message: history.message })
+        .from(history)
+        .where(gt(history.id, placeholder("afterId")))
+        .orderBy(desc(history.id))
+        .limit(placeholder("limit"))
+        .prepare(),
+      count: db.select({ count: count() }).from(history).prepare(),
+      // Run after every drain by the compaction check.
+      totalsAfter: db
+        .select({ count: count(), bytes: sql<number | null>`sum(length(cast(${history.message} as blob)))` })
+        .from(history)
+        .where(gt(history.id, placeholder("afterId")))
+        .prepare(),
+      append: db
+        .insert(history)
+        .values({ role: sql`${placeholder("role")}`, message: placeholder("message"), createdAt: placeholder("now") })
+        .prepare(),
+      prune: db
+        .delete(history)
+        .where(lte(history.id, sql`(select max(${history.id}) from ${history}) - ${placeholder("keep")}`))
+        .prepare(),
+    }));
+  }
+
+  /**
+   * The last `limit` messages, starting at a user message so that no tool result is separated from the assistant
+   * message that called it (and so that the window opens the way every provider wants). When `limit` rows hold no
+   * user message at all, it reaches further back, up to four times as far. Only rows after `afterId` (those a
+   * summary does not cover) are taken.
+   */
+  window(limit: number, afterId = 0): HistoryMessage[] {
+    for (const reach of [limit, limit * 4]) {
+      const rows = this.statements().last.all({ limit: reach, afterId }).reverse();
+      const start = rows.findIndex((row) => row.role === "user");
+      if (start >= 0) return rows.slice(start).flatMap((row) => parseRow(row.message));
+      if (rows.length < reach) break;
+    }
+    return [];
+  }
+
+  append(messages: readonly HistoryMessage[], now: number): void {
+    // One prepared row at a time: building a multi-row insert was a sixth of a plain turn's CPU, and inside the turn's
+    // transaction the rows cost no commit each.
+    for (const message of messages) {
+      this.statements().append.run({ role: message.role, message: JSON.stringify(message), now });
+    }
+  }
+
+  /** Drops the oldest rows past the newest `keep`; a window still opens at a user message (see `window`). */
+  prune(keep: number): void {
+    this.statements().prune.run({ keep });
+  }
+
+  /** How many rows are stored after `afterId`, and their size in UTF-8 bytes, without reading them. */
+  totalsAfter(afterId: number): { count: number; bytes: number } {
+    const row = this.statements().totalsAfter.all({ afterId })[0];
+    return { count: row?.count ?? 0, bytes: row?.bytes ?? 0 };
+  }
+
+  /** The stored rows after `afterId` (the oldest `limit`, or all), oldest first, with their ids. */
+  after(afterId: number, limit?: number): { id: number; message: HistoryMessage }[] {
+    const { history } = schema;
+    const query = this.database.db
+      .select({ id: history.id, message: history.message })
+      .from(history)
+      .where(gt(history.id, afterId))
+      .orderBy(asc(history.id));
+    return (limit === undefined ? query : query.limit(limit))
+      .all()
+      .flatMap((row) => parseRow(row.message).map((message) => ({ id: row.id, message })));
+  }
+
+  count(): number {
+    return this.statements().count.all()[0]?.count ?? 0;
+  }
+
+  clear(): void {
+    this.database.db.delete(schema.history).run();
+  }
+}
+
+/** A row as a message, or nothing when it no longer reads as one (it is left out of the window, not fatal). */
+function parseRow(text: string): HistoryMessage[] {
+  try {
+    const parsed = historyMessageSchema.safeParse(JSON.parse(text));
+    return parsed.success ? [parsed.data] : [];
+  } catch {
+    return [];
+  }
+}

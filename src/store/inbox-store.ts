@@ -1,0 +1,147 @@
+import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
+import * as z from "zod";
+import * as schema from "../db/chat-schema.ts";
+import { type IncomingMessage, incomingMessageSchema } from "../telegram/incoming-message.ts";
+import type { ChatDatabase } from "./chat-database.ts";
+import { preparedOnce } from "./statements.ts";
+
+/** A due scheduled task, as it waits in the inbox. */
+const taskPayloadSchema = z.object({
+  taskId: z.number().int(),
+  prompt: z.string(),
+  dueAt: z.number(),
+  userId: z.number().int().optional(),
+});
+export type TaskPayload = z.infer<typeof taskPayloadSchema>;
+
+/** What waits in the inbox: a message from an allowed chat, one from a stranger, or a due scheduled task. */
+export type InboxEntry =
+  | { kind: "message"; message: IncomingMessage }
+  | { kind: "stranger"; message: IncomingMessage }
+  | { kind: "task"; task: TaskPayload };
+
+/** A taken row: its entry, or (a row written by another version that no schema reads now) why it cannot be read. */
+export type InboxItem = (InboxEntry | { kind: "unreadable"; problem: string }) & { id: number; attempts: number };
+
+/** Rows older than this are pruned once finished; Telegram stops redelivering an update long before. */
+const FINISHED_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+const WAITING = ["pending", "processing"] as const;
+
+/**
+ * The durable queue between the webhook and the alarm: one row per update (or due task), keyed so that a
+ * redelivered update is a no-op, taken in arrival order and marked done or failed.
+ */
+export class InboxStore {
+  private readonly statements;
+
+  constructor(private readonly database: ChatDatabase) {
+    const { db } = database;
+    const { inbox } = schema;
+    const placeholder = sql.placeholder;
+    this.statements = preparedOnce(() => ({
+      enqueue: db
+        .insert(inbox)
+        .values({
+          key: placeholder("key"),
+          kind: placeholder("kind"),
+          payload: placeholder("payload"),
+          receivedAt: placeholder("now"),
+        })
+        .onConflictDoNothing()
+        .returning({ id: inbox.id })
+        .prepare(),
+      firstWaiting: db
+        .select({ id: inbox.id })
+        .from(inbox)
+        .where(inArray(inbox.status, [...WAITING]))
+        .limit(1)
+        .prepare(),
+      // One statement marks the first waiting rows taken and returns them: atomic without a transaction, and it
+      // binds one parameter however many rows it takes.
+      takeWaiting: db
+        .update(inbox)
+        .set({ status: "processing", attempts: sql`${inbox.attempts} + 1` })
+        .where(
+          inArray(
+            inbox.id,
+            db
+              .select({ id: inbox.id })
+              .from(inbox)
+              .where(inArray(inbox.status, [...WAITING]))
+              .orderBy(asc(inbox.id))
+              .limit(placeholder("limit")),
+          ),
+        )
+        .returning()
+        .prepare(),
+      finishOne: db
+        .update(inbox)
+        .set({
+          status: sql`${placeholder("status")}`,
+          finishedAt: sql`${placeholder("now")}`,
+          error: sql`${placeholder("error")}`,
+        })
+        .where(eq(inbox.id, placeholder("id")))
+        .prepare(),
+    }));
+  }
+
+  /** The new row's id, or undefined when the key was seen before: a redelivered update is a no-op. */
+  enqueue(key: string, entry: InboxEntry, now: number): number | undefined {
+    const payload = JSON.stringify(entry.kind === "task" ? entry.task : entry.message);
+    return this.statements().enqueue.all({ key, kind: entry.kind, payload, now })[0]?.id;
+  }
+
+  hasPending(): boolean {
+    return this.statements().firstWaiting.all().length > 0;
+  }
+
+  /**
+   * Everything waiting, in arrival order, marked as being processed. Rows still marked `processing` belong to a run
+   * that died (alarms never overlap within one object) and are taken again, with their attempt counted.
+   */
+  takePending(limit = 100): InboxItem[] {
+    return this.statements()
+      .takeWaiting.all({ limit })
+      .sort((left, right) => left.id - right.id)
+      .map((row) => ({ id: row.id, attempts: row.attempts, ...entryOf(row.kind, row.payload) }));
+  }
+
+  finish(ids: readonly number[], now: number, error?: string): void {
+    const status = error === undefined ? "done" : "failed";
+    for (const id of ids) this.statements().finishOne.run({ id, status, now, error: error ?? null });
+  }
+
+  pruneFinished(now: number): void {
+    const { inbox } = schema;
+    this.database.db
+      .delete(inbox)
+      .where(and(inArray(inbox.status, ["done", "failed"]), lt(inbox.receivedAt, now - FINISHED_RETENTION_MS)))
+      .run();
+  }
+}
+
+/** A row's payload, read back through the schema of its kind. */
+function entryOf(kind: InboxEntry["kind"], payload: string): InboxEntry | { kind: "unreadable"; problem: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(payload);
+  } catch {
+    return { kind: "unreadable", problem: "its payload is not JSON" };
+  }
+  switch (kind) {
+    case "message":
+    case "stranger": {
+      const message = incomingMessageSchema.safeParse(json);
+      return message.success
+        ? { kind, message: message.data }
+        : { kind: "unreadable", problem: "its message does not match the current schema" };
+    }
+    case "task": {
+      const task = taskPayloadSchema.safeParse(json);
+      return task.success
+        ? { kind, task: task.data }
+        : { kind: "unreadable", problem: "its task does not match the current schema" };
+    }
+  }
+}

@@ -1,0 +1,265 @@
+import { and, asc, count, eq, inArray, or } from "drizzle-orm";
+import * as z from "zod";
+import { isTimezone } from "../config/zones.ts";
+import { tasks } from "../db/d1-schema.ts";
+import { formatInZone, nextCronRun, parseAt } from "../tasks/schedule-time.ts";
+import type { Task } from "../tasks/task-store.ts";
+import { crossChatRefusal, type ToolContext } from "./context.ts";
+import { defineTool, ToolError } from "./registry.ts";
+
+const MAX_TASK_PROMPT_LENGTH = 2000;
+const MAX_TASKS_PER_CHAT = 50;
+
+const prompt = z
+  .string()
+  .trim()
+  .min(1)
+  .max(MAX_TASK_PROMPT_LENGTH)
+  .describe("What to do when the task runs, as an instruction.");
+const at = z
+  .string()
+  .max(64)
+  .describe("One-shot: an ISO-8601 time, e.g. 2026-05-01T09:00:00+02:00 (without an offset: in `timezone`).");
+const cron = z.string().max(100).describe('Recurring: a cron expression, e.g. "0 9 * * 1-5" for weekdays at 9:00.');
+const timezone = z.string().max(64).describe("IANA time zone for `cron` and offset-less `at`, e.g. Europe/Berlin.");
+const taskId = z.number().int().positive().describe("The task's id, as list_tasks shows it.");
+
+export const scheduleTask = defineTool({
+  name: "schedule_task",
+  description:
+    "Schedule a task: a prompt you will run later as a turn in this chat, its answer posted here. Give exactly one of " +
+    "`at` (one-shot) or `cron` (recurring, at most every 5 minutes). Use for reminders, briefings and recurring checks.",
+  schema: z.object({
+    prompt,
+    at: at.optional(),
+    cron: cron.optional(),
+    timezone: timezone.optional(),
+    chatId: z
+      .number()
+      .int()
+      .optional()
+      .describe("Admins in admin chats only: another allowed chat to schedule the task in."),
+  }),
+  async handler(args, context) {
+    const target = targetChat(args.chatId, context);
+    const zone = checkTimezone(args.timezone ?? context.timezone);
+    const schedule = scheduleOf(args.at, args.cron, zone, context.now());
+    const [counted] = await context.db
+      .select({ existing: count() })
+      .from(tasks)
+      .where(and(eq(tasks.chatId, target.chatId), inArray(tasks.status, ["active", "paused"])));
+    if ((counted?.existing ?? 0) >= MAX_TASKS_PER_CHAT) {
+      throw new ToolError(`That chat already has ${MAX_TASKS_PER_CHAT} tasks; cancel some first.`);
+    }
+    const now = context.now();
+    const [row] = await context.db
+      .insert(tasks)
+      .values({
+        chatId: target.chatId,
+        threadId: target.threadId ?? null,
+        createdByChat: context.chatId,
+        createdByUser: context.userId ?? null,
+        prompt: args.prompt,
+        runAt: schedule.runAt,
+        cron: schedule.cron,
+        timezone: zone,
+        status: "active",
+        nextRunAt: schedule.nextRunAt,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    await context.tasksChanged(target.chatId, target.threadId);
+    return { content: `Scheduled task #${row!.id}: ${describeTask(row!)}.` };
+  },
+});
+
+export const listTasks = defineTool({
+  name: "list_tasks",
+  description: "List this chat's scheduled tasks (and, in an admin chat, those it scheduled for other chats).",
+  schema: z.object({ chatId: z.number().int().optional().describe("Only this chat's id is accepted.") }),
+  async handler({ chatId }, context) {
+    if (chatId !== undefined && chatId !== context.chatId) {
+      throw new ToolError("You can only list this chat's own tasks.");
+    }
+    const rows = await context.db
+      .select()
+      .from(tasks)
+      .where(and(owned(context), inArray(tasks.status, ["active", "paused"])))
+      .orderBy(asc(tasks.id));
+    return {
+      content: rows.length
+        ? rows.map((task) => `#${task.id} ${describeTask(task)} — ${task.prompt}`).join("\n")
+        : "No scheduled tasks.",
+    };
+  },
+});
+
+export const updateTask = defineTool({
+  name: "update_task",
+  description:
+    "Change a task's prompt, time (`at`), cron expression or time zone. Giving `at` or `cron` replaces its schedule.",
+  schema: z.object({
+    taskId,
+    prompt: prompt.optional(),
+    at: at.optional(),
+    cron: cron.optional(),
+    timezone: timezone.optional(),
+  }),
+  async handler(args, context) {
+    const task = await ownTask(args.taskId, context, ["active", "paused"]);
+    const zone = checkTimezone(args.timezone ?? task.timezone);
+    const now = context.now();
+    const rescheduled = args.at !== undefined || args.cron !== undefined || args.timezone !== undefined;
+    const schedule = rescheduled
+      ? args.at !== undefined || args.cron !== undefined
+        ? scheduleOf(args.at, args.cron, zone, now)
+        : scheduleOf(
+            task.cron === null ? new Date(task.runAt!).toISOString() : undefined,
+            task.cron ?? undefined,
+            zone,
+            now,
+          )
+      : undefined;
+    const [row] = await context.db
+      .update(tasks)
+      .set({
+        ...(args.prompt !== undefined ? { prompt: args.prompt } : {}),
+        ...(schedule
+          ? {
+              runAt: schedule.runAt,
+              cron: schedule.cron,
+              nextRunAt: task.status === "active" ? schedule.nextRunAt : null,
+            }
+          : {}),
+        timezone: zone,
+        updatedAt: now,
+      })
+      .where(eq(tasks.id, task.id))
+      .returning();
+    await context.tasksChanged(task.chatId, task.threadId ?? undefined);
+    return { content: `Updated task #${task.id}: ${describeTask(row!)}.` };
+  },
+});
+
+export const pauseTask = defineTool({
+  name: "pause_task",
+  description: "Pause a task; it does not run until resumed.",
+  schema: z.object({ taskId }),
+  async handler(args, context) {
+    const task = await ownTask(args.taskId, context, ["active"]);
+    await context.db
+      .update(tasks)
+      .set({ status: "paused", nextRunAt: null, updatedAt: context.now() })
+      .where(eq(tasks.id, task.id));
+    await context.tasksChanged(task.chatId, task.threadId ?? undefined);
+    return { content: `Paused task #${task.id}.` };
+  },
+});
+
+export const resumeTask = defineTool({
+  name: "resume_task",
+  description: "Resume a paused task from its next scheduled time.",
+  schema: z.object({ taskId }),
+  async handler(args, context) {
+    const task = await ownTask(args.taskId, context, ["paused"]);
+    const now = context.now();
+    const nextRunAt = task.cron !== null ? nextCronRun(task.cron, task.timezone, now) : task.runAt!;
+    if (nextRunAt <= now)
+      throw new ToolError(`Task #${task.id}'s time has passed; give it a new time with update_task.`);
+    const [row] = await context.db
+      .update(tasks)
+      .set({ status: "active", nextRunAt, updatedAt: now })
+      .where(eq(tasks.id, task.id))
+      .returning();
+    await context.tasksChanged(task.chatId, task.threadId ?? undefined);
+    return { content: `Resumed task #${task.id}: ${describeTask(row!)}.` };
+  },
+});
+
+export const cancelTask = defineTool({
+  name: "cancel_task",
+  description: "Cancel a task for good.",
+  schema: z.object({ taskId }),
+  async handler(args, context) {
+    const task = await ownTask(args.taskId, context, ["active", "paused"]);
+    await context.db
+      .update(tasks)
+      .set({ status: "cancelled", nextRunAt: null, updatedAt: context.now() })
+      .where(eq(tasks.id, task.id));
+    await context.tasksChanged(task.chatId, task.threadId ?? undefined);
+    return { content: `Cancelled task #${task.id}.` };
+  },
+});
+
+export function describeTask(task: Task): string {
+  const when = task.cron !== null ? `every \`${task.cron}\` (${task.timezone})` : `once`;
+  const next =
+    task.status === "paused"
+      ? "paused"
+      : task.nextRunAt !== null
+        ? `next ${formatInZone(task.nextRunAt, task.timezone)} (${task.timezone})`
+        : "done";
+  return `${when}, ${next}`;
+}
+
+export function shorten(text: string): string {
+  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
+}
+
+/** This chat, or (an admin, in an admin chat, in a turn that read nothing untrusted) another allowed chat. */
+function targetChat(chatId: number | undefined, context: ToolContext): { chatId: number; threadId?: number } {
+  if (chatId === undefined || chatId === context.chatId) {
+    return { chatId: context.chatId, ...(context.threadId !== undefined ? { threadId: context.threadId } : {}) };
+  }
+  const refusal = crossChatRefusal(context);
+  if (refusal !== undefined) throw new ToolError(refusal);
+  if (!context.isChatAllowed(chatId)) throw new ToolError(`Chat ${chatId} is not one of the bot's allowed chats.`);
+  return { chatId };
+}
+
+/** This chat's tasks, and, while it is an admin chat, the ones it scheduled for other chats. */
+function owned(context: ToolContext) {
+  return context.isAdminChat
+    ? or(eq(tasks.chatId, context.chatId), eq(tasks.createdByChat, context.chatId))
+    : eq(tasks.chatId, context.chatId);
+}
+
+/** A task of this chat (or created by it) in one of `states`; any other id is "not found", whoever owns it. */
+async function ownTask(id: number, context: ToolContext, states: Task["status"][]): Promise<Task> {
+  const [task] = await context.db
+    .select()
+    .from(tasks)
+    .where(and(eq(tasks.id, id), owned(context)));
+  if (!task) throw new ToolError(`No task #${id} in this chat.`);
+  if (task.chatId !== context.chatId) {
+    // Changing a task this admin chat scheduled elsewhere is acting on that chat.
+    const refusal = crossChatRefusal(context);
+    if (refusal !== undefined) throw new ToolError(refusal);
+  }
+  if (!states.includes(task.status)) throw new ToolError(`Task #${id} is ${task.status}.`);
+  return task;
+}
+
+function checkTimezone(zone: string): string {
+  if (!isTimezone(zone)) throw new ToolError(`"${zone}" is not an IANA time zone such as Europe/Berlin.`);
+  return zone;
+}
+
+function scheduleOf(
+  atText: string | undefined,
+  cronText: string | undefined,
+  zone: string,
+  now: number,
+): { runAt: number | null; cron: string | null; nextRunAt: number } {
+  if ((atText === undefined) === (cronText === undefined)) {
+    throw new ToolError("Give exactly one of `at` (one-shot) or `cron` (recurring).");
+  }
+  if (atText !== undefined) {
+    const runAt = parseAt(atText, zone);
+    if (runAt <= now) throw new ToolError(`${atText} is in the past (it is now ${new Date(now).toISOString()}).`);
+    return { runAt, cron: null, nextRunAt: runAt };
+  }
+  const expression = cronText!.trim();
+  return { runAt: null, cron: expression, nextRunAt: nextCronRun(expression, zone, now) };
+}

@@ -1,0 +1,73 @@
+import { budgetNotice, exhaustedLimit, spendOn } from "../budget/budget.ts";
+import type { EffectiveConfig } from "../config/chat-config.ts";
+import { dayKey, startOfNextDay } from "../config/zones.ts";
+import { bestEffort } from "../lib/best-effort.ts";
+import type { DailySpend } from "../store/chat-meta.ts";
+import type { ChatContext } from "./chat-context.ts";
+import type { TurnOutcome, TurnRequest } from "./turn-request.ts";
+
+type RefusalReason = Extract<TurnOutcome, { ok: "skipped" }>["reason"];
+
+/** Whether a turn may make a model call at all, decided in one place before anything is paid for. */
+export type Admission =
+  | { kind: "admitted"; spend: DailySpend }
+  | {
+      kind: "refused";
+      reason: RefusalReason;
+      /** What the person is told, if anything. */
+      notice: string | undefined;
+      /** Today's spend to store (the budget notice is sent once a day). */
+      spend?: DailySpend;
+    };
+
+/** What a refused task or `/agent` run is recorded as (a refused chat message is kept, not failed). */
+const REFUSED: Record<RefusalReason, string> = {
+  disabled: "the bot is disabled in this chat",
+  "not allowed": "/agent is for admins in this chat",
+  budget: "over the daily budget; not run",
+};
+
+/**
+ * A disabled chat gets no model call of any kind; an agent runs shell commands in the chat's container, so by
+ * default only the bot's admins may start one; a chat past its daily budget waits for the next day.
+ */
+export function admit(ctx: ChatContext, request: TurnRequest, config: EffectiveConfig, now: number): Admission {
+  if (!config.enabled) {
+    const notice = request.kind === "agent" ? "⏸ The bot is disabled in this chat." : undefined;
+    return { kind: "refused", reason: "disabled", notice };
+  }
+  if (request.kind === "agent" && config.agentAccess === "admins" && !ctx.access.isAdmin(request.userId)) {
+    return { kind: "refused", reason: "not allowed", notice: "Only the bot's admins can run /agent in this chat." };
+  }
+  const spend = spendOn(dayKey(now, config.timezone), ctx.stores.meta.get("spend"));
+  const exhausted = exhaustedLimit(spend, config.budget);
+  if (exhausted === undefined) return { kind: "admitted", spend };
+  const hours = (startOfNextDay(now, config.timezone) - now) / 3_600_000;
+  return {
+    kind: "refused",
+    reason: "budget",
+    notice: spend.noticeSent ? undefined : budgetNotice(exhausted, config.timezone, hours),
+    spend: { ...spend, noticeSent: true },
+  };
+}
+
+/**
+ * A refused turn: the person is told why (where it applies), a chat's messages are kept so the conversation goes on
+ * when it may again, and the inbox rows end (a task or `/agent` run as failed, with the reason).
+ */
+export async function refuse(
+  ctx: ChatContext,
+  request: TurnRequest,
+  refusal: Extract<Admission, { kind: "refused" }>,
+  now: number,
+): Promise<TurnOutcome> {
+  const { notice, spend } = refusal;
+  if (notice !== undefined)
+    await bestEffort("telling why a turn did not run", () => ctx.telegram.sendPlain(ctx.target, notice));
+  ctx.stores.atomically(() => {
+    if (spend) ctx.stores.meta.set("spend", spend);
+    if (request.kind === "chat") ctx.stores.history.append(request.users, now);
+    ctx.stores.inbox.finish(request.inboxIds, now, request.kind === "chat" ? undefined : REFUSED[refusal.reason]);
+  });
+  return { ok: "skipped", reason: refusal.reason };
+}

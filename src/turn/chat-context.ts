@@ -1,0 +1,44 @@
+import type { DrizzleD1Database } from "drizzle-orm/d1";
+import type { ChatAccess } from "../access/chat-access.ts";
+import type { AgentContainers } from "../adapters/agent-runs.ts";
+import type { ConfigReader } from "../config/config-store.ts";
+import type { Settings } from "../config/settings.ts";
+import type { Env } from "../env.ts";
+import type { IngestServices } from "../media/ingest.ts";
+import type { ChatStores } from "../store/chat-stores.ts";
+import type { TelegramClient } from "../telegram/client.ts";
+import type { ChatDescription, ChatTarget } from "../telegram/incoming-message.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
+import type { RunSlot } from "./active-run.ts";
+
+/** Re-arms a chat's alarm after a change to its scheduled tasks (this chat's, or another's). */
+interface TaskAlarm {
+  changed(chatId: number, threadId?: number): Promise<void>;
+}
+
+/**
+ * Everything a turn or a command works with, handed over by the chat's object for one batch of work (as grammY hands
+ * a handler its `Context`): the chat, its state, its clients, who counts as what, and its one running turn.
+ */
+export interface ChatContext {
+  env: Env;
+  settings: Settings;
+  stores: ChatStores;
+  db: DrizzleD1Database;
+  telegram: TelegramClient;
+  registry: ToolRegistry;
+  /** Bringing a message's photos, recordings and files in (R2, Telegram's file download, transcription). */
+  ingest: IngestServices;
+  configs: ConfigReader;
+  /** Each chat's agent container, for agent adapters. */
+  agentContainers: AgentContainers;
+  chatKey: string;
+  target: ChatTarget;
+  chat: ChatDescription;
+  access: ChatAccess;
+  runs: RunSlot;
+  tasks: TaskAlarm;
+  /** When a running turn must end (epoch ms), well within the alarm's 15 minutes. */
+  turnDeadline: number;
+  now: () => number;
+}

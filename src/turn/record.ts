@@ -1,0 +1,80 @@
+import { addSpend } from "../budget/budget.ts";
+import type { UsageRecord } from "../db/usage.ts";
+import { redactSecrets } from "../lib/redact.ts";
+import type { AgentErrorEvent } from "../protocol/events.ts";
+import type { DailySpend } from "../store/chat-meta.ts";
+import type { ChatContext } from "./chat-context.ts";
+import type { Tally } from "./tally.ts";
+import type { TurnRequest } from "./turn-request.ts";
+
+/** How a turn ended, for the record: its answer (and whether Telegram has all of it), or its error. */
+export type TurnEnd =
+  | { kind: "answered"; text: string; delivered: boolean }
+  | { kind: "failed"; error: AgentErrorEvent };
+
+/** What a turn that reached its model cost: the tally of its events, against the day's spend it started from. */
+export interface TurnCost {
+  tally: Tally;
+  spend: DailySpend;
+  started: number;
+}
+
+/**
+ * The one place a turn is written down, answered or failed: history, the inbox rows, the usage record and the day's
+ * spend, in one transaction. A failed turn keeps the user's messages, never an error text as if the assistant had
+ * said it, nor half a tool exchange. A turn that failed before any model call (no adapter) has no cost to record.
+ */
+export function recordTurn(ctx: ChatContext, request: TurnRequest, end: TurnEnd, cost: TurnCost | undefined): void {
+  const { stores, settings } = ctx;
+  const now = ctx.now();
+  const usage = cost === undefined ? undefined : usageRecord(ctx, request, { ...cost, end, now });
+  stores.atomically(() => {
+    switch (end.kind) {
+      case "answered":
+        stores.history.append(
+          [...request.users, ...(cost?.tally.produced ?? []), { role: "assistant", content: end.text }],
+          now,
+        );
+        stores.inbox.finish(
+          request.inboxIds,
+          now,
+          end.delivered ? undefined : "the answer could not be delivered to Telegram",
+        );
+        break;
+      case "failed":
+        stores.history.append(request.users, now);
+        stores.inbox.finish(
+          request.inboxIds,
+          now,
+          `${end.error.classification}: ${redactSecrets(end.error.message).slice(0, 300)}`,
+        );
+        break;
+    }
+    stores.history.prune(settings.historyMaxStored);
+    if (cost && usage) {
+      stores.usage.add(usage, now);
+      stores.meta.set("spend", addSpend(cost.spend, cost.tally.usage, usage.costUsd ?? 0));
+    }
+  });
+}
+
+function usageRecord(
+  ctx: ChatContext,
+  request: TurnRequest,
+  turn: TurnCost & { end: TurnEnd; now: number },
+): UsageRecord {
+  const { tally } = turn;
+  return {
+    chatId: ctx.chat.id,
+    kind: request.kind,
+    provider: tally.answeredBy.provider,
+    model: tally.answeredBy.model,
+    inputTokens: tally.usage.inputTokens,
+    outputTokens: tally.usage.outputTokens,
+    toolCalls: tally.toolCalls,
+    durationMs: turn.now - turn.started,
+    outcome: turn.end.kind === "failed" ? "error" : "ok",
+    costUsd: tally.cost,
+    createdAt: turn.now,
+  };
+}

@@ -1,0 +1,98 @@
+import { costOf } from "../budget/budget.ts";
+import type { ModelPrice } from "../config/settings-lists.ts";
+import { assertNever } from "../lib/errors.ts";
+import type { AgentErrorEvent, AgentEvent } from "../protocol/events.ts";
+import type { HistoryMessage } from "../protocol/messages.ts";
+
+/** What an event means for the person watching (and the chat's state), as the tally sees it. */
+export type TallyStep =
+  | { kind: "none" }
+  /** More of the answer's text. */
+  | { kind: "text"; text: string }
+  /** A tool step to show; `starts` when a new call begins (the text before it was its preamble). */
+  | { kind: "tool"; label: string; starts: boolean }
+  /** The agent's session id, to resume from next time. */
+  | { kind: "session"; sessionId: string }
+  /** A line the adapter logged. */
+  | { kind: "log"; message: string }
+  /** The turn's last event: a result or an error. */
+  | { kind: "done" };
+
+/** Who made the calls: the chat's own model, or the fallback the last call was made by. */
+export interface Answerer {
+  provider: string;
+  model: string;
+}
+
+/**
+ * Folds a turn's `AgentEvent`s into what it produced: the messages to keep, tokens and their cost (each call priced
+ * by the model that made it), tool calls, and the result or the error. `apply` says what each event means for the
+ * display; the tally itself shows and stores nothing.
+ */
+export class Tally {
+  readonly produced: HistoryMessage[] = [];
+  readonly usage = { inputTokens: 0, outputTokens: 0 };
+  costUsd = 0;
+  /** Whether any call's model has a price (else the turn's cost is unknown). */
+  priced = false;
+  toolCalls = 0;
+  result: string | undefined;
+  error: AgentErrorEvent | undefined;
+  answeredBy: Answerer;
+
+  constructor(
+    chatModel: Answerer,
+    private readonly priceOf: (model: string) => ModelPrice | undefined,
+  ) {
+    this.answeredBy = chatModel;
+  }
+
+  get finished(): boolean {
+    return this.result !== undefined || this.error !== undefined;
+  }
+
+  apply(event: AgentEvent): TallyStep {
+    switch (event.type) {
+      case "session_init":
+        return { kind: "session", sessionId: event.sessionId };
+      case "text_delta":
+        return { kind: "text", text: event.text };
+      case "tool_start":
+        this.toolCalls++;
+        return { kind: "tool", label: `⚙️ ${event.toolName}${event.preview ? `: ${event.preview}` : ""}`, starts: true };
+      case "tool_progress": {
+        const seconds = event.elapsedSeconds ? ` (${Math.round(event.elapsedSeconds)} s)` : "";
+        return { kind: "tool", label: `⚙️ ${event.toolName}${seconds}`, starts: false };
+      }
+      case "adapter_stderr":
+        return { kind: "log", message: event.message };
+      case "message":
+        this.produced.push(event.message);
+        return { kind: "none" };
+      case "usage": {
+        if (event.provider !== undefined && event.model !== undefined) {
+          this.answeredBy = { provider: event.provider, model: event.model };
+        }
+        const price = this.priceOf(this.answeredBy.model);
+        this.usage.inputTokens += event.inputTokens;
+        this.usage.outputTokens += event.outputTokens;
+        this.costUsd += costOf(event, price);
+        this.priced ||= price !== undefined;
+        return { kind: "none" };
+      }
+      case "result":
+        this.result = event.text;
+        return { kind: "done" };
+      case "error":
+        this.error = event;
+        return { kind: "done" };
+      default:
+        return assertNever(event, "event");
+    }
+  }
+
+  /** The turn's cost so far, or null when no call's model has a price. */
+  get cost(): number | null {
+    return this.priced ? this.costUsd : null;
+  }
+}

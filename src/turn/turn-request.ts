@@ -1,0 +1,24 @@
+import type { Provider } from "../config/providers.ts";
+import type { AgentErrorEvent } from "../protocol/events.ts";
+import type { UserMessage } from "../protocol/messages.ts";
+
+/** One turn to run: what started it, its new messages, and the inbox rows it answers. */
+export interface TurnRequest {
+  kind: "chat" | "task" | "agent";
+  /** The turn's new messages, in order. */
+  users: UserMessage[];
+  inboxIds: number[];
+  userId?: number;
+  /** The Telegram message the turn answers (the last one of a batch): acknowledged with a reaction. */
+  messageId?: number;
+  replyToMessageId?: number;
+  /** `/agent` runs one turn on an agent provider whatever the chat's provider. */
+  providerOverride?: Provider;
+  /** Said before the error text when the turn fails (a scheduled task's failure names the task). */
+  failureNote?: string;
+}
+
+export type TurnOutcome =
+  | { ok: true; text: string }
+  | { ok: false; error: AgentErrorEvent }
+  | { ok: "skipped"; reason: "disabled" | "not allowed" | "budget" };
