@@ -1,4 +1,5 @@
 import type { AgentRunner } from "../config/settings.ts";
+import { errorText } from "../lib/errors.ts";
 import { type AgentErrorEvent, type AgentEvent, agentEventSchema } from "../protocol/events.ts";
 import type { RunPayload } from "../protocol/run-payload.ts";
 import { runKeyOf } from "../protocol/run-token.ts";
@@ -51,10 +52,7 @@ export class ClaudeAgentAdapter implements AgentAdapter {
     try {
       proxied = await this.openProxiedRun(input);
     } catch (error) {
-      yield failure(
-        "transport",
-        `the agent container could not be prepared: ${error instanceof Error ? error.message : "unknown error"}`,
-      );
+      yield failure("transport", `the agent container could not be prepared: ${errorText(error)}`);
       return;
     }
     try {
@@ -105,10 +103,7 @@ export class ClaudeAgentAdapter implements AgentAdapter {
     try {
       response = await this.post(payload, abort.signal);
     } catch (error) {
-      yield failure(
-        "transport",
-        `the agent runner could not be reached: ${error instanceof Error ? error.message : "unknown error"}`,
-      );
+      yield failure("transport", `the agent runner could not be reached: ${errorText(error)}`);
       return;
     }
     if (!response.ok || !response.body) {
@@ -152,10 +147,7 @@ export class ClaudeAgentAdapter implements AgentAdapter {
       }
       yield failure("transport", "the agent runner's stream ended without a result");
     } catch (error) {
-      yield failure(
-        "transport",
-        `the agent runner's stream broke: ${error instanceof Error ? error.message : "unknown error"}`,
-      );
+      yield failure("transport", `the agent runner's stream broke: ${errorText(error)}`);
     } finally {
       reader.cancel().catch(() => undefined);
     }

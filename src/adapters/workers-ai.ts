@@ -5,6 +5,7 @@ import type {
 } from "openai/resources/chat/completions";
 import type { CompletionUsage } from "openai/resources/completions";
 import * as z from "zod";
+import { errorText } from "../lib/errors.ts";
 import { redactSecrets } from "../lib/redact.ts";
 
 /** The part of the `AI` binding a model call uses (`env.AI` has it; tests pass a fake). */
@@ -42,7 +43,7 @@ export function bindingFetch(runner: WorkersAiRunner): typeof fetch {
       );
     } catch (error) {
       if (init?.signal?.aborted) throw error;
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorText(error);
       return errorResponse(statusOfBindingError(message), redactSecrets(message).slice(0, 300));
     }
     const completion = completionOf(model, output);

@@ -1,6 +1,7 @@
 import type { ProxyUsage } from "../adapters/agent-runs.ts";
 import { settingsOf } from "../config/settings.ts";
 import type { Env } from "../env.ts";
+import { bestEffort } from "../lib/best-effort.ts";
 import { runKeyOf, verifyRunToken } from "../protocol/run-token.ts";
 
 /** Whether a model call of a run may go ahead now, and with which model. */
@@ -142,7 +143,9 @@ export async function proxyModelCall(input: ModelProxyInput): Promise<Response> 
     return refusal(502, "api_error", "The model API could not be reached.");
   }
   if (incoming.pathname !== "/v1/messages" || !answer.ok || !answer.body) return answer;
-  const metered = answer.body.pipeThrough(usageMeter((usage) => ledger.record(runKey, usage).catch(() => undefined)));
+  const metered = answer.body.pipeThrough(
+    usageMeter((usage) => bestEffort("recording a proxied call's usage", () => ledger.record(runKey, usage))),
+  );
   return new Response(metered, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
 }
 

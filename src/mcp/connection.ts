@@ -1,6 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { bestEffort } from "../lib/best-effort.ts";
 import { redactSecrets } from "../lib/redact.ts";
 
 /** A tool as a server lists it (the parts the bot uses). */
@@ -102,14 +103,14 @@ export class McpConnection {
     if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([
-        transport.terminateSession().catch(() => undefined),
+        bestEffort("ending an MCP session", () => transport.terminateSession()),
         new Promise((resolve) => {
           timer = setTimeout(resolve, SESSION_END_WAIT_MS);
         }),
       ]);
       clearTimeout(timer);
     }
-    await open.close().catch(() => undefined);
+    await bestEffort("closing an MCP connection", () => open.close());
   }
 
   private connected(): Promise<Client> {

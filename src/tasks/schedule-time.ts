@@ -1,4 +1,5 @@
 import { Cron } from "croner";
+import { errorText } from "../lib/errors.ts";
 import { ToolError } from "../tools/registry.ts";
 
 /** Recurring tasks may not run more often than this: each run is a paid model turn. */
@@ -78,9 +79,7 @@ export function nextCronRun(expression: string, timezone: string, after: number)
   try {
     cron = new Cron(expression, { timezone, paused: true });
   } catch (error) {
-    throw new ToolError(
-      `"${expression}" is not a valid cron expression (${error instanceof Error ? error.message : "invalid"}).`,
-    );
+    throw new ToolError(`"${expression}" is not a valid cron expression (${errorText(error)}).`);
   }
   try {
     const runs = cron.nextRuns(6, new Date(after));

@@ -137,7 +137,7 @@ export class ToolRegistry {
     } catch (error) {
       if (error instanceof ToolError) return failure(error.message);
       console.error(`tool ${name} failed`, errorText(error));
-      return failure(`The tool "${name}" failed: ${error instanceof Error ? error.message : "unknown error"}`);
+      return failure(`The tool "${name}" failed: ${errorText(error)}`);
     }
   }
 }

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { settingsOf } from "../config/settings.ts";
+import { errorText } from "../lib/errors.ts";
 import { blockedHostReason } from "./public-address.ts";
 import { defineTool, ToolError } from "./registry.ts";
 
@@ -40,7 +41,7 @@ export const webFetch = defineTool({
         });
       } catch (error) {
         if (deadline.aborted) throw new ToolError(`${current} did not answer within ${TIMEOUT_MS / 1000} s.`);
-        throw new ToolError(`Could not fetch ${current}: ${error instanceof Error ? error.message : "network error"}.`);
+        throw new ToolError(`Could not fetch ${current}: ${errorText(error)}.`);
       }
       const location = response.headers.get("location");
       if (response.status < 300 || response.status >= 400 || !location) break;

@@ -31,7 +31,12 @@ const REFUSED: Record<RefusalReason, string> = {
  * A disabled chat gets no model call of any kind; an agent runs shell commands in the chat's container, so by
  * default only the bot's admins may start one; a chat past its daily budget waits for the next day.
  */
-export function admit(ctx: ChatContext, request: TurnRequest, config: EffectiveConfig, now: number): Admission {
+export function admit(
+  ctx: Pick<ChatContext, "access" | "stores">,
+  request: TurnRequest,
+  config: EffectiveConfig,
+  now: number,
+): Admission {
   if (!config.enabled) {
     const notice = request.kind === "agent" ? "⏸ The bot is disabled in this chat." : undefined;
     return { kind: "refused", reason: "disabled", notice };
@@ -56,7 +61,7 @@ export function admit(ctx: ChatContext, request: TurnRequest, config: EffectiveC
  * when it may again, and the inbox rows end (a task or `/agent` run as failed, with the reason).
  */
 export async function refuse(
-  ctx: ChatContext,
+  ctx: Pick<ChatContext, "stores" | "telegram" | "target">,
   request: TurnRequest,
   refusal: Extract<Admission, { kind: "refused" }>,
   now: number,

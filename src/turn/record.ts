@@ -7,6 +7,9 @@ import type { ChatContext } from "./chat-context.ts";
 import type { Tally } from "./tally.ts";
 import type { TurnRequest } from "./turn-request.ts";
 
+/** What recording a turn needs: the chat's stores, how many rows it keeps, and the clock. */
+type RecordContext = Pick<ChatContext, "stores" | "settings" | "chat" | "now">;
+
 /** How a turn ended, for the record: its answer (and whether Telegram has all of it), or its error. */
 export type TurnEnd =
   | { kind: "answered"; text: string; delivered: boolean }
@@ -59,7 +62,7 @@ export function recordTurn(ctx: ChatContext, request: TurnRequest, end: TurnEnd,
 }
 
 function usageRecord(
-  ctx: ChatContext,
+  ctx: RecordContext,
   request: TurnRequest,
   turn: TurnCost & { end: TurnEnd; now: number },
 ): UsageRecord {

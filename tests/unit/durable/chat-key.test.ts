@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chatKeyOf, parseChatKey } from "../../src/durable/chat-key.ts";
+import { chatKeyOf, parseChatKey } from "../../../src/durable/chat-key.ts";
 
 describe("chatKeyOf and parseChatKey", () => {
   it.each([

@@ -1,16 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { ProviderError } from "../../src/adapters/errors.ts";
-import { runToolLoop, type ToolLoopInput } from "../../src/adapters/tool-loop.ts";
+import { ProviderError } from "../../../src/adapters/errors.ts";
+import { runToolLoop, type ToolLoopInput } from "../../../src/adapters/tool-loop.ts";
 import type {
   ModelAdapter,
   ModelRequest,
   ModelResponse,
   ModelStreamPart,
   ToolExecutor,
-} from "../../src/adapters/types.ts";
-import { type AgentEvent, TOOL_PREVIEW_LENGTH } from "../../src/protocol/events.ts";
-import type { AssistantMessage, HistoryMessage } from "../../src/protocol/messages.ts";
-import type { ToolOutcome } from "../../src/protocol/run-payload.ts";
+} from "../../../src/adapters/types.ts";
+import { type AgentEvent, TOOL_PREVIEW_LENGTH } from "../../../src/protocol/events.ts";
+import type { AssistantMessage, HistoryMessage } from "../../../src/protocol/messages.ts";
+import type { ToolOutcome } from "../../../src/protocol/run-payload.ts";
 
 /** One scripted model call: a response, or an error to throw. */
 type Step = ModelResponse | { throws: unknown };

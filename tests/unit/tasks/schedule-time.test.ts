@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { formatInZone, MIN_CRON_INTERVAL_MS, nextCronRun, parseAt } from "../../src/tasks/schedule-time.ts";
-import { ToolError } from "../../src/tools/registry.ts";
+import { formatInZone, MIN_CRON_INTERVAL_MS, nextCronRun, parseAt } from "../../../src/tasks/schedule-time.ts";
+import { ToolError } from "../../../src/tools/registry.ts";
 
 const utc = (text: string) => Date.parse(text);
 

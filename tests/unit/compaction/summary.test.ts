@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { estimateTokens, planCompaction, summaryRequestText, tokensOfBytes } from "../../src/compaction/summary.ts";
-import type { HistoryMessage } from "../../src/protocol/messages.ts";
+import { estimateTokens, planCompaction, summaryRequestText, tokensOfBytes } from "../../../src/compaction/summary.ts";
+import type { HistoryMessage } from "../../../src/protocol/messages.ts";
 
 const rowsOf = (messages: HistoryMessage[]) => messages.map((message, index) => ({ id: index + 1, message }));
 const turn = (index: number, size = 10): HistoryMessage[] => [

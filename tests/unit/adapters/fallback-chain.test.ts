@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { ProviderError } from "../../src/adapters/errors.ts";
-import { type ChainLink, FallbackChain } from "../../src/adapters/fallback-chain.ts";
-import type { ModelAdapter, ModelRequest, ModelStreamPart } from "../../src/adapters/types.ts";
-import { readSettings } from "../../src/config/settings.ts";
-import type { Env } from "../../src/env.ts";
-import type { ErrorClassification } from "../../src/protocol/events.ts";
+import { ProviderError } from "../../../src/adapters/errors.ts";
+import { type ChainLink, FallbackChain } from "../../../src/adapters/fallback-chain.ts";
+import type { ModelAdapter, ModelRequest, ModelStreamPart } from "../../../src/adapters/types.ts";
+import { readSettings } from "../../../src/config/settings.ts";
+import type { Env } from "../../../src/env.ts";
+import type { ErrorClassification } from "../../../src/protocol/events.ts";
 
 /** An adapter that fails with `failure` (after streaming `before`, when streamed), or answers with its name. */
 function adapter(name: string, failure?: ErrorClassification, before?: string): ModelAdapter & { models: string[] } {

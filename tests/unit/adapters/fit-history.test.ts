@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { fitHistory } from "../../src/adapters/fit-history.ts";
-import type { HistoryMessage } from "../../src/protocol/messages.ts";
+import { fitHistory } from "../../../src/adapters/fit-history.ts";
+import type { HistoryMessage } from "../../../src/protocol/messages.ts";
 
 const user = (content: string): HistoryMessage => ({ role: "user", content });
 const assistant = (content: string): HistoryMessage => ({ role: "assistant", content });

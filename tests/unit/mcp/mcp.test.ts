@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { allowlistAllows, mcpServersSchema } from "../../src/config/mcp-servers.ts";
-import { McpServerError, scrub } from "../../src/mcp/connection.ts";
-import { FAILURE_TTL_MS, ListingCache } from "../../src/mcp/listing-cache.ts";
-import { MAX_MCP_RESULT_CHARS, resultText } from "../../src/mcp/result-text.ts";
+import { allowlistAllows, mcpServersSchema } from "../../../src/config/mcp-servers.ts";
+import { McpServerError, scrub } from "../../../src/mcp/connection.ts";
+import { FAILURE_TTL_MS, ListingCache } from "../../../src/mcp/listing-cache.ts";
+import { MAX_MCP_RESULT_CHARS, resultText } from "../../../src/mcp/result-text.ts";
 
 describe("MCP allowlist entries", () => {
   it("allow everything without a list, a tool by its name, or all of a server's tools with server__*", () => {

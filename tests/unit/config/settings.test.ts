@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { resolveConfig } from "../../src/config/chat-config.ts";
-import { builtInProvider, DEFAULT_HISTORY_LIMIT, includes, readSettings } from "../../src/config/settings.ts";
-import type { Env, EnvVariable } from "../../src/env.ts";
-import { healthReport } from "../../src/http/routes/health.ts";
+import { resolveConfig } from "../../../src/config/chat-config.ts";
+import { builtInProvider, DEFAULT_HISTORY_LIMIT, includes, readSettings } from "../../../src/config/settings.ts";
+import type { Env, EnvVariable } from "../../../src/env.ts";
+import { healthReport } from "../../../src/http/routes/health.ts";
 
 /**
  * An environment with only the given variables. `readSettings` reads nothing but string variables, so a partial

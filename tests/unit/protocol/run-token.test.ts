@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mintRunToken, verifyRunToken } from "../../src/protocol/run-token.ts";
+import { mintRunToken, verifyRunToken } from "../../../src/protocol/run-token.ts";
 
 const claims = { chatKey: "chat:1001", runId: "run-1", expiresAt: 2_000 };
 

@@ -3,8 +3,8 @@ import {
   type AgentErrorEvent,
   type ErrorClassification,
   errorClassificationSchema,
-} from "../../src/protocol/events.ts";
-import { TURN_BUDGET, TURN_TIME_LIMIT, userFacingError } from "../../src/reply/error-text.ts";
+} from "../../../src/protocol/events.ts";
+import { TURN_BUDGET, TURN_TIME_LIMIT, userFacingError } from "../../../src/reply/error-text.ts";
 
 const errorOf = (classification: ErrorClassification, message = "detail from the provider"): AgentErrorEvent => ({
   type: "error",

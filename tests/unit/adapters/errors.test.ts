@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { errorEventOf, ProviderError, providerErrorFrom, type SdkErrorClasses } from "../../src/adapters/errors.ts";
-import { type ErrorClassification, errorClassificationSchema } from "../../src/protocol/events.ts";
+import { errorEventOf, ProviderError, providerErrorFrom, type SdkErrorClasses } from "../../../src/adapters/errors.ts";
+import { type ErrorClassification, errorClassificationSchema } from "../../../src/protocol/events.ts";
 
 /** An error as both SDKs throw it for an API answer: an Error with the HTTP status on it. */
 function apiError(status: number, message = "the provider said no"): Error {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { ToolExecutor } from "../../src/adapters/types.ts";
-import { ActiveRun } from "../../src/turn/active-run.ts";
+import type { ToolExecutor } from "../../../src/adapters/types.ts";
+import { ActiveRun } from "../../../src/turn/active-run.ts";
 
 describe("ActiveRun stop reasons", () => {
   it("starts running, with no reason", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { blockedHostReason } from "../../src/tools/public-address.ts";
+import { blockedHostReason } from "../../../src/tools/public-address.ts";
 
 /** The host as the URL parser normalises it, as web_fetch checks it. */
 const hostOf = (url: string) => new URL(url).hostname;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type AlarmStorage, type DueWork, nextWakeAt, WakeSchedule } from "../../src/durable/wake-schedule.ts";
+import { type AlarmStorage, type DueWork, nextWakeAt, WakeSchedule } from "../../../src/durable/wake-schedule.ts";
 
 /** A promise with its resolve and reject at hand, to hold a drain (or a storage write) open. */
 function deferred<T = void>() {

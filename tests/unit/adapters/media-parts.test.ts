@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { userPartsOf, withFilesAsText } from "../../src/adapters/media-parts.ts";
-import { documentKind } from "../../src/media/document-kind.ts";
-import { pickPhotoSize } from "../../src/media/photo-size.ts";
-import { seesImages } from "../../src/media/vision.ts";
-import { historyMessageSchema, type UserMessage } from "../../src/protocol/messages.ts";
+import { userPartsOf, withFilesAsText } from "../../../src/adapters/media-parts.ts";
+import { documentKind } from "../../../src/media/document-kind.ts";
+import { pickPhotoSize } from "../../../src/media/photo-size.ts";
+import { seesImages } from "../../../src/media/vision.ts";
+import { historyMessageSchema, type UserMessage } from "../../../src/protocol/messages.ts";
 
 const image = { kind: "image" as const, key: "telegram/a", mediaType: "image/jpeg", size: 10 };
 

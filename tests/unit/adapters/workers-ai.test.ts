@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { ProviderError } from "../../src/adapters/errors.ts";
-import { OpenAIAdapter } from "../../src/adapters/openai.ts";
-import type { ModelRequest, ModelStreamPart } from "../../src/adapters/types.ts";
+import { ProviderError } from "../../../src/adapters/errors.ts";
+import { OpenAIAdapter } from "../../../src/adapters/openai.ts";
+import type { ModelRequest, ModelStreamPart } from "../../../src/adapters/types.ts";
 import {
   BINDING_BASE_URL,
   bindingFetch,
   statusOfBindingError,
   WORKERS_AI_MAX_TOKENS,
   type WorkersAiRunner,
-} from "../../src/adapters/workers-ai.ts";
+} from "../../../src/adapters/workers-ai.ts";
 
 const MODEL = "@cf/meta/llama-3.3-70b-instruct-fp8-fast";
 

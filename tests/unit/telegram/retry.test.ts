@@ -1,6 +1,6 @@
 import type { Transformer } from "grammy/web";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type RetryOptions, retryTransformer } from "../../src/telegram/retry.ts";
+import { type RetryOptions, retryTransformer } from "../../../src/telegram/retry.ts";
 
 type Previous = Parameters<Transformer>[0];
 /** grammY types its signal with the abort-controller shim's AbortSignal; the runtime's is what it gets in a Worker. */

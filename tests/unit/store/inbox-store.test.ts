@@ -1,0 +1,53 @@
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { IncomingMessage } from "../../../src/telegram/incoming-message.ts";
+import { session } from "../../worker/helpers.ts";
+
+const message = (updateId: number, text = `m${updateId}`): IncomingMessage => ({
+  updateId,
+  messageId: updateId,
+  chat: { id: 7002, type: "private", isForum: false },
+  text,
+  date: 1,
+});
+
+describe("InboxStore", () => {
+  it("takes a redelivered update once, waiting rows in order, and counts each take as an attempt", async () => {
+    await runInDurableObject(session(7002), ({ stores }) => {
+      const first = stores.inbox.enqueue("update:1", { kind: "message", message: message(1) }, 1);
+      expect(stores.inbox.enqueue("update:1", { kind: "message", message: message(1) }, 2)).toBeUndefined();
+      stores.inbox.enqueue("task:9:1", { kind: "task", task: { taskId: 9, prompt: "stretch", dueAt: 1 } }, 3);
+      expect(first).toBeTypeOf("number");
+      expect(stores.inbox.hasPending()).toBe(true);
+
+      const taken = stores.inbox.takePending();
+      expect(taken.map((item) => item.kind)).toEqual(["message", "task"]);
+      expect(taken.every((item) => item.attempts === 1)).toBe(true);
+      // Still `processing` (the run died): taken again, with the attempt counted.
+      expect(stores.inbox.takePending().map((item) => item.attempts)).toEqual([2, 2]);
+
+      stores.inbox.finish(
+        taken.map((item) => item.id),
+        4,
+      );
+      expect(stores.inbox.hasPending()).toBe(false);
+      expect(stores.inbox.takePending()).toEqual([]);
+    });
+  });
+
+  it("reads each row back through its kind's schema; a row none reads is handed over as unreadable", async () => {
+    await runInDurableObject(session(7002), ({ stores }, state) => {
+      stores.inbox.enqueue("update:2", { kind: "message", message: message(2, "kept") }, 1);
+      state.storage.sql.exec(
+        "INSERT INTO inbox (key, kind, payload, received_at) VALUES ('update:3', 'message', '{\"text\":5}', 2), ('update:4', 'task', 'not json', 3)",
+      );
+      const [kept, wrongShape, notJson] = stores.inbox.takePending();
+      expect(kept).toMatchObject({ kind: "message", message: { text: "kept" } });
+      expect(wrongShape).toMatchObject({
+        kind: "unreadable",
+        problem: "its message does not match the current schema",
+      });
+      expect(notJson).toMatchObject({ kind: "unreadable", problem: "its payload is not JSON" });
+    });
+  });
+});

@@ -1,0 +1,35 @@
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { UsageRecord } from "../../../src/db/usage.ts";
+import { session } from "../../worker/helpers.ts";
+
+const record = (createdAt: number): UsageRecord => ({
+  chatId: 7005,
+  kind: "chat",
+  provider: "openai",
+  model: "gpt-test",
+  inputTokens: 10,
+  outputTokens: 5,
+  toolCalls: 0,
+  durationMs: 100,
+  outcome: "ok",
+  costUsd: null,
+  createdAt,
+});
+
+describe("UsageBuffer", () => {
+  it("hands over a batch with its last row, leaving out (and so dropping) rows no schema reads", async () => {
+    await runInDurableObject(session(7005), ({ stores }, state) => {
+      expect(stores.usage.oldestAt()).toBeUndefined();
+      stores.usage.add(record(1), 100);
+      state.storage.sql.exec('INSERT INTO usage_buffer (record, created_at) VALUES (\'{"chatId":"x"}\', 101)');
+      stores.usage.add(record(2), 102);
+      expect(stores.usage.oldestAt()).toBe(100);
+
+      const batch = stores.usage.batch();
+      expect(batch.records.map((row) => row.record.createdAt)).toEqual([1, 2]);
+      stores.usage.drop(batch.lastId!);
+      expect(stores.usage.batch()).toEqual({ records: [], lastId: undefined });
+    });
+  });
+});

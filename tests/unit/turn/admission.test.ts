@@ -1,0 +1,81 @@
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { ChatAccess } from "../../../src/access/chat-access.ts";
+import { resolveConfig } from "../../../src/config/chat-config.ts";
+import { settingsOf } from "../../../src/config/settings.ts";
+import type { ChatStores } from "../../../src/store/chat-stores.ts";
+import { admit } from "../../../src/turn/admission.ts";
+import type { TurnRequest } from "../../../src/turn/turn-request.ts";
+import { session } from "../../worker/helpers.ts";
+
+const NOW = Date.UTC(2026, 10, 23, 12);
+const chat = (kind: TurnRequest["kind"] = "chat", userId = 42): TurnRequest => ({
+  kind,
+  users: [{ role: "user", content: "hi" }],
+  inboxIds: [1],
+  userId,
+});
+
+/** The checks against a chat object's real stores, with the test environment's settings (admin user 1001). */
+async function withStores<T>(work: (stores: ChatStores, access: ChatAccess) => T): Promise<T> {
+  return runInDurableObject(session(7001), (instance) =>
+    work(instance.stores, new ChatAccess(settingsOf(env), { chats: {}, admins: {} })),
+  );
+}
+
+describe("admit", () => {
+  it("admits an enabled chat within its budget, with today's spend", async () => {
+    const admission = await withStores((stores, access) =>
+      admit({ stores, access }, chat(), resolveConfig(undefined, settingsOf(env)), NOW),
+    );
+    expect(admission).toEqual({
+      kind: "admitted",
+      spend: { day: "2026-11-23", tokens: 0, costUsd: 0, noticeSent: false },
+    });
+  });
+
+  it("refuses a disabled chat, telling only an /agent request", async () => {
+    const config = resolveConfig({ enabled: false }, settingsOf(env));
+    const [message, agent] = await withStores((stores, access) => [
+      admit({ stores, access }, chat("chat"), config, NOW),
+      admit({ stores, access }, chat("agent", 1001), config, NOW),
+    ]);
+    expect(message).toEqual({ kind: "refused", reason: "disabled", notice: undefined });
+    expect(agent).toMatchObject({ kind: "refused", reason: "disabled", notice: "⏸ The bot is disabled in this chat." });
+  });
+
+  it("lets only admins start an agent unless the chat opens it to everyone", async () => {
+    const settings = settingsOf(env);
+    const [member, owner, everyone] = await withStores((stores, access) => [
+      admit({ stores, access }, chat("agent", 42), resolveConfig(undefined, settings), NOW),
+      admit({ stores, access }, chat("agent", 1001), resolveConfig(undefined, settings), NOW),
+      admit({ stores, access }, chat("agent", 42), resolveConfig({ agentAccess: "everyone" }, settings), NOW),
+    ]);
+    expect(member).toMatchObject({ kind: "refused", reason: "not allowed" });
+    expect(owner.kind).toBe("admitted");
+    expect(everyone.kind).toBe("admitted");
+  });
+
+  it("refuses a chat past its budget, with the notice once a day", async () => {
+    const config = resolveConfig({ budget: { dailyTokens: 100 } }, settingsOf(env));
+    const [first, second] = await withStores((stores, access) => {
+      stores.meta.set("spend", { day: "2026-11-23", tokens: 150, costUsd: 0, noticeSent: false });
+      const once = admit({ stores, access }, chat(), config, NOW);
+      stores.meta.set("spend", { day: "2026-11-23", tokens: 150, costUsd: 0, noticeSent: true });
+      return [once, admit({ stores, access }, chat(), config, NOW)];
+    });
+    expect(first).toMatchObject({ kind: "refused", reason: "budget", spend: { noticeSent: true } });
+    expect(first.kind === "refused" && first.notice).toContain("used today's budget (100 tokens)");
+    expect(second).toMatchObject({ kind: "refused", reason: "budget", notice: undefined });
+  });
+
+  it("starts a new day's budget at midnight in the chat's time zone", async () => {
+    const config = resolveConfig({ budget: { dailyTokens: 100 } }, settingsOf(env));
+    const admission = await withStores((stores, access) => {
+      stores.meta.set("spend", { day: "2026-11-22", tokens: 150, costUsd: 0, noticeSent: true });
+      return admit({ stores, access }, chat(), config, NOW);
+    });
+    expect(admission).toMatchObject({ kind: "admitted", spend: { day: "2026-11-23", tokens: 0 } });
+  });
+});
