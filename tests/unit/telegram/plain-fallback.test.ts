@@ -29,7 +29,10 @@ describe("plainFallbackTransformer", () => {
 
   it("falls back in a caption too", async () => {
     const { calls, previous } = telegramBelow();
-    const payload = withPlainFallback({ chat_id: 1, photo: "id", caption: "<x>", parse_mode: "HTML" as const }, "plain");
+    const payload = withPlainFallback(
+      { chat_id: 1, photo: "id", caption: "<x>", parse_mode: "HTML" as const },
+      "plain",
+    );
     await plainFallbackTransformer()(previous, "sendPhoto", payload);
     expect(calls[1]!.payload).toMatchObject({ caption: "plain" });
   });
