@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { MCP_ALLOWLIST_ENTRY, type McpServerConfig, mcpServersSchema } from "./mcp-servers.ts";
+import type { PaidCap, PaidKind } from "./paid-kinds.ts";
 import {
   DEFAULT_MODELS,
   type Fallback,
@@ -14,6 +15,7 @@ import { isTimezone } from "./zones.ts";
 const MAX_SYSTEM_PROMPT_LENGTH = 8000;
 
 const schemas = new Map<string, ReturnType<typeof buildSchema>>();
+const capSchema = z.union([z.number().int().min(0).max(1e9), z.literal("unlimited")]).optional();
 
 /** The schema against the tool names that exist, so an unknown tool name is refused, not stored. Built once. */
 export function chatConfigSchema(toolNames: readonly string[]) {
@@ -51,6 +53,18 @@ function buildSchema(toolNames: readonly string[]) {
       .strictObject({
         dailyTokens: z.union([z.number().int().min(0).max(1e12), z.literal("unlimited")]).optional(),
         dailyCostUsd: z.union([z.number().min(0).max(1e6), z.literal("unlimited")]).optional(),
+      })
+      .optional(),
+    /** Caps on paid calls besides tokens, per message and per day; "unlimited" overrides a default. */
+    limits: z
+      .strictObject({
+        imagesPerTurn: capSchema,
+        imagesPerDay: capSchema,
+        audioMinutesPerTurn: capSchema,
+        audioMinutesPerDay: capSchema,
+        searchesPerTurn: capSchema,
+        searchesPerDay: capSchema,
+        speechCharactersPerDay: capSchema,
       })
       .optional(),
     /** Who may use /agent (a shell in a container): the bot's admins (default), or everyone in the chat. */
@@ -93,6 +107,8 @@ export interface EffectiveConfig {
   timezone: string;
   /** Undefined limits are unlimited. */
   budget: { dailyTokens?: number; dailyCostUsd?: number };
+  /** Caps on each kind of paid call (images, searches, speech, audio seconds), per turn and per day. */
+  paidCaps: Record<PaidKind, PaidCap>;
   agentAccess: "admins" | "everyone";
   /** The chat's fallback chain (its own, else DEFAULT_FALLBACKS), each with its model resolved. */
   fallbacks: { provider: Fallback["provider"]; model: string }[];
@@ -134,6 +150,7 @@ export function resolveConfig(config: ChatConfig | undefined, settings: Settings
       ...limit("dailyTokens", config?.budget?.dailyTokens, settings.dailyTokenBudget),
       ...limit("dailyCostUsd", config?.budget?.dailyCostUsd, settings.dailyCostBudgetUsd),
     },
+    paidCaps: paidCapsOf(config?.limits, settings.paid.caps),
     agentAccess: config?.agentAccess ?? "admins",
     fallbacks: (config?.fallbacks ?? settings.defaultFallbacks).map((fallback) => ({
       provider: fallback.provider,
@@ -155,4 +172,26 @@ function limit<Key extends string>(
   const result: { [K in Key]?: number } = {};
   if (value !== undefined) result[key] = value;
   return result;
+}
+
+/** The chat's own caps over the defaults (audio is set in minutes and counted in seconds). */
+function paidCapsOf(own: ChatConfig["limits"], defaults: Record<PaidKind, PaidCap>): Record<PaidKind, PaidCap> {
+  const cap = (value: number | "unlimited" | undefined, fallback: number | undefined, scale = 1) =>
+    value === "unlimited" ? undefined : value === undefined ? fallback : value * scale;
+  const caps = (
+    kind: PaidKind,
+    perTurn: number | "unlimited" | undefined,
+    perDay: number | "unlimited" | undefined,
+    scale = 1,
+  ): PaidCap => {
+    const turn = cap(perTurn, defaults[kind].perTurn, scale);
+    const day = cap(perDay, defaults[kind].perDay, scale);
+    return { ...(turn === undefined ? {} : { perTurn: turn }), ...(day === undefined ? {} : { perDay: day }) };
+  };
+  return {
+    image: caps("image", own?.imagesPerTurn, own?.imagesPerDay),
+    search: caps("search", own?.searchesPerTurn, own?.searchesPerDay),
+    speech: caps("speech", undefined, own?.speechCharactersPerDay),
+    transcription: caps("transcription", own?.audioMinutesPerTurn, own?.audioMinutesPerDay, 60),
+  };
 }

@@ -77,6 +77,11 @@ export class EnvReader {
     return fallback;
   }
 
+  /** A number from 0 to `max` (decimals allowed), or the default when unset. */
+  number(name: EnvVariable, fallback: number, max: number): number {
+    return this.optionalNumber(name, max) ?? fallback;
+  }
+
   /** A number from 0 to `max`, or unset (no limit). */
   optionalNumber(name: EnvVariable, max: number): number | undefined {
     const raw = this.text(this.env[name]);

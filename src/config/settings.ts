@@ -1,5 +1,6 @@
 import type { Env } from "../env.ts";
 import { EnvReader, type IdList } from "./env-reader.ts";
+import type { PaidCap, PaidKind } from "./paid-kinds.ts";
 import { type Fallback, isProvider, PROVIDERS, type Provider } from "./providers.ts";
 import {
   fallbacksOf,
@@ -75,6 +76,8 @@ export interface Settings {
   transcription: { kind: "off" } | { kind: "api"; model: string; baseUrl: string | undefined };
   /** `generate_image`'s model; undefined: the tool is not offered. */
   imageModel: string | undefined;
+  /** What paid calls besides tokens cost, and the caps of chats without their own `limits`. */
+  paid: { prices: Record<PaidKind, number>; caps: Record<PaidKind, PaidCap> };
   /** Variables that are set but unusable, by name, with what is wrong. Never their values. */
   problems: string[];
 }
@@ -244,6 +247,30 @@ export function readSettings(env: Env): Settings {
       ? { kind: "api", model: transcriptionModel, baseUrl: transcriptionBaseUrl }
       : { kind: "off" },
     imageModel,
+    paid: {
+      prices: {
+        image: read.number("IMAGE_PRICE_USD", 0.04, 100),
+        search: read.number("SEARCH_PRICE_USD", 0.005, 100),
+        speech: read.number("SPEECH_PRICE_USD_PER_MILLION_CHARS", 15, 10_000) / 1_000_000,
+        transcription: read.number("TRANSCRIPTION_PRICE_USD_PER_MINUTE", 0.003, 100) / 60,
+      },
+      caps: {
+        image: {
+          perTurn: read.integer("IMAGES_PER_TURN", 4, 0, 100),
+          perDay: read.integer("IMAGES_PER_DAY", 20, 0, 10_000),
+        },
+        search: {
+          perTurn: read.integer("SEARCHES_PER_TURN", 5, 0, 100),
+          perDay: read.integer("SEARCHES_PER_DAY", 100, 0, 100_000),
+        },
+        speech: { perDay: read.integer("SPEECH_CHARS_PER_DAY", 100_000, 0, 100_000_000) },
+        // Audio is counted in seconds; its caps are set in minutes.
+        transcription: {
+          perTurn: read.integer("AUDIO_MINUTES_PER_TURN", 10, 0, 1_440) * 60,
+          perDay: read.integer("AUDIO_MINUTES_PER_DAY", 60, 0, 100_000) * 60,
+        },
+      },
+    },
     mcp: {
       listCacheMs: read.integer("MCP_LIST_CACHE_SECONDS", 300, 0, 86_400) * 1000,
       timeoutMs: read.integer("MCP_TIMEOUT_SECONDS", 20, 1, 300) * 1000,

@@ -1,4 +1,5 @@
 import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import type { PaidUnits } from "../config/paid-kinds.ts";
 
 /** Facts a chat asked the bot to remember. Every query is scoped by `chat_id`. */
 export const memories = sqliteTable(
@@ -31,8 +32,10 @@ export const usageRecords = sqliteTable(
     toolCalls: integer("tool_calls").notNull(),
     durationMs: integer("duration_ms").notNull(),
     outcome: text("outcome", { enum: ["ok", "error"] }).notNull(),
-    /** US dollars, from MODEL_PRICES when the turn ran; null when the model had no price. */
+    /** US dollars, from MODEL_PRICES (and the paid-call prices) when the turn ran; null when nothing had a price. */
     costUsd: real("cost_usd"),
+    /** Paid calls besides tokens, by kind: images, searches, characters of speech, seconds of audio (JSON). */
+    paidUnits: text("paid_units", { mode: "json" }).$type<PaidUnits>(),
     createdAt: integer("created_at").notNull(),
   },
   (table) => [index("usage_chat_created_idx").on(table.chatId, table.createdAt)],

@@ -1,6 +1,7 @@
 import { and, eq, gte, sql } from "drizzle-orm";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import * as z from "zod";
+import { paidUnitsSchema } from "../config/paid-kinds.ts";
 import { usageRecords } from "./d1-schema.ts";
 
 /** One turn's (or summary pass's) usage, as a chat object buffers it and D1 keeps it. */
@@ -14,13 +15,14 @@ export const usageRecordSchema = z.object({
   toolCalls: z.number().int(),
   durationMs: z.number(),
   outcome: z.enum(["ok", "error"]),
-  /** US dollars, from MODEL_PRICES when the turn ran; null when the model had no price. */
+  /** US dollars, from MODEL_PRICES (and the paid-call prices) when the turn ran; null when nothing had a price. */
   costUsd: z.number().nullable().optional(),
+  paidUnits: paidUnitsSchema.optional(),
   createdAt: z.number(),
 });
 export type UsageRecord = z.infer<typeof usageRecordSchema>;
 
-/** D1 binds at most 100 parameters per statement: at most 13 columns, so 7 rows per insert. */
+/** D1 binds at most 100 parameters per statement: at most 14 columns, so 7 rows per insert. */
 const ROWS_PER_INSERT = 7;
 
 /**

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { paidUnitsSchema } from "../config/paid-kinds.ts";
 import { chatDescriptionSchema, chatTargetSchema } from "../telegram/incoming-message.ts";
 
 /** What a chat has spent on one calendar day (in its time zone). */
@@ -9,6 +10,8 @@ const dailySpendSchema = z.object({
   costUsd: z.number(),
   /** The chat was told today that its budget is used up. */
   noticeSent: z.boolean(),
+  /** Paid calls besides tokens, by kind (their cost is in `costUsd`). */
+  units: paidUnitsSchema.optional(),
 });
 export type DailySpend = z.infer<typeof dailySpendSchema>;
 

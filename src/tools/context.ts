@@ -1,4 +1,5 @@
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
+import type { PaidCallGate } from "../budget/paid-calls.ts";
 import type { Env } from "../env.ts";
 
 /** Who is asking and where: every tool handler gets this, and scopes all its data by `chatId`. */
@@ -24,6 +25,8 @@ export interface ToolContext {
   sendPhoto: (photo: { bytes: Uint8Array; fileName: string; caption?: string }) => Promise<void>;
   /** Keeps a file the turn made (a generated image) in the media bucket; its key, or undefined without a bucket. */
   storeGenerated: (bytes: Uint8Array, mediaType: string) => Promise<string | undefined>;
+  /** Paid calls (images, searches…): ask before one, record it after; caps and the day's budget are checked. */
+  paid: PaidCallGate;
   /** Tells a chat's (or forum topic's) object that its scheduled tasks changed, so it re-arms its alarm. */
   tasksChanged: (chatId: number, threadId?: number) => Promise<void>;
 }

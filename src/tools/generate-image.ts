@@ -21,6 +21,9 @@ export const generateImageTool = defineTool({
   async handler({ prompt, size, caption }, context) {
     const settings = settingsOf(context.env);
     if (!settings.imageModel || !settings.openaiApiKey) throw new ToolError("Image generation is not configured.");
+    // Each image is paid for: per-message and daily caps, and the chat's budget, are asked first.
+    const refusal = context.paid.refusal("image", 1);
+    if (refusal !== undefined) throw new ToolError(refusal);
     let image: { bytes: Uint8Array; mediaType: string };
     try {
       image = await generateImage({
@@ -35,6 +38,7 @@ export const generateImageTool = defineTool({
       if (error instanceof ImageGenerationError) throw new ToolError(`The image could not be made: ${error.message}`);
       throw error;
     }
+    context.paid.record("image", 1);
     const extension = image.mediaType.split("/")[1] ?? "png";
     const key = await context.storeGenerated(image.bytes, image.mediaType);
     await context.sendPhoto({ bytes: image.bytes, fileName: `image.${extension}`, ...(caption ? { caption } : {}) });

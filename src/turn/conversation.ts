@@ -3,6 +3,7 @@ import { type MediaLibrary, withFilesAsText } from "../adapters/media-parts.ts";
 import { runToolLoop } from "../adapters/tool-loop.ts";
 import type { Adapter } from "../adapters/types.ts";
 import { addSpend, exhaustedLimit } from "../budget/budget.ts";
+import type { PaidCalls } from "../budget/paid-calls.ts";
 import { bytesForTokens, summarySection } from "../compaction/summary.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
 import type { ToolCallbackRoute } from "../config/settings.ts";
@@ -31,9 +32,10 @@ export interface ConversationInput {
   model: string;
   run: ActiveRun;
   mcp: ChatMcp;
-  /** The day's spend before the turn, and the turn's own tally: a long tool loop stops at the budget. */
+  /** The day's spend before the turn, and the turn's own tally and paid calls: a long tool loop stops at the budget. */
   spend: DailySpend;
   tally: Tally;
+  paid: PaidCalls;
 }
 
 /**
@@ -58,7 +60,7 @@ export async function startConversation(
         ? "the agent's own tools"
         : undefined,
   );
-  const context = toolContext(ctx, { userId: request.userId, trust, timezone: config.timezone });
+  const context = toolContext(ctx, { userId: request.userId, trust, timezone: config.timezone, paid: input.paid });
   run.useTools(
     cappedTools(settings.toolResultsMaxChars, (name, argumentsText) =>
       registry.execute(name, argumentsText, context, config.tools),
@@ -110,7 +112,10 @@ export async function startConversation(
         stream: request.kind !== "task",
         // A long tool loop stops at the daily budget rather than running past it.
         stopBeforeCall: () =>
-          exhaustedLimit(addSpend(input.spend, input.tally.usage, input.tally.costUsd), config.budget) === undefined
+          exhaustedLimit(
+            addSpend(input.spend, input.tally.usage, input.tally.costUsd + input.paid.costUsd),
+            config.budget,
+          ) === undefined
             ? undefined
             : TURN_BUDGET,
       });

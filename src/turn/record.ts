@@ -1,4 +1,6 @@
 import { addSpend } from "../budget/budget.ts";
+import { addUnits } from "../budget/paid-calls.ts";
+import type { PaidUnits } from "../config/paid-kinds.ts";
 import type { UsageRecord } from "../db/usage.ts";
 import { redactSecrets } from "../lib/redact.ts";
 import type { AgentErrorEvent } from "../protocol/events.ts";
@@ -18,6 +20,8 @@ export type TurnEnd =
 /** What a turn that reached its model cost: the tally of its events, against the day's spend it started from. */
 export interface TurnCost {
   tally: Tally;
+  /** Paid calls besides tokens (images, searches, speech, audio): their units and cost. */
+  paid: { units: PaidUnits; costUsd: number };
   spend: DailySpend;
   started: number;
 }
@@ -56,7 +60,7 @@ export function recordTurn(ctx: ChatContext, request: TurnRequest, end: TurnEnd,
     stores.history.prune(settings.historyMaxStored);
     if (cost && usage) {
       stores.usage.add(usage, now);
-      stores.meta.set("spend", addSpend(cost.spend, cost.tally.usage, usage.costUsd ?? 0));
+      stores.meta.set("spend", addUnits(addSpend(cost.spend, cost.tally.usage, usage.costUsd ?? 0), cost.paid.units));
     }
   });
 }
@@ -77,7 +81,9 @@ function usageRecord(
     toolCalls: tally.toolCalls,
     durationMs: turn.now - turn.started,
     outcome: turn.end.kind === "failed" ? "error" : "ok",
-    costUsd: tally.cost,
+    // Unknown when nothing had a price; paid calls always have one.
+    costUsd: tally.cost === null && turn.paid.costUsd === 0 ? null : (tally.cost ?? 0) + turn.paid.costUsd,
+    ...(Object.keys(turn.paid.units).length > 0 ? { paidUnits: turn.paid.units } : {}),
     createdAt: turn.now,
   };
 }

@@ -1,4 +1,5 @@
 import { errorEventOf } from "../adapters/errors.ts";
+import { PaidCalls } from "../budget/paid-calls.ts";
 import { effectiveConfigOf } from "../config/config-store.ts";
 import { bestEffort } from "../lib/best-effort.ts";
 import { redactSecrets } from "../lib/redact.ts";
@@ -57,6 +58,11 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
     const tally = new Tally({ provider: choice.provider, model: choice.model }, (model) =>
       ctx.settings.modelPrices.get(model),
     );
+    const paid = new PaidCalls(
+      { prices: ctx.settings.paid.prices, caps: config.paidCaps, dailyCostUsd: config.budget.dailyCostUsd },
+      admission.spend,
+      () => tally.costUsd,
+    );
     const events = await startConversation(ctx, {
       request,
       config,
@@ -66,6 +72,7 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
       mcp,
       spend: admission.spend,
       tally,
+      paid,
     });
     const display = new TurnDisplay(displayOptions(ctx, request, run));
     try {
@@ -97,7 +104,7 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
     ctx.runs.end(run);
     await display.settle();
 
-    const cost = { tally, spend: admission.spend, started };
+    const cost = { tally, paid, spend: admission.spend, started };
     const error = endingError(run, tally, choice.provider);
     if (error) {
       console.warn(`chat ${ctx.chat.id}: turn failed (${error.classification}): ${redactSecrets(error.message)}`);

@@ -1,3 +1,4 @@
+import type { PaidCallGate } from "../budget/paid-calls.ts";
 import { mediaBucket } from "../media/services.ts";
 import { storeMedia } from "../media/store.ts";
 import type { ToolContext, TurnTrust } from "../tools/context.ts";
@@ -6,7 +7,7 @@ import type { ChatContext } from "./chat-context.ts";
 /** Who is asking and where, for the tools of one turn. */
 export function toolContext(
   ctx: ChatContext,
-  turn: { userId: number | undefined; trust: TurnTrust; timezone: string },
+  turn: { userId: number | undefined; trust: TurnTrust; timezone: string; paid: PaidCallGate },
 ): ToolContext {
   const { userId, trust } = turn;
   return {
@@ -34,6 +35,7 @@ export function toolContext(
       await storeMedia(bucket, key, bytes, { mediaType });
       return key;
     },
+    paid: turn.paid,
     tasksChanged: (chatId, threadId) => ctx.tasks.changed(chatId, threadId),
   };
 }

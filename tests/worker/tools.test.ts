@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { PaidCalls } from "../../src/budget/paid-calls.ts";
 import { settingsOf } from "../../src/config/settings.ts";
 import { database, type ToolContext, TurnTrust } from "../../src/tools/context.ts";
 import { tools } from "../../src/tools/index.ts";
@@ -35,6 +36,10 @@ function context(
     },
     sendPhoto: async () => undefined,
     storeGenerated: async () => undefined,
+    paid: new PaidCalls(
+      { prices: settingsOf(env).paid.prices, caps: settingsOf(env).paid.caps, dailyCostUsd: undefined },
+      { day: "2026-11-22", tokens: 0, costUsd: 0, noticeSent: false },
+    ),
     tasksChanged: async (id, threadId) => {
       changed.push(id);
       changedTopics.push([id, threadId]);
