@@ -7,7 +7,7 @@ import { jsonBody } from "../src/http/json-body.ts";
 import type { AgentEvent } from "../src/protocol/events.ts";
 import { type RunPayload, runPayloadSchema } from "../src/protocol/run-payload.ts";
 import { redact } from "./redact.ts";
-import { type ModelAccess, runAgent, type TerminalEvent } from "./run-agent.ts";
+import { type AgentModelAccess, type AgentSandbox, runAgent, type TerminalEvent } from "./run-agent.ts";
 
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 /** How long a shutdown waits for the running queries to wind down before the process goes anyway. */
@@ -27,7 +27,10 @@ export interface RunnerConfig {
   token: string;
   /** Host names (no port) a request may name besides loopback ones (RUNNER_ALLOWED_HOSTS). */
   allowedHosts?: readonly string[];
-  modelAccess: ModelAccess;
+  /** Each agent this runner runs, and how its CLI reaches the model; a run of another agent is refused. */
+  modelAccess: AgentModelAccess;
+  /** Where the agents' commands run: in the container (its own boundary) or on a host (default: the CLI's sandbox). */
+  sandbox?: AgentSandbox;
   /** The runner's environment, of which the CLI gets an allow list; defaults to this process's. */
   env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
@@ -179,7 +182,7 @@ export function createRunner(config: RunnerConfig): Runner {
     clientGone.addEventListener("abort", gone, { once: true });
 
     log(
-      `[runner] run start chat=${payload.chatKey} resume=${payload.sessionId ? "yes" : "no"} tools=${payload.tools.length}`,
+      `[runner] run start chat=${payload.chatKey} agent=${payload.agent ?? "claude-agent"} resume=${payload.sessionId ? "yes" : "no"} tools=${payload.tools.length}`,
     );
     const run: ActiveRun = {
       chatKey: payload.chatKey,
@@ -196,6 +199,7 @@ export function createRunner(config: RunnerConfig): Runner {
       emit: write,
       env: config.env ?? process.env,
       modelAccess: config.modelAccess,
+      sandbox: config.sandbox ?? "host",
     })
       .then(
         (last) => {
