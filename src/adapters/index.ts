@@ -2,7 +2,7 @@ import type { Provider } from "../config/providers.ts";
 import type { Settings } from "../config/settings.ts";
 import type { Env } from "../env.ts";
 import { AnthropicAdapter } from "./anthropic.ts";
-import { ClaudeAgentAdapter } from "./claude-agent.ts";
+import { ContainerAgentAdapter } from "./container-agent.ts";
 import { OpenAIAdapter } from "./openai.ts";
 import type { Adapter } from "./types.ts";
 import { BINDING_BASE_URL, bindingFetch, WORKERS_AI_MAX_TOKENS } from "./workers-ai.ts";
@@ -51,6 +51,7 @@ function buildAdapter(provider: Provider, settings: Settings, env: Env): Adapter
         }),
       };
     case "claude-agent":
+    case "codex-agent":
       if (settings.agentRunner.kind === "container" && !env.AGENT_CONTAINER) {
         return {
           kind: "unavailable",
@@ -59,7 +60,12 @@ function buildAdapter(provider: Provider, settings: Settings, env: Env): Adapter
       }
       return {
         kind: "ready",
-        adapter: new ClaudeAgentAdapter({ env, runner: settings.agentRunner, timeoutMs: settings.agentTimeoutMs }),
+        adapter: new ContainerAgentAdapter({
+          agent: provider,
+          env,
+          runner: settings.agentRunner,
+          timeoutMs: settings.agentTimeoutMs,
+        }),
       };
     case "workers-ai": {
       const common = { label: "Workers AI", maxTokens: WORKERS_AI_MAX_TOKENS, ...retries };

@@ -23,8 +23,10 @@ export interface ChatMeta {
   /** Where answers go: the chat, and its forum topic. */
   target: ChatTarget;
   chat: ChatDescription;
-  /** The claude-agent runner's session, resumed by the next agent turn. */
+  /** The claude-agent runner's session, resumed by the next claude-agent turn. */
   agentSessionId: string;
+  /** The codex-agent runner's thread, resumed by the next codex-agent turn. */
+  codexSessionId: string;
   /** When a stranger was last told this chat's id. */
   strangerNoticeAt: number;
   /** The earliest next run of this chat's (topic's) scheduled tasks. */

@@ -34,6 +34,7 @@ export async function handleCommand(
       services.store.atomically(() => {
         services.store.clearHistory();
         services.store.deleteMeta("agentSessionId");
+        services.store.deleteMeta("codexSessionId");
         services.store.deleteMeta("summary");
         services.store.deleteMeta("summaryFailure");
       });
@@ -74,8 +75,9 @@ export async function handleCommand(
       await reply("Nothing is running.");
       break;
     case "agent": {
+      const config = await effectiveConfig(services);
       if (command.args === "") {
-        await reply("Usage: /agent <task> — runs one task with the Claude agent in this chat's container.");
+        await reply(`Usage: /agent <task> — runs one task with this chat's agent (${config.agent}) in its container.`);
         break;
       }
       await runTurn(services, {
@@ -84,7 +86,7 @@ export async function handleCommand(
         inboxIds: [inboxId],
         messageId: message.messageId,
         ...(message.from ? { userId: message.from.id } : {}),
-        providerOverride: "claude-agent",
+        providerOverride: config.agent,
         ...(message.chat.type === "private" ? {} : { replyToMessageId: message.messageId }),
       });
       return true;

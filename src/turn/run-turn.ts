@@ -39,7 +39,7 @@ export interface TurnRequest {
   /** The Telegram message the turn answers (the last one of a batch): acknowledged with a reaction. */
   messageId?: number;
   replyToMessageId?: number;
-  /** `/agent` runs one turn on claude-agent whatever the chat's provider. */
+  /** `/agent` runs one turn on the chat's agent (`claude-agent` or `codex-agent`) whatever the chat's provider. */
   providerOverride?: Provider;
   /** Said before the error text when the turn fails (a scheduled task's failure names the task). */
   failureNote?: string;
@@ -247,6 +247,7 @@ async function runTurnWithTools(
     services,
     stream: request.kind !== "task",
     run,
+    provider,
     callbackToken:
       choice.adapter.kind === "agent"
         ? await mintRunToken(settings.botToken ?? "", {
@@ -378,6 +379,8 @@ interface TurnInput {
   run: ActiveRun;
   /** What an agent's runner presents to call the turn's tools back. */
   callbackToken: string;
+  /** The turn's provider (an agent's session is kept per agent). */
+  provider: Provider;
   model: string;
   systemPrompt: string;
   history: HistoryMessage[];
@@ -406,7 +409,7 @@ function eventsOf(adapter: Adapter, input: TurnInput): AsyncGenerator<AgentEvent
         stopBeforeCall: () => (input.budgetReached() ? TURN_BUDGET : undefined),
       });
     case "agent": {
-      const sessionId = services.store.getMeta("agentSessionId");
+      const sessionId = services.store.getMeta(sessionKeyOf(input.provider));
       return adapter.run({
         chatKey: services.chatKey,
         model: input.model,
@@ -422,6 +425,11 @@ function eventsOf(adapter: Adapter, input: TurnInput): AsyncGenerator<AgentEvent
       });
     }
   }
+}
+
+/** Where a chat keeps the session of each agent, so that switching agents resumes neither in the other. */
+function sessionKeyOf(provider: Provider): "agentSessionId" | "codexSessionId" {
+  return provider === "codex-agent" ? "codexSessionId" : "agentSessionId";
 }
 
 function toolCallbackUrl(route: ToolCallbackRoute, chatKey: string): string {
@@ -444,7 +452,7 @@ function collect(turn: {
   const { services, provider, event, collected, status, answer } = turn;
   switch (event.type) {
     case "session_init":
-      services.store.setMeta("agentSessionId", event.sessionId);
+      services.store.setMeta(sessionKeyOf(provider), event.sessionId);
       return;
     case "text_delta":
       answer.delta(event.text);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { largerUsage } from "../../src/adapters/claude-agent.ts";
+import { largerUsage } from "../../src/adapters/container-agent.ts";
 import { admitCall, EMPTY_USAGE, MAX_MODEL_CALLS_PER_MINUTE, pin, usageMeter } from "../../src/durable/model-proxy.ts";
 import type { OpenRun } from "../../src/durable/open-runs.ts";
 import { OpenRuns } from "../../src/durable/open-runs.ts";
