@@ -6,16 +6,18 @@ import { handleError, notFound } from "../http/error.ts";
 import { agentToolsRoutes } from "../http/routes/agent-tools.ts";
 import { WORKER_CALLBACK_HOST } from "../protocol/run-payload.ts";
 import { type Admission, type ProxyUsage, proxyModelCall, type RunLedger } from "./model-proxy.ts";
+import { proxyResponsesCall } from "./model-proxy-responses.ts";
 import { type OpenRun, type OpenRunStore, OpenRuns } from "./open-runs.ts";
 
 /** Plain-HTTP hosts the runner is pointed at; they exist only inside the container and end in the handlers below. */
 export const ANTHROPIC_PROXY_HOST = "anthropic.internal";
+export const OPENAI_PROXY_HOST = "openai.internal";
 const RUNNER_TOKEN_KEY = "runner-token";
 
 /**
- * One container per chat running `container/` (the Claude Agent SDK runner). The Anthropic key never enters it:
- * the runner talks plain HTTP to `anthropic.internal`, and the outbound handler below forwards the calls of the
- * running turn (its token is the CLI's API key) to the real API with the key added. Tool calls go to
+ * One container per chat running `container/` (the agent runner: the Claude Agent SDK and the Codex CLI). No API key
+ * enters it: the runner talks plain HTTP to `anthropic.internal` and `openai.internal`, and the outbound handlers
+ * below forward the calls of the running turn (its token is the CLI's API key) to the real APIs with the keys added. Tool calls go to
  * `worker.internal` and are served by the chat's object. The runner wants a bearer token of its own, a random one
  * per container kept in this object's storage, which this object adds to every request it forwards.
  */
@@ -51,6 +53,7 @@ export class AgentContainer extends Container<Env> {
         // No key in here: the CLI presents each run's token to the Worker's proxy.
         RUNNER_MODEL_PROXY: "worker",
         ANTHROPIC_BASE_URL: `http://${ANTHROPIC_PROXY_HOST}`,
+        OPENAI_BASE_URL: `http://${OPENAI_PROXY_HOST}/v1`,
         WORKSPACE_ROOT: "/workspace",
         CLAUDE_CODE_MAX_OUTPUT_TOKENS: maxOutputTokens,
         // The CLI retries overloaded/5xx answers itself (about ten times by default); keep a stuck turn short.
@@ -116,6 +119,13 @@ const callbackApp = new Hono<{ Bindings: Env }>()
 AgentContainer.outboundByHost = {
   [ANTHROPIC_PROXY_HOST]: (request: Request, env: Env, context) =>
     proxyModelCall({
+      request,
+      env,
+      containerId: context.containerId,
+      ledgerFor: (chatKey) => containerLedger(env, chatKey),
+    }),
+  [OPENAI_PROXY_HOST]: (request: Request, env: Env, context) =>
+    proxyResponsesCall({
       request,
       env,
       containerId: context.containerId,
