@@ -86,6 +86,24 @@ describe("codex-agent in the runner", () => {
     );
   });
 
+  it("keeps Codex's sandbox in a runner started by hand: no writes outside the workspace and temp, no network", async () => {
+    const probe = [
+      // Not /tmp, where this test's workspace root lies: Codex's sandbox lets commands write to temp directories.
+      "touch /var/tmp/codex-sandbox-probe 2>&1 || echo no-write-outside",
+      "touch inside.txt && echo wrote-inside",
+      `node -e 'fetch("${api.url}/v1/models").then(() => console.log("network-reached"), () => console.log("no-network"))'`,
+    ].join("; ");
+    shellThen(probe, "checked");
+    const answer = await postRun(runner.url, codexPayloadFor("chat:3008"));
+    expect(answer.events.at(-1)).toEqual({ type: "result", text: "checked" });
+    const output = JSON.stringify([...functionOutputs(api.modelCalls().at(-1)!.body).values()]);
+    expect(output).toContain("no-write-outside");
+    expect(output).toContain("wrote-inside");
+    expect(output).toContain("no-network");
+    expect(api.requests.filter((request) => request.path === "/v1/models")).toEqual([]);
+    expect(existsSync("/var/tmp/codex-sandbox-probe")).toBe(false);
+  });
+
   it("calls the bot's tools through the loopback MCP bridge, with the run's token, and gives the model the result", async () => {
     const chatKey = "chat:3002";
     worker.answer = (name, argumentsText) => ({
