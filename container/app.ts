@@ -6,8 +6,10 @@ import { requireBearer, secretsEqual } from "../src/protocol/http/bearer.ts";
 import { HttpError, handleError, notFound } from "../src/protocol/http/error.ts";
 import { jsonBody } from "../src/protocol/http/json-body.ts";
 import { type RunPayload, runPayloadSchema } from "../src/protocol/run-payload.ts";
+import type { AgentSandbox } from "./agent-run.ts";
 import { redact } from "./redact.ts";
-import { type ModelAccess, runAgent, type TerminalEvent } from "./run-agent.ts";
+import { type AgentModelAccess, runAgent } from "./run-agent.ts";
+import type { TerminalEvent } from "./run-output.ts";
 
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
 /** How long a shutdown waits for the running queries to wind down before the process goes anyway. */
@@ -27,7 +29,10 @@ export interface RunnerConfig {
   token: string;
   /** Host names (no port) a request may name besides loopback ones (RUNNER_ALLOWED_HOSTS). */
   allowedHosts?: readonly string[];
-  modelAccess: ModelAccess;
+  /** Each agent this runner runs, and how its CLI reaches the model; a run of another agent is refused. */
+  modelAccess: AgentModelAccess;
+  /** Where the agents' commands run: in the container (its own boundary) or on a host (default: the CLI's sandbox). */
+  sandbox?: AgentSandbox;
   /** The runner's environment, of which the CLI gets an allow list; defaults to this process's. */
   env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
@@ -182,7 +187,7 @@ export function createRunner(config: RunnerConfig): Runner {
     clientGone.addEventListener("abort", gone, { once: true });
 
     log(
-      `[runner] run start chat=${payload.chatKey} resume=${payload.sessionId ? "yes" : "no"} tools=${payload.tools.length}`,
+      `[runner] run start chat=${payload.chatKey} agent=${payload.agent ?? "claude-agent"} resume=${payload.sessionId ? "yes" : "no"} tools=${payload.tools.length}`,
     );
     const run: ActiveRun = {
       chatKey: payload.chatKey,
@@ -199,6 +204,7 @@ export function createRunner(config: RunnerConfig): Runner {
       emit: write,
       env: config.env ?? process.env,
       modelAccess: config.modelAccess,
+      sandbox: config.sandbox ?? "host",
     })
       .then(
         (last) => {

@@ -1,25 +1,17 @@
 import { createSdkMcpServer, type McpSdkServerConfigWithInstance, tool } from "@anthropic-ai/claude-agent-sdk";
 import * as z from "zod";
-import { type ModelTool, type ToolOutcome, toolOutcomeSchema } from "../src/protocol/run-payload.ts";
+import type { ModelTool } from "../src/protocol/run-payload.ts";
+import { callWorkerTool, TOOL_CALL_TIMEOUT_MS, type ToolCallback } from "./worker-tools.ts";
 
 /** The in-process MCP server's name: the model sees the bot's tools as `mcp__bot__<name>`. */
 export const BRIDGE_SERVER_NAME = "bot";
 export const BRIDGE_TOOL_PREFIX = `mcp__${BRIDGE_SERVER_NAME}__`;
-const TOOL_CALL_TIMEOUT_MS = 60_000;
 
-export interface ToolCallback {
-  url: string;
-  token: string;
-}
-
-type ToolAnswer = { content: Array<{ type: "text"; text: string }>; isError: boolean };
 type Shape = Record<string, z.ZodType>;
 
 /**
- * The Worker's tools as an in-process MCP server. Each call goes back to the Worker: `POST toolCallback.url` with
- * the run's bearer token and `{ name, arguments }` (the arguments as JSON text, as every adapter passes them); the
- * Worker runs the tool in the chat's own context and answers `{ content, isError }`. A failure never throws into the
- * SDK: it becomes an error result the model can read.
+ * The Worker's tools as the Claude Agent SDK's in-process MCP server. Each call goes back to the Worker
+ * (`callWorkerTool`); a failure never throws into the SDK: it becomes an error result the model can read.
  */
 export function createToolBridge(
   tools: readonly ModelTool[],
@@ -38,44 +30,6 @@ export function createToolBridge(
       ),
     ),
   });
-}
-
-export async function callWorkerTool(
-  callback: ToolCallback,
-  name: string,
-  args: unknown,
-  options: { timeoutMs: number; signals?: ReadonlyArray<AbortSignal | undefined> },
-): Promise<ToolAnswer> {
-  const signals = [AbortSignal.timeout(options.timeoutMs), ...(options.signals ?? []).filter((s) => s !== undefined)];
-  let response: Response;
-  try {
-    response = await fetch(callback.url, {
-      method: "POST",
-      headers: { authorization: `Bearer ${callback.token}`, "content-type": "application/json" },
-      body: JSON.stringify({ name, arguments: JSON.stringify(args ?? {}) }),
-      signal: AbortSignal.any(signals),
-    });
-  } catch (error) {
-    const timedOut = error instanceof Error && error.name === "TimeoutError";
-    return failed(
-      timedOut
-        ? `The tool ${name} did not answer within ${Math.round(options.timeoutMs / 1000)} s.`
-        : `The tool ${name} could not be reached (${error instanceof Error ? error.message : "network error"}).`,
-    );
-  }
-  const body = await response.text().catch(() => "");
-  if (!response.ok) return failed(`The tool ${name} failed: the bot answered HTTP ${response.status}.`);
-  let parsed: ToolOutcome;
-  try {
-    parsed = toolOutcomeSchema.parse(JSON.parse(body));
-  } catch {
-    return failed(`The tool ${name} failed: the bot's answer was malformed.`);
-  }
-  return { content: [{ type: "text", text: parsed.content }], isError: parsed.isError };
-}
-
-function failed(text: string): ToolAnswer {
-  return { content: [{ type: "text", text }], isError: true };
 }
 
 function signalOf(extra: unknown): AbortSignal | undefined {

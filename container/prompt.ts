@@ -48,3 +48,13 @@ function transcriptOf(earlier: readonly HistoryMessage[]): string {
 function clip(text: string): string {
   return text.length <= MAX_TRANSCRIPT_MESSAGE_CHARS ? text : `${text.slice(0, MAX_TRANSCRIPT_MESSAGE_CHARS - 1)}…`;
 }
+
+/**
+ * Codex invokes a skill (a `SKILL.md` it finds, also in the workspace, where an agent could have written one) when a
+ * message names it as `$name` or `[$name](path)`. A chat's messages are not skill invocations: a word joiner after
+ * each `$` that starts such a name keeps the text as people read it and matches no skill.
+ */
+export function withoutSkillMentions(text: string): string {
+  // Every name character a Codex version has allowed (letters, digits, `_-:./`) follows no bare `$` any more.
+  return text.replace(/\$(?=\S)/g, () => "$\u2060");
+}

@@ -1,23 +1,22 @@
-import path from "node:path";
-import { type HookCallback, type Options, type Query, query, type SDKMessage } from "@anthropic-ai/claude-agent-sdk";
-import { type AgentErrorEvent, type AgentEvent, MAX_DELTA_LENGTH, toolPreview } from "../src/protocol/events.ts";
-import type { RunPayload } from "../src/protocol/run-payload.ts";
-import { archiveTranscript } from "./archive.ts";
-import { childEnv } from "./child-env.ts";
-import { classifyApiError, classifyResultSubtype, classifyThrown } from "./classify.ts";
-import { BRIDGE_SERVER_NAME, BRIDGE_TOOL_PREFIX, createToolBridge } from "./mcp-bridge.ts";
+import type { AgentEvent } from "../src/protocol/events.ts";
+import type { RunnerAgent, RunPayload } from "../src/protocol/run-payload.ts";
+import type { AgentRun, AgentSandbox } from "./agent-run.ts";
 import type { ModelProxy } from "./model-proxy.ts";
-import { buildPrompt } from "./prompt.ts";
-import { MAX_STDERR_LINE, redact, truncate } from "./redact.ts";
+import { runClaude } from "./run-claude.ts";
+import { runCodex } from "./run-codex.ts";
+import { messageOf, RunOutput, type TerminalEvent } from "./run-output.ts";
 import { type ChatDirectories, ensureChatDirectories } from "./workspace.ts";
 
-/** The built-in Claude Code tools a chat's agent gets; the bot's own tools come on top as `mcp__bot__*`. */
-const BUILTIN_TOOLS = ["Bash", "Read", "Write", "Edit", "Glob", "Grep", "WebFetch", "WebSearch"] as const;
-const MAX_STDERR_EVENTS = 200;
-/** After the run's last event, how long the CLI may take to finish writing its session before it is closed. */
-const DRAIN_AFTER_END_MS = 5_000;
+/**
+ * How an agent's CLI reaches its model without ever holding the real key:
+ * - `local-proxy` (a runner started by hand): the runner's loopback proxy holds the key and accepts a per-run key;
+ * - `run-token` (the container): the CLI presents the run's token (the payload's `toolCallback.token`) to the Worker's
+ *   model proxy at `baseUrl`, which checks it, pins the model, caps tokens and adds the key.
+ */
+type ModelAccess = { kind: "local-proxy"; proxy: ModelProxy } | { kind: "run-token"; baseUrl: string | undefined };
 
-export type TerminalEvent = Extract<AgentEvent, { type: "result" | "error" }>;
+/** The model access of each agent this runner can run; an agent without one is refused. */
+export type AgentModelAccess = Partial<Record<RunnerAgent, ModelAccess>>;
 
 export interface RunAgentOptions {
   workspaceRoot: string;
@@ -27,312 +26,83 @@ export interface RunAgentOptions {
   emit: (event: AgentEvent) => void;
   /** The runner's environment; the CLI gets only an allow list of it (see child-env.ts). */
   env: NodeJS.ProcessEnv;
-  modelAccess: ModelAccess;
+  modelAccess: AgentModelAccess;
+  sandbox: AgentSandbox;
 }
 
 /**
- * How the CLI reaches the model without ever holding the real key:
- * - `local-proxy` (a runner started by hand): the runner's loopback proxy holds the key and accepts a per-run key;
- * - `run-token` (the container): the CLI presents the run's token (the payload's `toolCallback.token`) to the Worker's
- *   model proxy at `baseUrl`, which checks it, pins the model, caps tokens and adds the key.
- */
-export type ModelAccess =
-  | { kind: "local-proxy"; proxy: ModelProxy }
-  | { kind: "run-token"; baseUrl: string | undefined };
-
-/**
- * One run: the payload's turn through the Claude Agent SDK, as `AgentEvent`s. Never throws; always ends with exactly
- * one `result` or `error` (also returned).
- *
- * SDK message → event:
- * - `system/init` → `session_init` (once per session id);
- * - `assistant` `tool_use` blocks → `tool_start` (the `mcp__bot__` prefix removed);
- * - `tool_progress` → `tool_progress`; CLI stderr → `adapter_stderr` (redacted, truncated, bounded in number);
- * - `result` success → `usage`, then `result`; an API failure (`is_error`) or an error subtype → a classified `error`;
- * - `rate_limit_event` with status `rejected` → `error` (quota), and the query is closed;
- * - `system/api_retry` → `adapter_stderr` only: the CLI goes on retrying by itself and a retry is not the end of the
- *   turn, while in our stream an `error` is terminal. If the retries run out, the `result` that follows carries the
- *   failure and becomes the `error`.
- * - an exception out of `query()` (the CLI failed to start or died) → `error` (internal / transport, retryable).
- *
- * A `sessionId` the CLI no longer has (the container restarted and lost its disk) is not an error: the run starts a
- * new session with the whole history as context, and the new `session_init` replaces the old id.
+ * One run of the payload's agent (`claude-agent` unless it names another), as `AgentEvent`s. Never throws; always
+ * ends with exactly one `result` or `error` (also returned). An agent this runner has no model access for is refused
+ * with a clear, non-retryable error.
  */
 export async function runAgent(payload: RunPayload, options: RunAgentOptions): Promise<TerminalEvent> {
-  const secrets: string[] = payload.toolCallback ? [payload.toolCallback.token] : [];
-  let terminal: TerminalEvent | undefined;
-  const emit = (event: AgentEvent): void => {
-    if (terminal) return;
-    if (event.type === "result" || event.type === "error") terminal = event;
-    options.emit(event);
-  };
-  const fail = (classified: Pick<AgentErrorEvent, "classification" | "retryable">, message: string): void =>
-    emit({ type: "error", ...classified, message: truncate(redact(message, secrets), 2_000) });
-  const cancelled = (): void => fail({ classification: "cancelled", retryable: true }, reasonOf(options.signal));
-  let stderrEvents = 0;
-  const stderrLine = (message: string): void => {
-    stderrEvents++;
-    if (stderrEvents > MAX_STDERR_EVENTS + 1) return;
-    const text = stderrEvents > MAX_STDERR_EVENTS ? "[further stderr output left out]" : message;
-    emit({ type: "adapter_stderr", message: truncate(redact(text, secrets), MAX_STDERR_LINE) });
+  const output = new RunOutput(options.emit, payload.toolCallback ? [payload.toolCallback.token] : []);
+  const agent = payload.agent ?? "claude-agent";
+  const finish = (): TerminalEvent => {
+    if (!output.terminal) {
+      if (options.signal.aborted) output.cancelled(options.signal);
+      else output.fail({ classification: "internal", retryable: true }, "the agent process ended without a result");
+    }
+    return output.terminal!;
   };
 
-  if (options.signal.aborted) {
-    cancelled();
-    return terminal!;
+  if (options.signal.aborted) return finish();
+  const access = options.modelAccess[agent];
+  if (!access) {
+    const runnable = Object.keys(options.modelAccess).join(", ") || "none";
+    output.fail(
+      { classification: "invalid_request", retryable: false },
+      `this runner cannot run ${agent}: it has no model access for it (it runs: ${runnable})`,
+    );
+    return finish();
   }
   let directories: ChatDirectories;
   try {
     directories = await ensureChatDirectories(options.workspaceRoot, payload.chatKey);
   } catch (error) {
-    fail(
+    output.fail(
       { classification: "internal", retryable: true },
       `the chat's workspace could not be created: ${messageOf(error)}`,
     );
-    return terminal!;
+    return finish();
   }
-  const cwd = directories.workspace;
-  const access = options.modelAccess;
   const apiKey = access.kind === "local-proxy" ? access.proxy.issueKey() : payload.toolCallback?.token;
   if (apiKey === undefined) {
-    fail({ classification: "invalid_request", retryable: false }, "the payload has no run token for the model proxy");
-    return terminal!;
+    output.fail(
+      { classification: "invalid_request", retryable: false },
+      "the payload has no run token for the model proxy",
+    );
+    return finish();
   }
-  secrets.push(apiKey);
-  const env = childEnv({
-    base: options.env,
-    apiKey,
-    baseUrl: access.kind === "local-proxy" ? access.proxy.url : access.baseUrl,
-    configDirectory: directories.config,
-    homeDirectory: directories.home,
-  });
-
-  const preCompact: HookCallback = async (input) => {
-    if (input.hook_event_name !== "PreCompact") return {};
-    try {
-      const file = await archiveTranscript({
-        transcriptPath: input.transcript_path,
-        cwd,
-        sessionId: input.session_id,
-        trigger: input.trigger,
-      });
-      if (file) stderrLine(`archived the conversation to ${path.relative(cwd, file)} before compaction`);
-    } catch (error) {
-      stderrLine(`could not archive the conversation before compaction: ${messageOf(error)}`);
-    }
-    return {};
+  output.addSecret(apiKey);
+  const run: AgentRun = {
+    payload,
+    output,
+    signal: options.signal,
+    env: options.env,
+    directories,
+    model: { apiKey, baseUrl: access.kind === "local-proxy" ? access.proxy.url : access.baseUrl },
+    sandbox: options.sandbox,
   };
-
-  /** One query; `session_missing` when the CLI refused to resume because it has no such session. */
-  const attempt = async (resume: string | undefined): Promise<"done" | "session_missing"> => {
-    const controller = new AbortController();
-    const onAbort = (): void => controller.abort(options.signal.reason);
-    if (options.signal.aborted) onAbort();
-    else options.signal.addEventListener("abort", onAbort, { once: true });
-    const bridge =
-      payload.tools.length > 0 && payload.toolCallback
-        ? createToolBridge(payload.tools, payload.toolCallback, { signal: controller.signal })
-        : undefined;
-    const sdkOptions: Options = {
-      cwd,
-      model: payload.model,
-      ...(resume ? { resume } : {}),
-      abortController: controller,
-      tools: [...BUILTIN_TOOLS],
-      allowedTools: [...BUILTIN_TOOLS, ...(bridge ? [`${BRIDGE_TOOL_PREFIX}*`] : [])],
-      mcpServers: bridge ? { [BRIDGE_SERVER_NAME]: bridge } : {},
-      strictMcpConfig: true,
-      permissionMode: "bypassPermissions",
-      allowDangerouslySkipPermissions: true,
-      // The Worker owns the bot's instructions and may change them between turns (persona, tools, memories), so
-      // they are not recorded with the session (`snapshot: false`): every request carries the current ones.
-      systemPrompt: {
-        type: "preset",
-        preset: "claude_code",
-        ...(payload.systemPrompt.trim() !== "" ? { append: payload.systemPrompt } : {}),
-        snapshot: false,
-      },
-      // No settings files at all: not the machine's, not the chat's config directory's, and not the workspace's
-      // `.claude/settings.json` or `CLAUDE.md`, which a steered agent could have written to plant hooks or
-      // instructions for every later turn. The Worker's system prompt is the only standing instruction.
-      settingSources: [],
-      // The answer as it streams (`stream_event` messages), forwarded as text_delta events.
-      includePartialMessages: true,
-      hooks: { PreCompact: [{ hooks: [preCompact] }] },
-      stderr: (data) => {
-        for (const line of data.split(/\r?\n/)) if (line.trim() !== "") stderrLine(line.trim());
-      },
-      env,
-    };
-
-    let announced: string | undefined;
-    let apiErrorKind: string | undefined;
-    let drainTimer: ReturnType<typeof setTimeout> | undefined;
-    let sdkQuery: Query | undefined;
-    const settle = (): void => {
-      // The run's answer is out; give the CLI a moment to finish writing the session, then close it.
-      drainTimer ??= setTimeout(() => sdkQuery?.close(), DRAIN_AFTER_END_MS);
-    };
-
-    const handle = (message: SDKMessage): "session_missing" | undefined => {
-      switch (message.type) {
-        case "system":
-          if (message.subtype === "init" && message.session_id !== announced) {
-            announced = message.session_id;
-            emit({ type: "session_init", sessionId: message.session_id });
-          } else if (message.subtype === "api_retry") {
-            stderrLine(
-              `API retry ${message.attempt}/${message.max_retries}: ${message.error_status ?? "no response"} ${message.error}` +
-                ` (next in ${Math.round(message.retry_delay_ms)} ms)`,
-            );
-          } else if (message.subtype === "compact_boundary") {
-            stderrLine("the conversation was compacted");
-          }
-          return undefined;
-        case "assistant":
-          if (message.error) apiErrorKind = message.error;
-          for (const block of message.message.content ?? []) {
-            if (block.type !== "tool_use") continue;
-            const name = block.name.startsWith(BRIDGE_TOOL_PREFIX)
-              ? block.name.slice(BRIDGE_TOOL_PREFIX.length)
-              : block.name;
-            emit({
-              type: "tool_start",
-              toolName: truncate(name, 300),
-              preview: toolPreview(JSON.stringify(block.input ?? {})),
-            });
-          }
-          return undefined;
-        case "stream_event": {
-          // Only the main conversation's text: a subagent's (parent_tool_use_id set) is not the answer.
-          const event = message.event;
-          if (message.parent_tool_use_id !== null || event.type !== "content_block_delta") return undefined;
-          if (event.delta.type !== "text_delta" || event.delta.text === "") return undefined;
-          for (const piece of deltaPieces(redact(event.delta.text, secrets))) emit({ type: "text_delta", text: piece });
-          return undefined;
-        }
-        case "tool_progress": {
-          const name = message.tool_name.startsWith(BRIDGE_TOOL_PREFIX)
-            ? message.tool_name.slice(BRIDGE_TOOL_PREFIX.length)
-            : message.tool_name;
-          const elapsed = message.elapsed_time_seconds;
-          emit({
-            type: "tool_progress",
-            toolName: truncate(name, 300),
-            ...(Number.isFinite(elapsed) && elapsed >= 0 ? { elapsedSeconds: elapsed } : {}),
-          });
-          return undefined;
-        }
-        case "rate_limit_event": {
-          const info = message.rate_limit_info;
-          if (info.status !== "rejected") return undefined;
-          const resets = info.resetsAt ? `; it resets at ${new Date(info.resetsAt * 1000).toISOString()}` : "";
-          fail(
-            { classification: "quota", retryable: false },
-            `the usage limit was reached (${info.rateLimitType ?? "unknown"})${resets}`,
-          );
-          sdkQuery?.close();
-          return undefined;
-        }
-        case "result":
-          if (message.subtype === "success") {
-            if (message.is_error) {
-              const extra = message as { api_error?: unknown; api_error_type?: unknown };
-              const classified = classifyApiError({
-                kind: apiErrorKind,
-                status: message.api_error_status,
-                errorType: typeof extra.api_error_type === "string" ? extra.api_error_type : undefined,
-                apiError: typeof extra.api_error === "string" ? extra.api_error : undefined,
-              });
-              fail(classified, message.result || "the API call failed");
-            } else {
-              const usage = message.usage;
-              const cacheRead = usage.cache_read_input_tokens ?? 0;
-              const cacheWrite = usage.cache_creation_input_tokens ?? 0;
-              emit({
-                type: "usage",
-                inputTokens: nonNegative(usage.input_tokens + cacheRead + cacheWrite),
-                outputTokens: nonNegative(usage.output_tokens),
-                cacheReadTokens: nonNegative(cacheRead),
-                cacheWriteTokens: nonNegative(cacheWrite),
-              });
-              emit({ type: "result", text: message.result });
-            }
-          } else {
-            const errors = message.errors.join("; ");
-            if (resume && announced === undefined && /no conversation found|valid session id/i.test(errors))
-              return "session_missing";
-            fail(classifyResultSubtype(message.subtype), `${message.subtype}${errors ? `: ${errors}` : ""}`);
-          }
-          return undefined;
-        default:
-          return undefined;
-      }
-    };
-
-    try {
-      sdkQuery = query({ prompt: buildPrompt(payload.history, resume !== undefined), options: sdkOptions });
-      for await (const message of sdkQuery) {
-        if (terminal) continue; // draining: the CLI is finishing its session file
-        if (handle(message) === "session_missing") return "session_missing";
-        if (terminal) settle();
-      }
-    } catch (error) {
-      // After an `is_error` result the SDK also throws ("Claude Code returned an error result"): already reported.
-      if (!terminal) {
-        if (controller.signal.aborted) cancelled();
-        else fail(classifyThrown(error), `the agent process failed: ${messageOf(error)}`);
-      }
-    } finally {
-      if (drainTimer !== undefined) clearTimeout(drainTimer);
-      options.signal.removeEventListener("abort", onAbort);
-    }
-    return "done";
-  };
-
-  if (payload.tools.length > 0 && !payload.toolCallback) {
-    stderrLine("the payload has tools but no toolCallback; the bot's own tools are not offered");
-  }
   try {
-    if ((await attempt(payload.sessionId)) === "session_missing") {
-      stderrLine(
-        `session ${payload.sessionId} is not on this runner any more; starting a new one with the chat's history`,
-      );
-      await attempt(undefined);
+    switch (agent) {
+      case "claude-agent":
+        await runClaude(run);
+        break;
+      case "codex-agent":
+        await runCodex(run);
+        break;
+      default:
+        assertNever(agent);
     }
   } catch (error) {
-    fail({ classification: "internal", retryable: true }, `the agent run failed: ${messageOf(error)}`);
+    output.fail({ classification: "internal", retryable: true }, `the agent run failed: ${messageOf(error)}`);
+  } finally {
+    if (access.kind === "local-proxy") access.proxy.release(apiKey);
   }
-  if (!terminal) {
-    if (options.signal.aborted) cancelled();
-    else fail({ classification: "internal", retryable: true }, "the agent process ended without a result");
-  }
-  if (access.kind === "local-proxy") access.proxy.release(apiKey);
-  return terminal!;
+  return finish();
 }
 
-function reasonOf(signal: AbortSignal): string {
-  return typeof signal.reason === "string" && signal.reason !== "" ? signal.reason : "the run was cancelled";
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function nonNegative(value: number): number {
-  return Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
-}
-
-/** A delta's text in pieces the event schema accepts (a model's delta is far shorter; this is the bound). */
-export function deltaPieces(text: string): string[] {
-  const pieces: string[] = [];
-  let start = 0;
-  while (start < text.length) {
-    let end = Math.min(start + MAX_DELTA_LENGTH, text.length);
-    // Never between the two halves of a surrogate pair.
-    if (end < text.length && /[\uD800-\uDBFF]/.test(text.charAt(end - 1))) end--;
-    pieces.push(text.slice(start, end));
-    start = end;
-  }
-  return pieces;
+function assertNever(value: never): never {
+  throw new Error(`unexpected agent ${String(value)}`);
 }

@@ -22,6 +22,10 @@ export interface ChatDirectories {
   config: string;
   /** The chat's HOME, so nothing of the runner's user (dotfiles, credentials) is read by default. */
   home: string;
+  /** The chat's CODEX_HOME: Codex's sessions and state, apart from every other chat's. */
+  codex: string;
+  /** The runner's own notes on the chat's Codex threads (codex-threads.ts). */
+  codexThreads: string;
 }
 
 /**
@@ -31,11 +35,13 @@ export interface ChatDirectories {
 export async function ensureChatDirectories(workspaceRoot: string, chatKey: string): Promise<ChatDirectories> {
   const root = path.resolve(workspaceRoot);
   const name = chatDirectoryName(chatKey);
+  const state = path.join(root, STATE_DIRECTORY, name);
   const directories = {
     workspace: path.join(root, name),
-    config: path.join(root, STATE_DIRECTORY, name, "claude"),
-    home: path.join(root, STATE_DIRECTORY, name, "home"),
+    config: path.join(state, "claude"),
+    home: path.join(state, "home"),
+    codex: path.join(state, "codex"),
   };
   for (const directory of Object.values(directories)) await mkdir(directory, { recursive: true, mode: 0o700 });
-  return directories;
+  return { ...directories, codexThreads: path.join(state, "codex-threads.json") };
 }

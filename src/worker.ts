@@ -1,8 +1,9 @@
 import { Hono } from "hono";
 import { consoleRoutes } from "./console/app.tsx";
-import { AgentContainer, ANTHROPIC_PROXY_HOST } from "./durable/agent-container.ts";
+import { AgentContainer, ANTHROPIC_PROXY_HOST, OPENAI_PROXY_HOST } from "./durable/agent-container.ts";
 import { containerLedger } from "./durable/agent-containers.ts";
 import { proxyModelCall } from "./durable/model-proxy.ts";
+import { proxyResponsesCall } from "./durable/model-proxy-responses.ts";
 import type { Env } from "./env.ts";
 import { adminRoutes } from "./http/routes/admin.ts";
 import { agentToolsRoutes, isPublicToolRouteEnabled } from "./http/routes/agent-tools.ts";
@@ -35,12 +36,19 @@ const callbackApp = new Hono<{ Bindings: Env }>()
   .notFound(notFound)
   .onError((error, c) => handleError(error, c));
 
-// The agent container's outbound handlers: its model calls go through the proxy (which holds the key), its tool
-// calls to the chat's object. Assigned here, not as `static` fields of the class: a static field would shadow the
+// The agent container's outbound handlers: its model calls go through the proxies (which hold the keys: Anthropic's
+// Messages API for Claude, OpenAI's Responses API for Codex), its tool calls to the chat's object. Assigned here, not as `static` fields of the class: a static field would shadow the
 // base class's setter and the handlers would never be registered (cloudflare/containers#247).
 AgentContainer.outboundByHost = {
   [ANTHROPIC_PROXY_HOST]: (request: Request, env: Env, context) =>
     proxyModelCall({
+      request,
+      env,
+      containerId: context.containerId,
+      ledgerFor: (chatKey) => containerLedger(env, chatKey),
+    }),
+  [OPENAI_PROXY_HOST]: (request: Request, env: Env, context) =>
+    proxyResponsesCall({
       request,
       env,
       containerId: context.containerId,

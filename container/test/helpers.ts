@@ -8,9 +8,11 @@ import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { type AgentEvent, agentEventSchema } from "../../src/protocol/events.ts";
 import { FakeAnthropic } from "./fake-anthropic.ts";
+import { FakeOpenAI } from "./fake-openai.ts";
 
 const SERVER = fileURLToPath(new URL("../server.ts", import.meta.url));
 export const TEST_API_KEY = "sk-ant-test-dummy-key-0123456789";
+export const TEST_OPENAI_KEY = "sk-proj-test-dummy-key-0123456789";
 export const RUNNER_TEST_TOKEN = "runner-test-token-0123456789";
 /** What the Worker sends with every `POST /run`. */
 export const RUN_HEADERS = { "content-type": "application/json", authorization: `Bearer ${RUNNER_TEST_TOKEN}` };
@@ -142,6 +144,33 @@ export class RunnerProcess {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** The processes under this runner (its CLIs and what they started) whose command line contains `word`. */
+  async descendants(word: string): Promise<number[]> {
+    const parents = new Map<number, number>();
+    for (const entry of await readdir("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = await readFile(`/proc/${entry}/stat`, "utf8");
+        parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+    const under = (pid: number): boolean => {
+      for (let parent = parents.get(pid); parent !== undefined && parent > 1; parent = parents.get(parent)) {
+        if (parent === this.pid) return true;
+      }
+      return false;
+    };
+    const found: number[] = [];
+    for (const pid of parents.keys()) {
+      if (!under(pid)) continue;
+      const commandLine = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+      if (commandLine.includes(word)) found.push(pid);
+    }
+    return found;
   }
 
   /** The Claude Code CLI processes this runner has started and that still run. */
@@ -283,4 +312,40 @@ export function runnerAgainstFakes(): { api: FakeAnthropic; worker: FakeToolEndp
     worker.reset();
   });
   return { api, worker, runner };
+}
+
+/**
+ * The same fixture for `codex-agent`: a fake Responses API that wants the real OpenAI key, a fake Worker tool endpoint,
+ * and one runner started by hand with that key (its loopback proxy adds it; the Codex CLI gets a per-run key).
+ */
+export function codexRunnerAgainstFakes(): { api: FakeOpenAI; worker: FakeToolEndpoint; runner: RunnerProcess } {
+  const api = new FakeOpenAI({ apiKey: TEST_OPENAI_KEY });
+  const worker = new FakeToolEndpoint();
+  const runner = new RunnerProcess();
+  beforeAll(async () => {
+    await api.start();
+    await worker.start();
+    await runner.start("http://127.0.0.1:9/unused-anthropic", {
+      OPENAI_API_KEY: TEST_OPENAI_KEY,
+      OPENAI_BASE_URL: `${api.url}/v1`,
+      // Failures fail now instead of after the CLI's backoff.
+      CODEX_MAX_RETRIES: "0",
+    });
+  });
+  afterAll(async () => {
+    await runner.stop();
+    await api.close();
+    await worker.close();
+  });
+  afterEach(() => {
+    api.reset();
+    api.apiKey = TEST_OPENAI_KEY;
+    worker.reset();
+  });
+  return { api, worker, runner };
+}
+
+/** A payload for a `codex-agent` run. */
+export function codexPayloadFor(chatKey: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return payloadFor(chatKey, { agent: "codex-agent", model: "gpt-5.5", ...overrides });
 }

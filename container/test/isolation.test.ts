@@ -203,7 +203,7 @@ describe("the runner's front door", () => {
     expect(shortToken.code).toBe(1);
     const noKey = await start({ RUNNER_TOKEN: RUNNER_TEST_TOKEN });
     expect(noKey.code).toBe(1);
-    expect(noKey.output).toContain("ANTHROPIC_API_KEY must be set");
+    expect(noKey.output).toContain("ANTHROPIC_API_KEY and/or OPENAI_API_KEY must be set");
   });
 });
 

@@ -8,10 +8,11 @@ import { hostNameOf } from "../app.ts";
 import { archiveTranscript, parseTranscript } from "../archive.ts";
 import { childEnv } from "../child-env.ts";
 import { classifyApiError, classifyResultSubtype, classifyThrown } from "../classify.ts";
-import { callWorkerTool, shapeOf } from "../mcp-bridge.ts";
+import { shapeOf } from "../mcp-bridge.ts";
 import { buildPrompt, MAX_TRANSCRIPT_CHARS } from "../prompt.ts";
 import { redact } from "../redact.ts";
-import { deltaPieces } from "../run-agent.ts";
+import { deltaPieces } from "../run-output.ts";
+import { callWorkerTool } from "../worker-tools.ts";
 import { chatDirectoryName, ensureChatDirectories } from "../workspace.ts";
 import { FakeToolEndpoint } from "./helpers.ts";
 

@@ -4,7 +4,7 @@ import type { Env } from "../env.ts";
 import { assertNever } from "../lib/errors.ts";
 import type { AgentContainers } from "./agent-runs.ts";
 import { AnthropicAdapter } from "./anthropic.ts";
-import { ClaudeAgentAdapter } from "./claude-agent.ts";
+import { ContainerAgentAdapter } from "./container-agent.ts";
 import { OpenAIAdapter } from "./openai.ts";
 import type { Adapter } from "./types.ts";
 import { BINDING_BASE_URL, bindingFetch, WORKERS_AI_MAX_TOKENS } from "./workers-ai.ts";
@@ -61,6 +61,7 @@ function buildAdapter(provider: Provider, { settings, env, agentContainers }: Ad
         }),
       };
     case "claude-agent":
+    case "codex-agent":
       if (settings.agentRunner.kind === "container" && !env.AGENT_CONTAINER) {
         return {
           kind: "unavailable",
@@ -69,7 +70,8 @@ function buildAdapter(provider: Provider, { settings, env, agentContainers }: Ad
       }
       return {
         kind: "ready",
-        adapter: new ClaudeAgentAdapter({
+        adapter: new ContainerAgentAdapter({
+          agent: provider,
           runner: settings.agentRunner,
           containers: agentContainers,
           timeoutMs: settings.agentTimeoutMs,

@@ -56,8 +56,9 @@ export interface AgentRunInput extends RunPayload {
 }
 
 /**
- * The code for a provider that owns its loop (`claude-agent`: the container runs the Claude Agent SDK and calls the
- * bot's tools back through `toolCallback`). It speaks `AgentEvent`s, the same stream `runToolLoop` yields.
+ * The code for a provider that owns its loop (`claude-agent`, `codex-agent`: the container runs the Claude Agent SDK
+ * or the Codex CLI and calls the bot's tools back through `toolCallback`). It speaks `AgentEvent`s, the same stream
+ * `runToolLoop` yields.
  */
 export interface AgentAdapter {
   readonly kind: "agent";

@@ -30,6 +30,7 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
       ctx.stores.atomically(() => {
         ctx.stores.history.clear();
         ctx.stores.meta.delete("agentSessionId");
+        ctx.stores.meta.delete("codexSessionId");
         ctx.stores.meta.delete("summary");
         ctx.stores.meta.delete("summaryFailure");
       });
@@ -70,8 +71,9 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
       await reply("Nothing is running.");
       break;
     case "agent": {
+      const config = await effectiveConfig(ctx);
       if (command.args === "") {
-        await reply("Usage: /agent <task> — runs one task with the Claude agent in this chat's container.");
+        await reply(`Usage: /agent <task> — runs one task with this chat's agent (${config.agent}) in its container.`);
         break;
       }
       await runTurn(ctx, {
@@ -80,7 +82,7 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
         inboxIds: [inboxId],
         messageId: message.messageId,
         ...(message.from ? { userId: message.from.id } : {}),
-        providerOverride: "claude-agent",
+        providerOverride: config.agent,
         ...(message.chat.type === "private" ? {} : { replyToMessageId: message.messageId }),
       });
       return true;

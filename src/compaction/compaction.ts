@@ -118,10 +118,11 @@ export async function compactIfDue(ctx: CompactionContext, signal?: AbortSignal)
 
 /**
  * The chat's model as a one-call adapter. A `claude-agent` chat's model is a Claude model, summarised through the
- * Anthropic API when its key is set; without a usable adapter there is no summary (the window alone is used).
+ * Anthropic API when its key is set, a `codex-agent` chat's through the OpenAI API; without a usable adapter there
+ * is no summary (the window alone is used).
  */
 function summariserOf(ctx: CompactionContext, provider: string): ModelAdapter | undefined {
-  const name = provider === "claude-agent" ? "anthropic" : provider;
+  const name = provider === "claude-agent" ? "anthropic" : provider === "codex-agent" ? "openai" : provider;
   if (!isModelProvider(name)) return undefined;
   const choice = createAdapter(name, ctx);
   return choice.kind === "ready" && choice.adapter.kind === "model" ? choice.adapter : undefined;

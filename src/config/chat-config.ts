@@ -2,9 +2,12 @@ import * as z from "zod";
 import { MCP_ALLOWLIST_ENTRY, type McpServerConfig, mcpServersSchema } from "./mcp-servers.ts";
 import type { PaidCap, PaidKind } from "./paid-kinds.ts";
 import {
+  type AgentProvider,
+  agentProviderSchema,
   DEFAULT_MODELS,
   type Fallback,
   fallbackSchema,
+  isAgentProvider,
   MAX_FALLBACKS,
   type Provider,
   providerSchema,
@@ -69,6 +72,8 @@ function buildSchema(toolNames: readonly string[]) {
       .optional(),
     /** Who may use /agent (a shell in a container): the bot's admins (default), or everyone in the chat. */
     agentAccess: z.enum(["admins", "everyone"]).optional(),
+    /** Which agent `/agent` runs when the chat's provider is not itself an agent. */
+    agent: agentProviderSchema.optional(),
     /** Models tried in order when the chat's own is overloaded, rate-limited or unreachable; [] turns off a default. */
     fallbacks: z.array(fallbackSchema).max(MAX_FALLBACKS).optional(),
     /** Quote a voice note's transcript in the chat before the answer (default off: the model reads it either way). */
@@ -110,6 +115,8 @@ export interface EffectiveConfig {
   /** Caps on each kind of paid call (images, searches, speech, audio seconds), per turn and per day. */
   paidCaps: Record<PaidKind, PaidCap>;
   agentAccess: "admins" | "everyone";
+  /** The agent `/agent` runs: see `agentOf`. */
+  agent: AgentProvider;
   /** The chat's fallback chain (its own, else DEFAULT_FALLBACKS), each with its model resolved. */
   fallbacks: { provider: Fallback["provider"]; model: string }[];
   quoteTranscripts: boolean;
@@ -152,6 +159,7 @@ export function resolveConfig(config: ChatConfig | undefined, settings: Settings
     },
     paidCaps: paidCapsOf(config?.limits, settings.paid.caps),
     agentAccess: config?.agentAccess ?? "admins",
+    agent: agentOf(provider, config?.agent, settings),
     fallbacks: (config?.fallbacks ?? settings.defaultFallbacks).map((fallback) => ({
       provider: fallback.provider,
       model: fallback.model ?? DEFAULT_MODELS[fallback.provider],
@@ -160,6 +168,23 @@ export function resolveConfig(config: ChatConfig | undefined, settings: Settings
     mcpServers: config?.mcpServers ?? [],
     source: { provider: providerSource, model: modelSource },
   };
+}
+
+/**
+ * The chat's agent: its provider when that is an agent, else its config's `agent`, else `claude-agent` when an
+ * Anthropic key is set, else `codex-agent` when an OpenAI key is set, else `claude-agent` (a runner started by hand
+ * holds its own keys).
+ */
+function agentOf(
+  provider: Provider,
+  configured: AgentProvider | undefined,
+  settings: Pick<Settings, "anthropicApiKey" | "openaiApiKey">,
+): AgentProvider {
+  if (isAgentProvider(provider)) return provider;
+  if (configured) return configured;
+  if (settings.anthropicApiKey) return "claude-agent";
+  if (settings.openaiApiKey) return "codex-agent";
+  return "claude-agent";
 }
 
 /** A chat's own limit, else the default for all chats; "unlimited" (or neither) leaves it out. */

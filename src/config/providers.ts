@@ -1,6 +1,6 @@
 import * as z from "zod";
 
-export const PROVIDERS = ["openai", "anthropic", "claude-agent", "workers-ai"] as const;
+export const PROVIDERS = ["openai", "anthropic", "claude-agent", "codex-agent", "workers-ai"] as const;
 export const providerSchema = z.enum(PROVIDERS);
 export type Provider = z.infer<typeof providerSchema>;
 
@@ -17,6 +17,15 @@ export function isModelProvider(name: string): name is ModelProvider {
   return (MODEL_PROVIDERS as readonly string[]).includes(name);
 }
 
+/** Providers that run an agent in the chat's container (their own loop, a shell, files): `/agent` uses one. */
+const AGENT_PROVIDERS = ["claude-agent", "codex-agent"] as const satisfies readonly Provider[];
+export type AgentProvider = (typeof AGENT_PROVIDERS)[number];
+export const agentProviderSchema = z.enum(AGENT_PROVIDERS);
+
+export function isAgentProvider(name: string): name is AgentProvider {
+  return (AGENT_PROVIDERS as readonly string[]).includes(name);
+}
+
 /** One step of a fallback chain: a model provider and, optionally, its model (else the provider's default). */
 export const fallbackSchema = z.strictObject({
   provider: modelProviderSchema,
@@ -31,6 +40,8 @@ export const DEFAULT_MODELS: Record<Provider, string> = {
   openai: "gpt-4o-mini",
   anthropic: "claude-sonnet-4-5",
   "claude-agent": "claude-sonnet-4-5",
+  // The Codex CLI's own default model (codex-cli 0.169).
+  "codex-agent": "gpt-6.1-sol",
   // Function calling, 128k context, and fast on Workers AI.
   "workers-ai": "@cf/meta/llama-3.3-70b-instruct-fp8-fast",
 };

@@ -92,7 +92,7 @@ export function builtInProvider(settings: Pick<Settings, "openaiApiKey" | "anthr
   return "workers-ai";
 }
 
-/** Where `claude-agent` runs: the chat's container, or (dev and tests) a runner started by hand at a URL. */
+/** Where the agents run: the chat's container, or (dev and tests) a runner started by hand at a URL. */
 export type AgentRunner = { kind: "container" } | { kind: "url"; url: string; token: string | undefined };
 
 /**

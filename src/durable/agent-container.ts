@@ -2,17 +2,19 @@ import { Container } from "@cloudflare/containers";
 import type { AgentContainerHandle, ProxyUsage } from "../adapters/agent-runs.ts";
 import { settingsOf } from "../config/settings.ts";
 import type { Env } from "../env.ts";
-import type { Admission } from "./model-proxy.ts";
+import type { Admission } from "./model-proxy-admission.ts";
 import { type OpenRun, type OpenRunStore, OpenRuns } from "./open-runs.ts";
 
 /** Plain-HTTP hosts the runner is pointed at; they exist only inside the container and end in the handlers below. */
 export const ANTHROPIC_PROXY_HOST = "anthropic.internal";
+export const OPENAI_PROXY_HOST = "openai.internal";
 const RUNNER_TOKEN_KEY = "runner-token";
 
 /**
- * One container per chat running `container/` (the Claude Agent SDK runner). The Anthropic key never enters it:
- * the runner talks plain HTTP to `anthropic.internal`, and an outbound handler forwards the calls of the
- * running turn (its token is the CLI's API key) to the real API with the key added. Tool calls go to
+ * One container per chat running `container/` (the agent runner: the Claude Agent SDK and the Codex CLI). No API key
+ * enters it: the runner talks plain HTTP to `anthropic.internal` and `openai.internal`, and outbound handlers
+ * forward the calls of the running turn (its token is the CLI's API key) to the real APIs with the keys added. Tool
+ * calls go to
  * `worker.internal` and are served by the chat's object. The runner wants a bearer token of its own, a random one
  * per container kept in this object's storage, which this object adds to every request it forwards. The outbound
  * handlers themselves are routes, so the entry point (src/worker.ts) registers them.
@@ -49,6 +51,7 @@ export class AgentContainer extends Container<Env> implements AgentContainerHand
         // No key in here: the CLI presents each run's token to the Worker's proxy.
         RUNNER_MODEL_PROXY: "worker",
         ANTHROPIC_BASE_URL: `http://${ANTHROPIC_PROXY_HOST}`,
+        OPENAI_BASE_URL: `http://${OPENAI_PROXY_HOST}/v1`,
         WORKSPACE_ROOT: "/workspace",
         CLAUDE_CODE_MAX_OUTPUT_TOKENS: maxOutputTokens,
         // The CLI retries overloaded/5xx answers itself (about ten times by default); keep a stuck turn short.

@@ -1,7 +1,7 @@
 import { getContainer } from "@cloudflare/containers";
 import type { AgentContainers } from "../adapters/agent-runs.ts";
 import type { Env } from "../env.ts";
-import type { RunLedger } from "./model-proxy.ts";
+import type { RunLedger } from "./model-proxy-admission.ts";
 
 /** Each chat's agent container by its chat key (one container per chat), or none without the binding. */
 export function agentContainersOf(env: Env): AgentContainers {

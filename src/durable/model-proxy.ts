@@ -2,22 +2,7 @@ import type { ProxyUsage } from "../adapters/agent-runs.ts";
 import { settingsOf } from "../config/settings.ts";
 import type { Env } from "../env.ts";
 import { bestEffort } from "../lib/best-effort.ts";
-import { runKeyOf, verifyRunToken } from "../protocol/run-token.ts";
-
-/** Whether a model call of a run may go ahead now, and with which model. */
-export type Admission =
-  | { kind: "admitted"; model: string }
-  /** The run was closed (or never opened): its token opens nothing. */
-  | { kind: "closed" }
-  /** The run made MAX_MODEL_CALLS_PER_MINUTE calls in the last minute. */
-  | { kind: "rate_limited"; retryAfterSeconds: number };
-
-/** The running turns of one chat's container, as the proxy needs them (the AgentContainer object in production). */
-export interface RunLedger {
-  /** Counts the call against the run's rate when admitted. */
-  admit(runKey: string): Promise<Admission>;
-  record(runKey: string, usage: ProxyUsage): Promise<void>;
-}
+import { admitProxiedCall, type RunLedger, readProxiedBody } from "./model-proxy-admission.ts";
 
 /**
  * A turn's agent makes a model call per step, a few seconds apart; a loop (or a background process holding the
@@ -43,8 +28,6 @@ export function admitCall(
 }
 
 const FORWARDED_PATHS = new Set(["/v1/messages", "/v1/messages/count_tokens"]);
-/** Far above any real request of a chat's agent (the CLI compacts long before), but bounded. */
-const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 /** The smallest thinking budget the API accepts. */
 const MIN_THINKING_BUDGET = 1024;
 
@@ -80,24 +63,12 @@ export async function proxyModelCall(input: ModelProxyInput): Promise<Response> 
   if (request.method !== "POST" || !FORWARDED_PATHS.has(incoming.pathname)) {
     return refusal(403, "permission_error", "Only POST /v1/messages and /v1/messages/count_tokens are forwarded.");
   }
-  const presented =
-    request.headers.get("x-api-key") ?? /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
-  const claims =
-    presented && settings.botToken
-      ? await verifyRunToken(settings.botToken, presented, input.now ?? Date.now())
-      : undefined;
-  // A token of another chat's run is refused too: each container pays only for its own chat's turns.
-  if (!claims || env.AGENT_CONTAINER?.idFromName(claims.chatKey).toString() !== input.containerId) {
-    return refusal(401, "authentication_error", "Not the token of a turn running in this container.");
-  }
-  const ledger = input.ledgerFor(claims.chatKey);
-  const runKey = await runKeyOf(presented!);
-  const admission = await ledger.admit(runKey);
+  const admission = await admitProxiedCall(input);
   switch (admission.kind) {
-    case "closed":
-      return refusal(401, "authentication_error", "That turn is not running any more.");
+    case "refused":
+      return refusal(admission.status, "authentication_error", admission.message);
     case "rate_limited":
-      return refusal(429, "rate_limit_error", "Too many model calls in this turn; slow down.", {
+      return refusal(429, "rate_limit_error", admission.message, {
         "retry-after": String(admission.retryAfterSeconds),
       });
     case "admitted":
@@ -107,22 +78,24 @@ export async function proxyModelCall(input: ModelProxyInput): Promise<Response> 
       throw new Error(`unknown admission ${JSON.stringify(unexpected)}`);
     }
   }
-  const model = admission.model;
+  const { model, ledger, runKey } = admission;
 
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > MAX_REQUEST_BYTES) return refusal(413, "request_too_large", "The request is too large.");
-  const raw = await request.text();
-  if (raw.length > MAX_REQUEST_BYTES) return refusal(413, "request_too_large", "The request is too large.");
-  let body: unknown;
-  try {
-    body = JSON.parse(raw);
-  } catch {
-    return refusal(400, "invalid_request_error", "The body is not JSON.");
+  const read = await readProxiedBody(request);
+  switch (read.kind) {
+    case "too_large":
+      return refusal(413, "request_too_large", "The request is too large.");
+    case "not_json":
+      return refusal(400, "invalid_request_error", "The body is not JSON.");
+    case "not_object":
+      return refusal(400, "invalid_request_error", "The body is not a JSON object.");
+    case "object":
+      break;
+    default: {
+      const unexpected: never = read;
+      throw new Error(`unknown body ${JSON.stringify(unexpected)}`);
+    }
   }
-  if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    return refusal(400, "invalid_request_error", "The body is not a JSON object.");
-  }
-  const pinned = pin(body as Record<string, unknown>, {
+  const pinned = pin(read.body, {
     model,
     maxTokens: incoming.pathname === "/v1/messages" ? settings.agentMaxOutputTokens : undefined,
   });

@@ -1,5 +1,6 @@
 import type { ProxyUsage } from "../adapters/agent-runs.ts";
-import { type Admission, admitCall, EMPTY_USAGE, type RunLedger } from "./model-proxy.ts";
+import { admitCall, EMPTY_USAGE } from "./model-proxy.ts";
+import type { Admission, RunLedger } from "./model-proxy-admission.ts";
 
 /** What a container's object keeps about a run while its model calls may go through the proxy. */
 export interface OpenRun {

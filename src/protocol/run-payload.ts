@@ -9,13 +9,20 @@ export const modelToolSchema = z.object({
 });
 export type ModelTool = z.infer<typeof modelToolSchema>;
 
+/** The agents a runner can run, by the provider name a chat uses for them. */
+const RUNNER_AGENTS = ["claude-agent", "codex-agent"] as const;
+const runnerAgentSchema = z.enum(RUNNER_AGENTS);
+export type RunnerAgent = z.infer<typeof runnerAgentSchema>;
+
 /**
  * One agent run, as the Worker posts it to the agent runner's `POST /run` (JSON). `history` ends with the turn's new
- * user message(s); `sessionId` resumes the runner's own session; `toolCallback` is where the runner calls the bot's
- * tools back, with the per-run secret it must present.
+ * user message(s); `sessionId` resumes the runner's own session (of that agent); `toolCallback` is where the runner
+ * calls the bot's tools back, with the per-run secret it must present. `agent` is which agent runs the turn; a payload
+ * without one (from a Worker older than Codex) means `claude-agent`.
  */
 export const runPayloadSchema = z.object({
   chatKey: z.string().min(1).max(200),
+  agent: runnerAgentSchema.optional(),
   model: z.string().min(1).max(200),
   systemPrompt: z.string().max(100_000),
   history: z.array(historyMessageSchema).min(1),

@@ -34,8 +34,10 @@ export const chatMetaSchemas = {
   /** Where answers go: the chat, and its forum topic. */
   target: chatTargetSchema,
   chat: chatDescriptionSchema,
-  /** The agent runner's session, resumed by the next agent turn. */
+  /** The claude-agent runner's session, resumed by the next claude-agent turn. */
   agentSessionId: z.string(),
+  /** The codex-agent runner's thread, resumed by the next codex-agent turn. */
+  codexSessionId: z.string(),
   /** When a stranger was last told this chat's id. */
   strangerNoticeAt: z.number(),
   /** The earliest next run of this chat's (topic's) scheduled tasks. */

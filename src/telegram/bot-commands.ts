@@ -11,7 +11,7 @@ export const BOT_COMMANDS = [
     description: "Set this chat's provider: /provider <name> [model] or /provider reset (admins)",
   },
   { command: "tasks", description: "This chat's scheduled tasks and their next run" },
-  { command: "agent", description: "Run one task with the Claude agent: /agent <task>" },
+  { command: "agent", description: "Run one task with this chat's agent (Claude or Codex): /agent <task>" },
   { command: "stop", description: "Stop the running agent session" },
   { command: "pair", description: "Ask for access to this bot with a code" },
   { command: "approve", description: "Let a waiting chat in: /approve ABCD-EFGH (admins)" },

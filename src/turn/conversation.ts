@@ -6,6 +6,7 @@ import { addSpend, exhaustedLimit } from "../budget/budget.ts";
 import type { PaidCalls } from "../budget/paid-calls.ts";
 import { bytesForTokens, summarySection } from "../compaction/summary.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
+import type { Provider } from "../config/providers.ts";
 import type { ToolCallbackRoute } from "../config/settings.ts";
 import { bestEffort } from "../lib/best-effort.ts";
 import type { ChatMcp } from "../mcp/chat-mcp.ts";
@@ -29,6 +30,7 @@ export interface ConversationInput {
   request: TurnRequest;
   config: EffectiveConfig;
   adapter: Adapter;
+  provider: Provider;
   model: string;
   run: ActiveRun;
   mcp: ChatMcp;
@@ -121,7 +123,7 @@ export async function startConversation(
       });
     }
     case "agent": {
-      const sessionId = stores.meta.get("agentSessionId");
+      const sessionId = stores.meta.get(sessionKeyOf(input.provider));
       const token = await mintRunToken(settings.botToken ?? "", {
         chatKey: ctx.chatKey,
         runId: run.id,
@@ -185,6 +187,11 @@ function cappedTools(
           content: `${outcome.content.slice(0, room)}\n[cut: this turn's tool results reached their limit]`,
         };
   };
+}
+
+/** Where a chat keeps the session of each agent, so that switching agents resumes neither in the other. */
+export function sessionKeyOf(provider: Provider): "agentSessionId" | "codexSessionId" {
+  return provider === "codex-agent" ? "codexSessionId" : "agentSessionId";
 }
 
 function withNote(systemPrompt: string, note: string | undefined): string {

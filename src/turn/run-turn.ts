@@ -10,7 +10,7 @@ import { TurnDisplay, type TurnDisplayOptions } from "../reply/turn-display.ts";
 import type { ActiveRun } from "./active-run.ts";
 import { admit, refuse } from "./admission.ts";
 import type { ChatContext } from "./chat-context.ts";
-import { startConversation } from "./conversation.ts";
+import { sessionKeyOf, startConversation } from "./conversation.ts";
 import { chooseModel } from "./model-chain.ts";
 import { recordTurn } from "./record.ts";
 import { Tally } from "./tally.ts";
@@ -67,6 +67,7 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
       request,
       config,
       adapter: choice.adapter,
+      provider: choice.provider,
       model: choice.model,
       run,
       mcp,
@@ -86,7 +87,7 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
             display.tool(step.label, step.starts);
             break;
           case "session":
-            ctx.stores.meta.set("agentSessionId", step.sessionId);
+            ctx.stores.meta.set(sessionKeyOf(choice.provider), step.sessionId);
             break;
           case "log":
             console.log(`[${choice.provider}] ${redactSecrets(step.message).slice(0, 500)}`);

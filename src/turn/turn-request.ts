@@ -12,7 +12,7 @@ export interface TurnRequest {
   /** The Telegram message the turn answers (the last one of a batch): acknowledged with a reaction. */
   messageId?: number;
   replyToMessageId?: number;
-  /** `/agent` runs one turn on an agent provider whatever the chat's provider. */
+  /** `/agent` runs one turn on the chat's agent (`claude-agent` or `codex-agent`) whatever the chat's provider. */
   providerOverride?: Provider;
   /** Said before the error text when the turn fails (a scheduled task's failure names the task). */
   failureNote?: string;

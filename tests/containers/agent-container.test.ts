@@ -2,6 +2,7 @@ import { writeFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Bot, startBot } from "../../bench/bot.ts";
 import { FakeAnthropic, isMainLoop, messagesText, toolResults } from "../../container/test/fake-anthropic.ts";
+import { FakeOpenAI, functionOutputs, type ResponsesBody } from "../../container/test/fake-openai.ts";
 import { type Fakes, type RecordedRequest, startFakes } from "../fakes/server.ts";
 import { ContainerHost, docker } from "./container-host.ts";
 
@@ -14,12 +15,15 @@ import { ContainerHost, docker } from "./container-host.ts";
 const IMAGE = process.env.AGENT_IMAGE ?? "telegram-edge-agent/runner:dev";
 const BOT_TOKEN = "123456:CONTAINERS";
 const REAL_KEY = "sk-ant-real-key-only-the-worker-holds-0123456789";
+const REAL_OPENAI_KEY = "sk-proj-real-openai-key-only-the-worker-holds-0123456789";
 const AGENT_CHAT = 1001;
 const OTHER_CHAT = 1002;
+const CODEX_CHAT = 1003;
 const ADMIN_TOKEN = "containers-admin-token-0123456789";
 const PINNED_MODEL = "claude-sonnet-4-5";
 
 const api = new FakeAnthropic();
+const openai = new FakeOpenAI({ apiKey: REAL_OPENAI_KEY });
 let fakes: Fakes;
 let host: ContainerHost;
 let bot: Bot;
@@ -28,22 +32,26 @@ const measured: Record<string, number | number[]> = {};
 
 beforeAll(async () => {
   await api.start();
+  await openai.start();
   fakes = await startFakes();
   host = await new ContainerHost({
     image: IMAGE,
     botToken: BOT_TOKEN,
     anthropicApiKey: REAL_KEY,
     anthropicBaseUrl: api.url,
+    openaiApiKey: REAL_OPENAI_KEY,
+    openaiBaseUrl: `${openai.url}/v1`,
     maxOutputTokens: 16000,
   }).start();
   bot = await startBot(fakes.url, {
     vars: {
       TELEGRAM_BOT_TOKEN: BOT_TOKEN,
-      ALLOWED_CHAT_IDS: `${AGENT_CHAT},${OTHER_CHAT}`,
+      ALLOWED_CHAT_IDS: `${AGENT_CHAT},${OTHER_CHAT},${CODEX_CHAT}`,
       ADMIN_USER_IDS: `${AGENT_CHAT}`,
       ADMIN_TOKEN,
       // The Worker's own Anthropic provider is not used here; only the proxy (in `host`) knows the real key.
       ANTHROPIC_API_KEY: "not-the-key-the-container-uses",
+      OPENAI_API_KEY: "not-the-openai-key-the-container-uses",
       AGENT_RUNNER_URL: host.url,
       AGENT_RUNNER_TOKEN: "unused-the-host-adds-each-containers-own",
       AGENT_CALLBACK_URL: "http://127.0.0.1:0",
@@ -65,6 +73,7 @@ afterAll(async () => {
   await host?.close();
   await fakes?.close();
   await api.close();
+  await openai.close();
 }, 60_000);
 
 function say(chatId: number, text: string, fromId = chatId): Promise<Response> {
@@ -100,6 +109,15 @@ async function messageAfter(chatId: number, before: number, match: RegExp, timeo
       throw new Error(`no message matching ${match} to ${chatId}; sent: ${JSON.stringify(texts)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+async function configure(chatId: number, config: Record<string, unknown>): Promise<void> {
+  const configured = await fetch(`${bot.url}/admin/chats/${chatId}/config`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify(config),
+  });
+  expect(configured.status).toBe(200);
 }
 
 function textOf(request: RecordedRequest): string {
@@ -262,4 +280,84 @@ describe("the agent image, run for real", () => {
     measured.wakeColdStartMs = samples;
     measured.wakeWebhookToAnswerMs = answers;
   }, 240_000);
+});
+
+describe("the agent image with codex-agent", () => {
+  const has = (body: ResponsesBody, text: string) => JSON.stringify(body.input ?? []).includes(text);
+
+  it("answers a codex-agent chat from the container: the real OpenAI key added by the Worker's proxy, output capped", async () => {
+    await configure(CODEX_CHAT, { provider: "codex-agent" });
+    openai.respond = () => ({
+      kind: "response",
+      output: [{ type: "message", text: "Hello from Codex in the container." }],
+    });
+    const began = performance.now();
+    await say(CODEX_CHAT, "Hello", AGENT_CHAT);
+    expect(await messageAfter(CODEX_CHAT, 0, /Codex|⚠️/)).toBe("Hello from Codex in the container.");
+    measured.codexFirstAnswerMs = Math.round(performance.now() - began);
+    measured.codexColdStartMs = host.coldStarts.at(-1)!.ms;
+
+    const calls = openai.modelCalls();
+    expect(calls.length).toBeGreaterThan(0);
+    for (const call of calls) {
+      expect(call.headers.authorization).toBe(`Bearer ${REAL_OPENAI_KEY}`);
+      // The CLI's default model (the chat names none), pinned; the cap added; nothing kept on OpenAI's side.
+      expect(call.body).toMatchObject({ model: "gpt-6.1-sol", max_output_tokens: 16000, store: false });
+      expect(call.body).not.toHaveProperty("client_metadata");
+      expect(call.headers["x-codex-turn-metadata"]).toBeUndefined();
+    }
+  }, 180_000);
+
+  it("keeps the OpenAI key out of the container, and reaches the chat's D1 through the bot's tools (remember, recall)", async () => {
+    const name = host.nameOf(`chat:${CODEX_CHAT}`);
+    const configured = await docker("inspect", "--format", "{{json .Config.Env}}", name);
+    expect(configured).not.toContain(REAL_OPENAI_KEY);
+    expect(configured).not.toContain("OPENAI_API_KEY");
+    expect(configured).toContain("AGENT_SANDBOX=container");
+    const environments = await docker(
+      "exec",
+      name,
+      "sh",
+      "-c",
+      "cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n'",
+    );
+    expect(environments).toContain("OPENAI_BASE_URL=http://openai.internal:");
+    expect(environments).not.toContain(REAL_OPENAI_KEY);
+    const files = await docker(
+      "exec",
+      name,
+      "sh",
+      "-c",
+      `grep -rl --exclude-dir=node_modules -- '${REAL_OPENAI_KEY}' /app /workspace /home /tmp /etc /var 2>/dev/null; true`,
+    );
+    expect(files).toBe("");
+
+    await configure(CODEX_CHAT, { provider: "codex-agent", model: "gpt-5.5" });
+    const fact = `Codex in a container remembered this at ${Date.now()}`;
+    let recalled = "";
+    openai.respond = (body) => {
+      if (!has(body, "tool_search_output")) {
+        return { kind: "response", output: [{ type: "tool_search_call", arguments: { query: "remember recall" } }] };
+      }
+      const outputs = [...functionOutputs(body).values()].map((output) => JSON.stringify(output));
+      if (outputs.length === 0) {
+        return {
+          kind: "response",
+          output: [{ type: "function_call", namespace: "mcp__bot", name: "remember", arguments: { fact } }],
+        };
+      }
+      if (outputs.length === 1) {
+        return {
+          kind: "response",
+          output: [{ type: "function_call", namespace: "mcp__bot", name: "recall", arguments: {} }],
+        };
+      }
+      recalled = outputs[1]!;
+      return { kind: "response", output: [{ type: "message", text: "Codex remembered and recalled." }] };
+    };
+    const before = (await sent(CODEX_CHAT)).length;
+    await say(CODEX_CHAT, "Remember that Codex ran", AGENT_CHAT);
+    expect(await messageAfter(CODEX_CHAT, before, /Codex remembered|⚠️/)).toBe("Codex remembered and recalled.");
+    expect(recalled).toContain(fact);
+  }, 180_000);
 });

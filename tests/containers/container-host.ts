@@ -5,6 +5,7 @@ import { Readable } from "node:stream";
 import { promisify } from "node:util";
 import { readBody } from "../../scripts/read-body.ts";
 import { proxyModelCall } from "../../src/durable/model-proxy.ts";
+import { proxyResponsesCall } from "../../src/durable/model-proxy-responses.ts";
 import { type OpenRun, OpenRuns } from "../../src/durable/open-runs.ts";
 import type { Env } from "../../src/env.ts";
 import { runKeyOf } from "../../src/protocol/run-token.ts";
@@ -23,6 +24,9 @@ export interface HostOptions {
   /** The real key: only this process holds it, never a container. */
   anthropicApiKey: string;
   anthropicBaseUrl: string;
+  /** The real OpenAI key (codex-agent), and the Responses API's root (`…/v1`). */
+  openaiApiKey: string;
+  openaiBaseUrl: string;
   maxOutputTokens: number;
 }
 
@@ -42,7 +46,8 @@ interface ChatContainer {
  * chat (started on its first request, restarted when it was stopped, as a sleeping container is woken), the same
  * environment `AgentContainer` gives it (no key; RUNNER_MODEL_PROXY=worker), the runner's bearer token added to each
  * forwarded request, the run opened in the ledger before `POST /run` and closed when its stream ends (as the adapter
- * does), and `anthropic.internal` answered by the Worker's own `proxyModelCall` with the real key.
+ * does), and `anthropic.internal` / `openai.internal` answered by the Worker's own `proxyModelCall` /
+ * `proxyResponsesCall` with the real keys.
  */
 export class ContainerHost {
   readonly containers = new Map<string, ChatContainer>();
@@ -53,7 +58,7 @@ export class ContainerHost {
   /** The run token of the latest run (the CLI's key to the model proxy). */
   lastRunToken = "";
   url = "";
-  /** Where `anthropic.internal` points. */
+  /** Where `anthropic.internal` and `openai.internal` point (one server; the Host header says which). */
   proxyUrl = "";
   private front: http.Server | undefined;
   private proxy: http.Server | undefined;
@@ -69,6 +74,8 @@ export class ContainerHost {
       TELEGRAM_BOT_TOKEN: options.botToken,
       ANTHROPIC_API_KEY: options.anthropicApiKey,
       ANTHROPIC_BASE_URL: options.anthropicBaseUrl,
+      OPENAI_API_KEY: options.openaiApiKey,
+      OPENAI_BASE_URL: options.openaiBaseUrl,
       AGENT_MAX_OUTPUT_TOKENS: String(options.maxOutputTokens),
       AGENT_CONTAINER: { idFromName },
     } as unknown as Env;
@@ -152,9 +159,11 @@ export class ContainerHost {
       RUNNER_ALLOWED_HOSTS: "container,ping",
       RUNNER_MODEL_PROXY: "worker",
       ANTHROPIC_BASE_URL: `http://anthropic.internal:${this.proxyPort}`,
+      OPENAI_BASE_URL: `http://openai.internal:${this.proxyPort}/v1`,
       WORKSPACE_ROOT: "/workspace",
       CLAUDE_CODE_MAX_OUTPUT_TOKENS: String(this.options.maxOutputTokens),
       CLAUDE_CODE_MAX_RETRIES: "0",
+      CODEX_MAX_RETRIES: "0",
     };
     return [
       "--name",
@@ -164,6 +173,8 @@ export class ContainerHost {
       "host",
       "--add-host",
       "anthropic.internal:127.0.0.1",
+      "--add-host",
+      "openai.internal:127.0.0.1",
       "--memory",
       "1g",
       ...Object.entries(env).flatMap(([name, value]) => ["-e", `${name}=${value}`]),
@@ -217,7 +228,7 @@ export class ContainerHost {
     }
   }
 
-  /** `http://anthropic.internal`: the Worker's outbound handler, `proxyModelCall`, for the container it came from. */
+  /** `http://anthropic.internal` and `http://openai.internal`: the Worker's outbound handlers, for the container. */
   private async modelCall(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
     try {
       await this.proxied(request, response);
@@ -233,19 +244,23 @@ export class ContainerHost {
     for (const [name, value] of Object.entries(request.headers)) {
       if (typeof value === "string") headers.set(name, value);
     }
+    const openai = (headers.get("host") ?? "").startsWith("openai.internal");
     // With the host's network the source address cannot say which container called: the one that has the run open
     // stands in for it (a token open nowhere gets a container id of none, and is refused as on Cloudflare).
-    const owner = await this.ownerOf(headers.get("x-api-key") ?? "");
-    const answer = await proxyModelCall({
-      request: new Request(`http://anthropic.internal${request.url}`, {
+    const presented =
+      headers.get("x-api-key") ?? /^Bearer\s+(\S+)$/i.exec(headers.get("authorization") ?? "")?.[1] ?? "";
+    const owner = await this.ownerOf(presented);
+    const input = {
+      request: new Request(`http://${openai ? "openai" : "anthropic"}.internal${request.url}`, {
         method: request.method ?? "POST",
         headers,
         ...(request.method === "POST" ? { body } : {}),
       }),
       env: this.env,
       containerId: owner === undefined ? "none" : `container:${owner}`,
-      ledgerFor: (key) => this.containers.get(key)?.runs ?? new OpenRuns(emptyStore()),
-    });
+      ledgerFor: (key: string) => this.containers.get(key)?.runs ?? new OpenRuns(emptyStore()),
+    };
+    const answer = openai ? await proxyResponsesCall(input) : await proxyModelCall(input);
     const outgoing: Record<string, string> = {};
     answer.headers.forEach((value, name) => {
       if (!["content-length", "content-encoding", "transfer-encoding", "connection"].includes(name))

@@ -29,6 +29,7 @@ async function historyRoles(): Promise<string[]> {
 
 type RunPayload = {
   chatKey: string;
+  agent?: string;
   model: string;
   sessionId?: string;
   tools: { name: string }[];
@@ -171,6 +172,74 @@ describe("claude-agent through AGENT_RUNNER_URL", () => {
     expect(edits[0]!.at - status.at).toBeGreaterThanOrEqual(1900);
     for (let index = 1; index < edits.length; index++)
       expect(edits[index]!.at - edits[index - 1]!.at).toBeGreaterThanOrEqual(1900);
+  });
+});
+
+describe("codex-agent through AGENT_RUNNER_URL", () => {
+  const configure = (config: Record<string, unknown>) =>
+    admin(`/chats/${PRIVATE_CHAT}/config`, { method: "PUT", body: JSON.stringify(config) });
+  const payloads = async () => (await fakes.requests("runner")).map((request) => request.body as RunPayload);
+
+  it("answers a codex-agent chat from the runner with Codex's default model, keeping its thread apart from Claude's", async () => {
+    await configure({ provider: "codex-agent" });
+    await fakes.script(
+      "runner",
+      runner([
+        line({ type: "session_init", sessionId: "thread-codex" }),
+        line({ type: "tool_start", toolName: "Shell", preview: "ls" }),
+        line({ type: "usage", inputTokens: 40, outputTokens: 9, cacheReadTokens: 8, cacheWriteTokens: 0 }),
+        line({ type: "result", text: "Two files." }),
+      ]),
+    );
+    expect(sentText(await say("how many files?", { count: 2 }))).toBe("Two files.");
+    const [first] = await payloads();
+    expect(first).toMatchObject({ agent: "codex-agent", model: "gpt-6.1-sol" });
+    expect(first!.sessionId).toBeUndefined();
+
+    // The chat moves to Claude and back: each agent resumes its own session, never the other's.
+    await configure({ provider: "claude-agent" });
+    await fakes.script(
+      "runner",
+      runner([line({ type: "session_init", sessionId: "session-claude" }), line({ type: "result", text: "Claude." })]),
+    );
+    await say("and you?", { count: 3 });
+    await configure({ provider: "codex-agent" });
+    await fakes.script(
+      "runner",
+      runner([line({ type: "session_init", sessionId: "thread-codex" }), line({ type: "result", text: "Codex." })]),
+    );
+    await say("and now?", { count: 4 });
+    const [, claude, codex] = await payloads();
+    expect(claude).toMatchObject({ agent: "claude-agent", model: "claude-sonnet-4-5" });
+    expect(claude!.sessionId).toBeUndefined();
+    expect(codex).toMatchObject({ agent: "codex-agent", sessionId: "thread-codex" });
+  });
+
+  it("/agent runs the chat's agent: its provider's, else its config's `agent`, else the Anthropic agent when that key is set", async () => {
+    const script = () =>
+      fakes.script(
+        "runner",
+        runner([line({ type: "session_init", sessionId: "s" }), line({ type: "result", text: "ok" })]),
+      );
+    // On a model provider, with both keys set and no `agent`: Claude.
+    await script();
+    await say("/agent one");
+    // The chat's config names Codex.
+    await configure({ agent: "codex-agent" });
+    await script();
+    await say("/agent two", { count: 2 });
+    // The chat's provider is an agent: that one, whatever `agent` says.
+    await configure({ provider: "claude-agent", agent: "codex-agent" });
+    await script();
+    await say("/agent three", { count: 3 });
+    expect((await payloads()).map((payload) => payload.agent)).toEqual(["claude-agent", "codex-agent", "claude-agent"]);
+    expect(sentText(await say("/agent", { count: 4 }))).toContain("this chat's agent (claude-agent)");
+  });
+
+  it("refuses an unknown agent in a chat's config", async () => {
+    const refused = await configure({ agent: "gemini-agent" });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(await refused.json())).toContain("agent");
   });
 });
 

@@ -34,6 +34,9 @@ function missingVariables(settings: Settings, env: Env): string[] {
   if (provider === "claude-agent" && settings.agentRunner.kind === "container" && !settings.anthropicApiKey) {
     missing.push("ANTHROPIC_API_KEY");
   }
+  if (provider === "codex-agent" && settings.agentRunner.kind === "container" && !settings.openaiApiKey) {
+    missing.push("OPENAI_API_KEY");
+  }
   // Workers AI needs no key: the `[ai]` binding, or WORKERS_AI_BASE_URL with WORKERS_AI_API_TOKEN.
   if (provider === "workers-ai" && settings.workersAi.kind === "binding" && !env.AI) missing.push("AI (binding)");
   return missing;

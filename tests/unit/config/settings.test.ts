@@ -222,7 +222,9 @@ describe("DEFAULT_PROVIDER and DEFAULT_TIMEZONE", () => {
   it("reports an unknown provider and has none", () => {
     const settings = settingsWith({ DEFAULT_PROVIDER: "gemini" });
     expect(settings.defaultProvider).toBeUndefined();
-    expect(settings.problems).toEqual(["DEFAULT_PROVIDER must be one of openai, anthropic, claude-agent, workers-ai"]);
+    expect(settings.problems).toEqual([
+      "DEFAULT_PROVIDER must be one of openai, anthropic, claude-agent, codex-agent, workers-ai",
+    ]);
   });
 
   it("without DEFAULT_PROVIDER, chats use the first provider with a key, else Workers AI (which needs none)", () => {
@@ -235,6 +237,17 @@ describe("DEFAULT_PROVIDER and DEFAULT_TIMEZONE", () => {
     expect(builtInProvider(settingsWith({ ANTHROPIC_API_KEY: "k" }))).toBe("anthropic");
     expect(builtInProvider(settingsWith({ ANTHROPIC_API_KEY: "k", OPENAI_API_KEY: "k" }))).toBe("openai");
     expect(settingsWith({ DEFAULT_PROVIDER: "workers-ai" }).defaultProvider).toBe("workers-ai");
+  });
+
+  it("picks a chat's agent: its agent provider, else its config's agent, else by the keys set (Anthropic first)", () => {
+    const agentWith = (config: Parameters<typeof resolveConfig>[0], env: Partial<Record<EnvVariable, string>>) =>
+      resolveConfig(config, settingsWith(env)).agent;
+    expect(agentWith({ provider: "codex-agent" }, { ANTHROPIC_API_KEY: "k" })).toBe("codex-agent");
+    expect(agentWith({ provider: "openai", agent: "codex-agent" }, { ANTHROPIC_API_KEY: "k" })).toBe("codex-agent");
+    expect(agentWith(undefined, { ANTHROPIC_API_KEY: "k", OPENAI_API_KEY: "k" })).toBe("claude-agent");
+    expect(agentWith(undefined, { OPENAI_API_KEY: "k" })).toBe("codex-agent");
+    expect(agentWith(undefined, {})).toBe("claude-agent");
+    expect(resolveConfig({ provider: "codex-agent" }, settingsWith({})).model).toBe("gpt-6.1-sol");
   });
 
   it("reaches Workers AI through its binding, or an endpoint when both its URL and token are set", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { largerUsage } from "../../../src/adapters/claude-agent.ts";
+import { largerUsage } from "../../../src/adapters/container-agent.ts";
 import {
   admitCall,
   EMPTY_USAGE,

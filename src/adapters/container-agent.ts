@@ -1,13 +1,15 @@
 import type { AgentRunner } from "../config/settings.ts";
 import { errorText } from "../lib/errors.ts";
 import { type AgentErrorEvent, type AgentEvent, agentEventSchema } from "../protocol/events.ts";
-import type { RunPayload } from "../protocol/run-payload.ts";
+import type { RunnerAgent, RunPayload } from "../protocol/run-payload.ts";
 import { runKeyOf } from "../protocol/run-token.ts";
 import type { AgentContainerHandle, AgentContainers, ProxyUsage } from "./agent-runs.ts";
 import { fitHistory } from "./fit-history.ts";
 import type { AgentAdapter, AgentRunInput } from "./types.ts";
 
-export interface ClaudeAgentAdapterOptions {
+export interface ContainerAgentAdapterOptions {
+  /** Which agent the runner runs for this provider. */
+  agent: RunnerAgent;
   /** The chat's container, or (dev and tests) a runner started by hand. */
   runner: AgentRunner;
   /** Each chat's container, when `runner` says to use them. */
@@ -21,18 +23,20 @@ const MAX_LINE_LENGTH = 1_000_000;
 const MAX_PAYLOAD_BYTES = 1_500_000;
 
 /**
- * A Claude Agent SDK session in the chat's container. The input goes to the runner's `POST /run`; the answer is
- * NDJSON, one `AgentEvent` per line, validated here. A runner that cannot be reached, answers with an error, dies
- * mid-stream, sends a malformed line or stays silent past the timeout becomes one retryable `error` event.
+ * An agent session in the chat's container (`claude-agent`: the Claude Agent SDK; `codex-agent`: the Codex CLI). The
+ * input goes to the runner's `POST /run` with the agent named; the answer is NDJSON, one `AgentEvent` per line,
+ * validated here. A runner that cannot be reached, answers with an error, dies mid-stream, sends a malformed line or
+ * stays silent past the timeout becomes one retryable `error` event.
  */
-export class ClaudeAgentAdapter implements AgentAdapter {
+export class ContainerAgentAdapter implements AgentAdapter {
   readonly kind = "agent";
 
-  constructor(private readonly options: ClaudeAgentAdapterOptions) {}
+  constructor(private readonly options: ContainerAgentAdapterOptions) {}
 
   async *run(input: AgentRunInput): AsyncGenerator<AgentEvent> {
     const payload: RunPayload = {
       chatKey: input.chatKey,
+      agent: this.options.agent,
       model: input.model,
       systemPrompt: input.systemPrompt,
       history: fitHistory(input.history, {
@@ -52,7 +56,7 @@ export class ClaudeAgentAdapter implements AgentAdapter {
     try {
       proxied = await this.openProxiedRun(input);
     } catch (error) {
-      yield failure("transport", `the agent container could not be prepared: ${errorText(error)}`);
+      yield this.fail("transport", `the agent container could not be prepared: ${errorText(error)}`);
       return;
     }
     try {
@@ -103,13 +107,13 @@ export class ClaudeAgentAdapter implements AgentAdapter {
     try {
       response = await this.post(payload, abort.signal);
     } catch (error) {
-      yield failure("transport", `the agent runner could not be reached: ${errorText(error)}`);
+      yield this.fail("transport", `the agent runner could not be reached: ${errorText(error)}`);
       return;
     }
     if (!response.ok || !response.body) {
       const detail = (await response.text().catch(() => "")).slice(0, 200);
       const refused = response.status === 400 || response.status === 413;
-      yield failure(
+      yield this.fail(
         refused ? "invalid_request" : "transport",
         `the agent runner answered ${response.status} ${detail}`.trim(),
       );
@@ -122,7 +126,7 @@ export class ClaudeAgentAdapter implements AgentAdapter {
       for (;;) {
         const chunk = await readWithin(reader, this.options.timeoutMs);
         if (chunk === "timeout") {
-          yield failure("timeout", `the agent sent nothing for ${Math.round(this.options.timeoutMs / 1000)} s`);
+          yield this.fail("timeout", `the agent sent nothing for ${Math.round(this.options.timeoutMs / 1000)} s`);
           return;
         }
         if (chunk.done) break;
@@ -131,26 +135,49 @@ export class ClaudeAgentAdapter implements AgentAdapter {
           const line = buffer.slice(0, newline).trim();
           buffer = buffer.slice(newline + 1);
           if (line === "") continue;
-          const event = parseLine(line);
+          const event = this.parseLine(line);
           yield event;
           if (event.type === "result" || event.type === "error") return;
         }
         if (buffer.length > MAX_LINE_LENGTH) {
-          yield failure("transport", "the agent runner sent a line longer than 1 MB");
+          yield this.fail("transport", "the agent runner sent a line longer than 1 MB");
           return;
         }
       }
       if (buffer.trim() !== "") {
-        const event = parseLine(buffer.trim());
+        const event = this.parseLine(buffer.trim());
         yield event;
         if (event.type === "result" || event.type === "error") return;
       }
-      yield failure("transport", "the agent runner's stream ended without a result");
+      yield this.fail("transport", "the agent runner's stream ended without a result");
     } catch (error) {
-      yield failure("transport", `the agent runner's stream broke: ${errorText(error)}`);
+      yield this.fail("transport", `the agent runner's stream broke: ${errorText(error)}`);
     } finally {
       reader.cancel().catch(() => undefined);
     }
+  }
+
+  private parseLine(line: string): AgentEvent {
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      return this.fail("transport", "the agent runner sent a line that is not JSON");
+    }
+    const parsed = agentEventSchema.safeParse(json);
+    return parsed.success
+      ? parsed.data
+      : this.fail("transport", "the agent runner sent an event this bot does not know");
+  }
+
+  /** One retryable error event (not retryable for a refused request), its message prefixed with the agent. */
+  private fail(classification: AgentErrorEvent["classification"], message: string): AgentErrorEvent {
+    return {
+      type: "error",
+      classification,
+      retryable: classification !== "invalid_request",
+      message: `${this.options.agent}: ${message}`,
+    };
   }
 
   private async post(payload: RunPayload, signal: AbortSignal): Promise<Response> {
@@ -204,17 +231,6 @@ export function largerUsage(
   };
 }
 
-function parseLine(line: string): AgentEvent {
-  let json: unknown;
-  try {
-    json = JSON.parse(line);
-  } catch {
-    return failure("transport", "the agent runner sent a line that is not JSON");
-  }
-  const parsed = agentEventSchema.safeParse(json);
-  return parsed.success ? parsed.data : failure("transport", "the agent runner sent an event this bot does not know");
-}
-
 async function readWithin(
   reader: ReadableStreamDefaultReader<string>,
   timeoutMs: number,
@@ -231,13 +247,4 @@ async function readWithin(
   } finally {
     if (timer !== undefined) clearTimeout(timer);
   }
-}
-
-function failure(classification: AgentErrorEvent["classification"], message: string): AgentErrorEvent {
-  return {
-    type: "error",
-    classification,
-    retryable: classification !== "invalid_request",
-    message: `claude-agent: ${message}`,
-  };
 }

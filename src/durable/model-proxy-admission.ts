@@ -1,0 +1,99 @@
+import type { ProxyUsage } from "../adapters/agent-runs.ts";
+import { settingsOf } from "../config/settings.ts";
+import type { Env } from "../env.ts";
+import { runKeyOf, verifyRunToken } from "../protocol/run-token.ts";
+
+/** Whether a model call of a run may go ahead now, and with which model. */
+export type Admission =
+  | { kind: "admitted"; model: string }
+  /** The run was closed (or never opened): its token opens nothing. */
+  | { kind: "closed" }
+  /** The run made MAX_MODEL_CALLS_PER_MINUTE calls in the last minute. */
+  | { kind: "rate_limited"; retryAfterSeconds: number };
+
+/** The running turns of one chat's container, as the proxy needs them (the AgentContainer object in production). */
+export interface RunLedger {
+  /** Counts the call against the run's rate when admitted. */
+  admit(runKey: string): Promise<Admission>;
+  record(runKey: string, usage: ProxyUsage): Promise<void>;
+}
+
+/** Far above any real request of a chat's agent (the CLIs compact long before), but bounded. */
+const MAX_PROXIED_REQUEST_BYTES = 16 * 1024 * 1024;
+
+/** Whether a proxied model call may go ahead: with the run's model and ledger, or refused with why. */
+export type ProxyAdmission =
+  | { kind: "admitted"; model: string; runKey: string; ledger: RunLedger }
+  | { kind: "refused"; status: 401; message: string }
+  | { kind: "rate_limited"; retryAfterSeconds: number; message: string };
+
+export interface AdmissionInput {
+  request: Request;
+  env: Env;
+  /** The id of the container the call came from (the outbound handler's context). */
+  containerId: string;
+  ledgerFor: (chatKey: string) => RunLedger;
+  now?: number;
+}
+
+/**
+ * The check both model proxies (Anthropic's Messages API, OpenAI's Responses API) make before anything costs: the
+ * call's API key must be the token of a turn running in this very container's chat (signed by this deployment, not
+ * expired, its chat's container, and still open in the container's ledger), within the run's rate. Admitted, it
+ * counts against the rate and gives the model the turn was started with.
+ */
+export async function admitProxiedCall(input: AdmissionInput): Promise<ProxyAdmission> {
+  const { request, env } = input;
+  const settings = settingsOf(env);
+  const presented =
+    request.headers.get("x-api-key") ?? /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+  const claims =
+    presented && settings.botToken
+      ? await verifyRunToken(settings.botToken, presented, input.now ?? Date.now())
+      : undefined;
+  // A token of another chat's run is refused too: each container pays only for its own chat's turns.
+  if (!presented || !claims || env.AGENT_CONTAINER?.idFromName(claims.chatKey).toString() !== input.containerId) {
+    return { kind: "refused", status: 401, message: "Not the token of a turn running in this container." };
+  }
+  const ledger = input.ledgerFor(claims.chatKey);
+  const runKey = await runKeyOf(presented);
+  const admission = await ledger.admit(runKey);
+  switch (admission.kind) {
+    case "closed":
+      return { kind: "refused", status: 401, message: "That turn is not running any more." };
+    case "rate_limited":
+      return {
+        kind: "rate_limited",
+        retryAfterSeconds: admission.retryAfterSeconds,
+        message: "Too many model calls in this turn; slow down.",
+      };
+    case "admitted":
+      return { kind: "admitted", model: admission.model, runKey, ledger };
+    default: {
+      const unexpected: never = admission;
+      throw new Error(`unknown admission ${JSON.stringify(unexpected)}`);
+    }
+  }
+}
+
+/** A proxied request's body: a JSON object within the size bound, or why not. */
+export type ProxiedBody =
+  | { kind: "object"; body: Record<string, unknown>; bytes: number }
+  | { kind: "too_large" }
+  | { kind: "not_json" }
+  | { kind: "not_object" };
+
+export async function readProxiedBody(request: Request): Promise<ProxiedBody> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > MAX_PROXIED_REQUEST_BYTES) return { kind: "too_large" };
+  const raw = await request.text();
+  if (raw.length > MAX_PROXIED_REQUEST_BYTES) return { kind: "too_large" };
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    return { kind: "not_json" };
+  }
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return { kind: "not_object" };
+  return { kind: "object", body: body as Record<string, unknown>, bytes: new TextEncoder().encode(raw).byteLength };
+}
