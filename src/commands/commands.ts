@@ -81,7 +81,7 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
         users: [userMessageOf({ ...message, text: command.args })],
         inboxIds: [inboxId],
         messageId: message.messageId,
-        ...(message.from ? { userId: message.from.id } : {}),
+        senders: message.from ? [message.from.id] : [],
         providerOverride: config.agent,
         ...(message.chat.type === "private" ? {} : { replyToMessageId: message.messageId }),
       });

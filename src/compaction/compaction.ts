@@ -96,11 +96,14 @@ export async function compactIfDue(ctx: CompactionContext, signal?: AbortSignal)
         createdAt: finished,
       };
       stores.atomically(() => {
+        // Provenance survives the fold: a summary of marked messages is marked (and stays so until /new).
+        const outside = summary?.outside ?? plan.rows.find((row) => row.message.outside !== undefined)?.message.outside;
         stores.meta.set("summary", {
           text,
           throughId: plan.rows.at(-1)!.id,
           messages: (summary?.messages ?? 0) + plan.rows.length,
           updatedAt: finished,
+          ...(outside === undefined ? {} : { outside }),
         });
         stores.meta.delete("summaryFailure");
         stores.usage.add(record, finished);

@@ -10,6 +10,8 @@ export const memories = sqliteTable(
     content: text("content").notNull(),
     createdBy: integer("created_by"),
     createdAt: integer("created_at").notNull(),
+    /** Provenance: what outside content the turn that wrote it had read (a fact it writes may carry instructions). */
+    outside: text("outside"),
   },
   (table) => [index("memories_chat_id_idx").on(table.chatId, table.id)],
 );

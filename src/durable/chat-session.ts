@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { AccessStore } from "../access/access-store.ts";
 import { ChatAccess } from "../access/chat-access.ts";
 import { handleCommand } from "../commands/commands.ts";
+import { answerConfirmation } from "../commands/confirm-action.ts";
 import { chooseModel, isModelButton, modelChoiceOf, modelMenu } from "../commands/model-menu.ts";
 import { pairText } from "../commands/pairing.ts";
 import { compactIfDue } from "../compaction/compaction.ts";
@@ -26,6 +27,7 @@ import { tools } from "../tools/index.ts";
 import { RunSlot } from "../turn/active-run.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
 import { userMessagesOf } from "../turn/incoming-files.ts";
+import { PENDING_BUTTON } from "../turn/pending-actions.ts";
 import { runTurn } from "../turn/run-turn.ts";
 import { enqueueDueTasks, runTask } from "../turn/scheduled-task.ts";
 import { agentContainersOf } from "./agent-containers.ts";
@@ -94,14 +96,29 @@ export class ChatSession extends DurableObject<Env> {
     // /stop must reach a running turn now, not after it; the turn then says it stopped.
     const running = this.runs.current;
     if (access === "allowed" && message.command?.name === "stop" && running) {
-      running.stop("stopped");
       this.stores.inbox.finish([id], now);
+      // Like the Stop button: whoever asked, or an admin; another member's /stop leaves the turn running.
+      if (running.mayBeStoppedBy(message.from?.id, await this.isAdmin(message.from?.id))) running.stop("stopped");
+      else this.tellLater(message, "Only the person who asked, or an admin, can stop this.");
       return "queued";
     }
     if (access === "allowed") this.compaction?.abort();
     // Telegram posts an album as one update per photo, within moments: wait for the rest, so it is one turn.
     await this.schedule.workArrived(message.mediaGroupId === undefined ? 0 : ALBUM_WAIT_MS);
     return "queued";
+  }
+
+  private async isAdmin(userId: number | undefined): Promise<boolean> {
+    return new ChatAccess(settingsOf(this.env), await new AccessStore(this.env.CONFIG).read()).isAdmin(userId);
+  }
+
+  /** A short answer sent after the webhook has its reply (the object stays up for it). */
+  private tellLater(message: IncomingMessage, text: string): void {
+    const target: ChatTarget =
+      message.threadId === undefined
+        ? { chatId: message.chat.id }
+        : { chatId: message.chat.id, threadId: message.threadId };
+    this.ctx.waitUntil(bestEffort("answering a /stop", () => this.telegram().sendPlain(target, text)));
   }
 
   /** The admin API changed this chat's config: use it from the next turn, without waiting for KV to catch up. */
@@ -131,12 +148,16 @@ export class ChatSession extends DurableObject<Env> {
   /** A press of one of this chat's buttons; returns what the presser is told. */
   async pressButton(press: ButtonPress, byAdmin: boolean): Promise<string> {
     if (isModelButton(press.data)) return this.pressModelButton(press, byAdmin);
+    if (PENDING_BUTTON.test(press.data)) {
+      this.access = new ChatAccess(settingsOf(this.env), await new AccessStore(this.env.CONFIG).read());
+      return answerConfirmation(this.context(), press, byAdmin);
+    }
     const stop = /^stop:(.+)$/.exec(press.data);
     if (!stop) return "That button is not known any more.";
     const run = this.runs.current;
     if (!run?.accepts(stop[1]!)) return "That has already finished.";
     // Whoever started the turn may stop it; in a group, nobody else but an admin.
-    if (!byAdmin && run.startedBy !== undefined && run.startedBy !== press.userId) {
+    if (!run.mayBeStoppedBy(press.userId, byAdmin)) {
       return "Only the person who asked, or an admin, can stop this.";
     }
     run.stop("stopped");
@@ -204,7 +225,7 @@ export class ChatSession extends DurableObject<Env> {
           users: await userMessagesOf(ctx, messages),
           inboxIds: ids,
           messageId: last.messageId,
-          ...(last.from ? { userId: last.from.id } : {}),
+          senders: [...new Set(messages.flatMap((message) => (message.from ? [message.from.id] : [])))],
           ...(last.chat.type === "private" ? {} : { replyToMessageId: last.messageId }),
         }),
       );

@@ -56,13 +56,26 @@ const attachmentSchema = z.discriminatedUnion("kind", [
 ]);
 export type Attachment = z.infer<typeof attachmentSchema>;
 
+/**
+ * Provenance: where content from outside the chat came from ("a web page", "the MCP server docs", "a file's text"),
+ * on a message that holds it or was written after reading it. It is stored with the message, so it outlives the
+ * turn: a turn whose window (or summary) holds such a message cannot act beyond the chat without the person's say.
+ */
+const outsideSchema = z.string().min(1).max(200).optional();
+
 export const historyMessageSchema = z.discriminatedUnion("role", [
   // Rows written before attachments existed are plain `{ role, content }` and stay valid.
-  z.object({ role: z.literal("user"), content: z.string(), attachments: z.array(attachmentSchema).max(20).optional() }),
+  z.object({
+    role: z.literal("user"),
+    content: z.string(),
+    attachments: z.array(attachmentSchema).max(20).optional(),
+    outside: outsideSchema,
+  }),
   z.object({
     role: z.literal("assistant"),
     content: z.string(),
     toolCalls: z.array(toolCallSchema).optional(),
+    outside: outsideSchema,
   }),
   z.object({
     role: z.literal("tool"),
@@ -70,6 +83,7 @@ export const historyMessageSchema = z.discriminatedUnion("role", [
     toolName: z.string().min(1).max(200),
     content: z.string(),
     isError: z.boolean().optional(),
+    outside: outsideSchema,
   }),
 ]);
 export type HistoryMessage = z.infer<typeof historyMessageSchema>;

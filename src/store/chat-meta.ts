@@ -23,11 +23,25 @@ const historySummarySchema = z.object({
   /** How many messages it covers, all passes together. */
   messages: z.number().int(),
   updatedAt: z.number(),
+  /** Provenance: what content from outside the chat the summarised messages held (it stays with the summary). */
+  outside: z.string().max(200).optional(),
 });
 export type HistorySummary = z.infer<typeof historySummarySchema>;
 
 /** The last summary attempt failed: when and why (it is tried again after the next turn). */
 const summaryFailureSchema = z.object({ at: z.number(), reason: z.string() });
+
+/** A tool call held back for the person's confirmation (see src/turn/pending-actions.ts). */
+export const pendingActionSchema = z.object({
+  id: z.string().regex(/^[a-z0-9]{12}$/),
+  tool: z.string().max(64),
+  argumentsText: z.string().max(200_000),
+  summary: z.string().max(500),
+  /** Who may confirm it besides an admin: the people the turn answered. */
+  askers: z.array(z.number().int()).max(100),
+  createdAt: z.number(),
+});
+export type PendingAction = z.infer<typeof pendingActionSchema>;
 
 /** The chat object's small named values, each with the schema it is read back through. */
 export const chatMetaSchemas = {
@@ -55,6 +69,8 @@ export const chatMetaSchemas = {
   directoryWritten: z.object({ at: z.number(), name: z.string() }),
   /** This chat's pairing code while it waits for approval. */
   pairing: z.object({ code: z.string(), expiresAt: z.number() }),
+  /** Tool calls waiting for the person's confirmation, newest last. */
+  pendingActions: z.array(pendingActionSchema).max(20),
   /** Wrong setup codes tried this hour (`/pair <code>`). */
   setupAttempts: z.object({ since: z.number(), count: z.number().int() }),
 };

@@ -10,7 +10,7 @@ export interface ToolContext {
   userId: number | undefined;
   /** The chat is listed in ADMIN_CHAT_IDS: with an admin user and an untainted turn, it may act on other chats. */
   isAdminChat: boolean;
-  /** The turn's sender is listed in ADMIN_USER_IDS. */
+  /** Every sender the turn answers is an admin (ADMIN_USER_IDS, or the owner stored by pairing). */
   isAdminUser: boolean;
   /** Whether the turn has read content nobody in the chat wrote (a fetched page, a document, a task's prompt). */
   trust: TurnTrust;
@@ -27,13 +27,29 @@ export interface ToolContext {
   storeGenerated: (bytes: Uint8Array, mediaType: string) => Promise<string | undefined>;
   /** Paid calls (images, searches…): ask before one, record it after; caps and the day's budget are checked. */
   paid: PaidCallGate;
+  /**
+   * Asks the person to confirm an action this turn may not take on its own (it has read content from outside the
+   * chat): a message with a confirm button that only they or an admin can press. Returns what the model is told.
+   * Absent where no one can be asked (the confirmed action itself runs without it, in a trusted context).
+   */
+  confirm?: (action: PendingActionRequest) => Promise<string>;
   /** Tells a chat's (or forum topic's) object that its scheduled tasks changed, so it re-arms its alarm. */
   tasksChanged: (chatId: number, threadId?: number) => Promise<void>;
 }
 
+/** A tool call held back for the person's confirmation: the call as made, and what it would do, in words. */
+export interface PendingActionRequest {
+  tool: string;
+  argumentsText: string;
+  summary: string;
+  /** What outside content the turn holds. */
+  source: string;
+}
+
 /**
- * What a turn has read. Text a model reads can steer it, so once a turn has read something nobody in the chat
- * wrote, the tools refuse to act beyond the chat (another chat's messages or tasks) for the rest of the turn.
+ * What a turn has read. Text a model reads can steer it, so once a turn has read something nobody in the chat wrote
+ * (now, or in the earlier messages, summary or memories it was given), the tools that act beyond the answer (sending
+ * to another chat, creating or changing scheduled work) need the person's confirmation for the rest of the turn.
  */
 export class TurnTrust {
   private source: string | undefined;
@@ -54,16 +70,12 @@ export class TurnTrust {
 }
 
 /**
- * Why this turn may not act on another chat, or undefined when it may: only in an admin chat, for an admin user,
- * in a turn that has read nothing untrusted.
+ * Why this turn may not act on another chat, or undefined when it may: only in an admin chat, for admins only (every
+ * sender the turn answers). Whether the turn has read outside content is the registry's check (a confirmation).
  */
 export function crossChatRefusal(context: ToolContext): string | undefined {
   if (!context.isAdminChat) return "Only an admin chat may act on another chat.";
   if (!context.isAdminUser) return "Only one of the bot's admins may act on another chat.";
-  const source = context.trust.untrustedSource;
-  if (source !== undefined) {
-    return `This turn has read content from outside the chat (${source}), so it may not act on another chat. Ask again in a new message.`;
-  }
   return undefined;
 }
 

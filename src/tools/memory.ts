@@ -1,6 +1,7 @@
 import { and, count, desc, eq, like, or } from "drizzle-orm";
 import * as z from "zod";
 import { memories } from "../db/d1-schema.ts";
+import type { ToolContext } from "./context.ts";
 import { defineTool, ToolError } from "./registry.ts";
 
 const MAX_MEMORY_LENGTH = 2000;
@@ -26,7 +27,13 @@ export const remember = defineTool({
     }
     const [row] = await context.db
       .insert(memories)
-      .values({ chatId: context.chatId, content: fact, createdBy: context.userId ?? null, createdAt: context.now() })
+      .values({
+        chatId: context.chatId,
+        content: fact,
+        createdBy: context.userId ?? null,
+        createdAt: context.now(),
+        outside: context.trust.untrustedSource ?? null,
+      })
       .returning({ id: memories.id });
     return { content: `Remembered (id ${row!.id}).` };
   },
@@ -43,7 +50,12 @@ export const recall = defineTool({
   async handler({ query }, context) {
     const words = wordsOf(query ?? "");
     const scope = eq(memories.chatId, context.chatId);
-    const columns = { id: memories.id, content: memories.content, createdAt: memories.createdAt };
+    const columns = {
+      id: memories.id,
+      content: memories.content,
+      createdAt: memories.createdAt,
+      outside: memories.outside,
+    };
     if (words.length === 0) {
       const recent = await context.db
         .select(columns)
@@ -51,6 +63,7 @@ export const recall = defineTool({
         .where(scope)
         .orderBy(desc(memories.id))
         .limit(RECALL_LIMIT);
+      markIfOutside(recent, context);
       return { content: recent.length ? formatFacts(recent) : "No facts are remembered in this chat yet." };
     }
     const candidates = await context.db
@@ -64,6 +77,7 @@ export const recall = defineTool({
       .sort((left, right) => right.score - left.score || right.fact.id - left.fact.id)
       .slice(0, RECALL_LIMIT)
       .map(({ fact }) => fact);
+    markIfOutside(ranked, context);
     return { content: ranked.length ? formatFacts(ranked) : `No remembered fact matches "${query}".` };
   },
 });
@@ -83,6 +97,12 @@ export const forget = defineTool({
 });
 
 /** Lower-case words of two or more letters or digits (so nothing LIKE treats as a wildcard), at most eight. */
+/** A fact written while outside content was in view carries that provenance into the turn that reads it back. */
+function markIfOutside(facts: readonly { outside: string | null }[], context: ToolContext): void {
+  const outside = facts.find((fact) => fact.outside !== null)?.outside;
+  if (outside) context.trust.markUntrusted(`a remembered fact written after reading ${outside}`);
+}
+
 function wordsOf(query: string): string[] {
   const words = query.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? [];
   return [...new Set(words)].slice(0, MAX_QUERY_WORDS);

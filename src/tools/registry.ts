@@ -19,6 +19,11 @@ export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
   handler: (args: z.infer<Schema>, context: ToolContext) => Promise<ToolResult>;
   /** Whether the deployment offers the tool at all (a setting can turn it off); default: always. */
   available?: (settings: Settings) => boolean;
+  /**
+   * For a call that acts beyond the turn's answer (another chat, scheduled work, config): what it would do, in words.
+   * Such a call in a turn that has read content from outside the chat runs only once the person confirms it.
+   */
+  actsBeyondTheAnswer?: (args: z.infer<Schema>, context: ToolContext) => string | undefined;
 }
 
 /**
@@ -53,8 +58,42 @@ export function defineTool<Schema extends z.ZodObject>(definition: ToolDefinitio
     async invoke(raw, context) {
       const parsed = definition.schema.safeParse(raw);
       if (!parsed.success) return { kind: "invalid", problem: describeIssues(parsed.error) };
+      const source = context.trust.untrustedSource;
+      const action = source === undefined ? undefined : definition.actsBeyondTheAnswer?.(parsed.data, context);
+      if (source !== undefined && action !== undefined) {
+        return {
+          kind: "ran",
+          result: await heldForConfirmation(definition.name, parsed.data, { action, source }, context),
+        };
+      }
       return { kind: "ran", result: await definition.handler(parsed.data, context) };
     },
+  };
+}
+
+/**
+ * A call the turn may not make on its own: the person is asked to confirm it (a button only they or an admin can
+ * press), or, where nobody can be asked, it is refused with the reason. Either way the model is told why.
+ */
+async function heldForConfirmation(
+  name: string,
+  args: unknown,
+  why: { action: string; source: string },
+  context: ToolContext,
+): Promise<ToolResult> {
+  const reason = `this conversation holds content from outside the chat (${why.source})`;
+  if (!context.confirm) {
+    throw new ToolError(
+      `Not done: ${reason}, so "${why.action}" needs the person's confirmation, and none can be asked here.`,
+    );
+  }
+  return {
+    content: await context.confirm({
+      tool: name,
+      argumentsText: JSON.stringify(args),
+      summary: why.action,
+      source: why.source,
+    }),
   };
 }
 

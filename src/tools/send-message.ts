@@ -11,6 +11,12 @@ export const sendMessage = defineTool({
     text: z.string().trim().min(1).max(20_000).describe("The message, in Markdown."),
     chatId: z.number().int().optional().describe("Admins in admin chats only: another allowed chat to send to."),
   }),
+  actsBeyondTheAnswer({ text, chatId }, context) {
+    if (chatId === undefined || chatId === context.chatId) return undefined;
+    const refusal = crossChatRefusal(context);
+    if (refusal !== undefined) throw new ToolError(refusal);
+    return `send “${text.length > 120 ? `${text.slice(0, 119)}…` : text}” to chat ${chatId}`;
+  },
   async handler({ text, chatId }, context) {
     if (chatId !== undefined && chatId !== context.chatId) {
       const refusal = crossChatRefusal(context);

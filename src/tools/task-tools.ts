@@ -40,6 +40,14 @@ export const scheduleTask = defineTool({
       .optional()
       .describe("Admins in admin chats only: another allowed chat to schedule the task in."),
   }),
+  actsBeyondTheAnswer(args, context) {
+    const target = targetChat(args.chatId, context);
+    const zone = checkTimezone(args.timezone ?? context.timezone);
+    const schedule = scheduleOf(args.at, args.cron, zone, context.now());
+    const when = schedule.cron === null ? `at ${formatInZone(schedule.nextRunAt, zone)}` : `every \`${schedule.cron}\``;
+    const where = target.chatId === context.chatId ? "" : ` in chat ${target.chatId}`;
+    return `schedule “${shorten(args.prompt)}” ${when} (${zone})${where}`;
+  },
   async handler(args, context) {
     const target = targetChat(args.chatId, context);
     const zone = checkTimezone(args.timezone ?? context.timezone);
@@ -106,6 +114,7 @@ export const updateTask = defineTool({
     cron: cron.optional(),
     timezone: timezone.optional(),
   }),
+  actsBeyondTheAnswer: (args) => `change scheduled task #${args.taskId}`,
   async handler(args, context) {
     const task = await ownTask(args.taskId, context, ["active", "paused"]);
     const zone = checkTimezone(args.timezone ?? task.timezone);
@@ -146,6 +155,7 @@ export const pauseTask = defineTool({
   name: "pause_task",
   description: "Pause a task; it does not run until resumed.",
   schema: z.object({ taskId }),
+  actsBeyondTheAnswer: (args) => `pause scheduled task #${args.taskId}`,
   async handler(args, context) {
     const task = await ownTask(args.taskId, context, ["active"]);
     await context.db
@@ -161,6 +171,7 @@ export const resumeTask = defineTool({
   name: "resume_task",
   description: "Resume a paused task from its next scheduled time.",
   schema: z.object({ taskId }),
+  actsBeyondTheAnswer: (args) => `resume scheduled task #${args.taskId}`,
   async handler(args, context) {
     const task = await ownTask(args.taskId, context, ["paused"]);
     const now = context.now();
@@ -181,6 +192,7 @@ export const cancelTask = defineTool({
   name: "cancel_task",
   description: "Cancel a task for good.",
   schema: z.object({ taskId }),
+  actsBeyondTheAnswer: (args) => `cancel scheduled task #${args.taskId}`,
   async handler(args, context) {
     const task = await ownTask(args.taskId, context, ["active", "paused"]);
     await context.db

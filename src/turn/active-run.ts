@@ -13,8 +13,13 @@ const toolsNotReady: ToolExecutor = async () => ({ isError: true, content: "Erro
 export class ActiveRun {
   readonly id = crypto.randomUUID();
 
-  /** `startedBy`: the user whose message started the turn (a task's creator), who may stop it. */
-  constructor(readonly startedBy?: number) {}
+  /** `askers`: the users whose messages the turn answers (a task's creator), who may stop it. */
+  constructor(readonly askers: readonly number[] = []) {}
+
+  /** Whoever asked may stop the turn, and an admin; a turn nobody in particular asked for, anyone of the chat. */
+  mayBeStoppedBy(userId: number | undefined, byAdmin: boolean): boolean {
+    return byAdmin || this.askers.length === 0 || (userId !== undefined && this.askers.includes(userId));
+  }
 
   private readonly controller = new AbortController();
   private ended = false;
@@ -66,8 +71,8 @@ export class ActiveRun {
 export class RunSlot {
   private running: ActiveRun | undefined;
 
-  begin(startedBy: number | undefined): ActiveRun {
-    this.running = new ActiveRun(startedBy);
+  begin(askers: readonly number[]): ActiveRun {
+    this.running = new ActiveRun(askers);
     return this.running;
   }
 

@@ -4,6 +4,7 @@ import { dayKey, startOfNextDay } from "../config/zones.ts";
 import { bestEffort } from "../lib/best-effort.ts";
 import type { DailySpend } from "../store/chat-meta.ts";
 import type { ChatContext } from "./chat-context.ts";
+import { sendersAreAdmins } from "./senders.ts";
 import type { TurnOutcome, TurnRequest } from "./turn-request.ts";
 
 type RefusalReason = Extract<TurnOutcome, { ok: "skipped" }>["reason"];
@@ -41,7 +42,7 @@ export function admit(
     const notice = request.kind === "agent" ? "⏸ The bot is disabled in this chat." : undefined;
     return { kind: "refused", reason: "disabled", notice };
   }
-  if (request.kind === "agent" && config.agentAccess === "admins" && !ctx.access.isAdmin(request.userId)) {
+  if (request.kind === "agent" && config.agentAccess === "admins" && !sendersAreAdmins(ctx.access, request.senders)) {
     return { kind: "refused", reason: "not allowed", notice: "Only the bot's admins can run /agent in this chat." };
   }
   const spend = spendOn(dayKey(now, config.timezone), ctx.stores.meta.get("spend"));

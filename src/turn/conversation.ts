@@ -17,7 +17,7 @@ import type { HistoryMessage } from "../protocol/messages.ts";
 import { agentToolsPath, WORKER_CALLBACK_HOST } from "../protocol/run-payload.ts";
 import { mintRunToken } from "../protocol/run-token.ts";
 import { TURN_BUDGET } from "../reply/error-text.ts";
-import type { DailySpend } from "../store/chat-meta.ts";
+import type { DailySpend, HistorySummary } from "../store/chat-meta.ts";
 import { TurnTrust } from "../tools/context.ts";
 import type { ActiveRun } from "./active-run.ts";
 import type { ChatContext } from "./chat-context.ts";
@@ -41,6 +41,27 @@ export interface ConversationInput {
 }
 
 /**
+ * What a turn has read before it calls anything, by provenance: a scheduled task's prompt (written earlier, maybe by a
+ * steered model), an agent's own tools (it reads the web and files by itself), the chat's MCP servers' tool
+ * descriptions, and any message of the window or the summary that holds content from outside the chat.
+ */
+export function startingTrust(input: {
+  request: TurnRequest;
+  adapter: Adapter;
+  mcp: ChatMcp;
+  summary: HistorySummary | undefined;
+  window: readonly HistoryMessage[];
+}): TurnTrust {
+  const { request, adapter, mcp, summary, window } = input;
+  if (request.kind === "task") return new TurnTrust("a scheduled task's prompt");
+  if (adapter.kind === "agent") return new TurnTrust("the agent's own tools");
+  if (mcp.tools.length > 0 || mcp.note !== undefined) return new TurnTrust("the MCP servers' tool descriptions");
+  if (summary?.outside) return new TurnTrust(`the summary of earlier messages, which holds ${summary.outside}`);
+  const marked = window.find((message) => message.outside !== undefined)?.outside;
+  return new TurnTrust(marked === undefined ? undefined : `earlier messages, which hold ${marked}`);
+}
+
+/**
  * What the model is given and how it is asked: the chat's tools (its MCP servers' included, narrowed by its
  * allowlist) wired to the running turn, the history window with the summary of what it no longer shows, the files
  * it may see, and the system prompt. Returns the adapter's events: `runToolLoop` over a model adapter, or an agent
@@ -49,26 +70,11 @@ export interface ConversationInput {
 export async function startConversation(
   ctx: ChatContext,
   input: ConversationInput,
-): Promise<AsyncGenerator<AgentEvent>> {
+): Promise<{ events: AsyncGenerator<AgentEvent>; trust: TurnTrust }> {
   const { request, config, adapter, run } = input;
   const { settings, stores } = ctx;
   const registry = ctx.registry.extendedWith(input.mcp.tools);
   const tools = registry.allowed(config.tools, settings);
-  // A task's prompt was written earlier, maybe by a steered model; an agent reads the web and files on its own.
-  const trust = new TurnTrust(
-    request.kind === "task"
-      ? "a scheduled task's prompt"
-      : adapter.kind === "agent"
-        ? "the agent's own tools"
-        : undefined,
-  );
-  const context = toolContext(ctx, { userId: request.userId, trust, timezone: config.timezone, paid: input.paid });
-  run.useTools(
-    cappedTools(settings.toolResultsMaxChars, (name, argumentsText) =>
-      registry.execute(name, argumentsText, context, config.tools),
-    ),
-  );
-
   const summary = stores.meta.get("summary");
   const window = [
     ...fitHistory(stores.history.window(settings.historyLimit, summary?.throughId ?? 0), {
@@ -77,6 +83,14 @@ export async function startConversation(
     }),
     ...request.users,
   ];
+  const trust = startingTrust({ request, adapter, mcp: input.mcp, summary, window });
+  const context = toolContext(ctx, { senders: request.senders, trust, timezone: config.timezone, paid: input.paid });
+  run.useTools(
+    cappedTools(settings.toolResultsMaxChars, (name, argumentsText) =>
+      registry.execute(name, argumentsText, context, config.tools),
+    ),
+  );
+
   // The rolling summary (compaction) stands in for what the window no longer shows.
   const systemPrompt =
     withNote(
@@ -99,7 +113,7 @@ export async function startConversation(
   switch (adapter.kind) {
     case "model": {
       const media = await mediaFor(ctx, { window, newMessages: request.users.length, model: input.model });
-      return runToolLoop({
+      const events = runToolLoop({
         adapter,
         request: {
           model: input.model,
@@ -121,6 +135,7 @@ export async function startConversation(
             ? undefined
             : TURN_BUDGET,
       });
+      return { events, trust };
     }
     case "agent": {
       const sessionId = stores.meta.get(sessionKeyOf(input.provider));
@@ -130,7 +145,7 @@ export async function startConversation(
         // A little past the turn's own deadline: the run is stopped by then, and the token useless after.
         expiresAt: ctx.turnDeadline + 60_000,
       });
-      return adapter.run({
+      const events = adapter.run({
         chatKey: ctx.chatKey,
         model: input.model,
         systemPrompt,
@@ -140,6 +155,7 @@ export async function startConversation(
         toolCallback: { url: toolCallbackUrl(settings.toolCallback, ctx.chatKey), token },
         signal: run.signal,
       });
+      return { events, trust };
     }
   }
 }

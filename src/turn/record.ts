@@ -4,6 +4,7 @@ import type { PaidUnits } from "../config/paid-kinds.ts";
 import type { UsageRecord } from "../db/usage.ts";
 import { redactSecrets } from "../lib/redact.ts";
 import type { AgentErrorEvent } from "../protocol/events.ts";
+import type { HistoryMessage } from "../protocol/messages.ts";
 import type { DailySpend } from "../store/chat-meta.ts";
 import type { ChatContext } from "./chat-context.ts";
 import type { Tally } from "./tally.ts";
@@ -24,6 +25,8 @@ export interface TurnCost {
   paid: { units: PaidUnits; costUsd: number };
   spend: DailySpend;
   started: number;
+  /** Provenance: what the turn read from outside the chat, if anything; its messages are stored with the mark. */
+  outside: string | undefined;
 }
 
 /**
@@ -39,7 +42,11 @@ export function recordTurn(ctx: ChatContext, request: TurnRequest, end: TurnEnd,
     switch (end.kind) {
       case "answered":
         stores.history.append(
-          [...request.users, ...(cost?.tally.produced ?? []), { role: "assistant", content: end.text }],
+          [
+            ...request.users,
+            ...marked(cost?.tally.produced ?? [], cost?.outside),
+            ...marked([{ role: "assistant", content: end.text }], cost?.outside),
+          ],
           now,
         );
         stores.inbox.finish(
@@ -63,6 +70,13 @@ export function recordTurn(ctx: ChatContext, request: TurnRequest, end: TurnEnd,
       stores.meta.set("spend", addUnits(addSpend(cost.spend, cost.tally.usage, usage.costUsd ?? 0), cost.paid.units));
     }
   });
+}
+
+/** What a turn wrote after reading outside content carries the mark, so the next turns know what their window holds. */
+function marked(messages: readonly HistoryMessage[], outside: string | undefined): HistoryMessage[] {
+  return outside === undefined
+    ? [...messages]
+    : messages.map((message) => ({ ...message, outside: message.outside ?? outside }));
 }
 
 function usageRecord(

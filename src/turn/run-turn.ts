@@ -22,7 +22,7 @@ import type { TurnOutcome, TurnRequest } from "./turn-request.ts";
  * Telegram while the tally keeps count, then deliver the answer (or say why there is none) and record the turn.
  */
 export async function runTurn(ctx: ChatContext, request: TurnRequest): Promise<TurnOutcome> {
-  const run = ctx.runs.begin(request.userId);
+  const run = ctx.runs.begin(request.senders);
   // The platform ends an alarm after 15 minutes and would run the turn again from the start: end it first.
   run.stopAfter(ctx.turnDeadline - ctx.now());
   try {
@@ -63,7 +63,7 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
       admission.spend,
       () => tally.costUsd,
     );
-    const events = await startConversation(ctx, {
+    const { events, trust } = await startConversation(ctx, {
       request,
       config,
       adapter: choice.adapter,
@@ -105,7 +105,7 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
     ctx.runs.end(run);
     await display.settle();
 
-    const cost = { tally, paid, spend: admission.spend, started };
+    const cost = { tally, paid, spend: admission.spend, started, outside: trust.untrustedSource };
     const error = endingError(run, tally, choice.provider);
     if (error) {
       console.warn(`chat ${ctx.chat.id}: turn failed (${error.classification}): ${redactSecrets(error.message)}`);

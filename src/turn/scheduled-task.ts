@@ -72,7 +72,7 @@ export async function runTask(ctx: ChatContext, inboxId: number, task: TaskPaylo
     kind: "task",
     users: [scheduledTaskMessage(task.taskId, current.prompt)],
     inboxIds: [inboxId],
-    ...(task.userId !== undefined ? { userId: task.userId } : {}),
+    senders: task.userId === undefined ? [] : [task.userId],
     failureNote: `Scheduled task #${task.taskId} failed.`,
   });
   const error =

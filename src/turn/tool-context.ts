@@ -3,19 +3,29 @@ import { mediaBucket } from "../media/services.ts";
 import { storeMedia } from "../media/store.ts";
 import type { ToolContext, TurnTrust } from "../tools/context.ts";
 import type { ChatContext } from "./chat-context.ts";
+import { askToConfirm } from "./pending-actions.ts";
+import { actingUser, sendersAreAdmins } from "./senders.ts";
 
 /** Who is asking and where, for the tools of one turn. */
 export function toolContext(
   ctx: ChatContext,
-  turn: { userId: number | undefined; trust: TurnTrust; timezone: string; paid: PaidCallGate },
+  turn: {
+    /** The people the turn answers: it acts with the least privilege among them. */
+    senders: readonly number[];
+    trust: TurnTrust;
+    timezone: string;
+    paid: PaidCallGate;
+    /** Whether a call this turn may not make alone can be put to the person (not when running a confirmed one). */
+    canAsk?: boolean;
+  },
 ): ToolContext {
-  const { userId, trust } = turn;
+  const { senders, trust } = turn;
   return {
     chatId: ctx.chat.id,
     threadId: ctx.target.threadId,
-    userId,
+    userId: actingUser(ctx.access, senders),
     isAdminChat: ctx.access.isAdminChat(ctx.chat.id),
-    isAdminUser: ctx.access.isAdmin(userId),
+    isAdminUser: sendersAreAdmins(ctx.access, senders),
     trust,
     env: ctx.env,
     db: ctx.db,
@@ -36,6 +46,7 @@ export function toolContext(
       return key;
     },
     paid: turn.paid,
+    ...(turn.canAsk === false ? {} : { confirm: (action) => askToConfirm(ctx, { ...action, askers: senders }) }),
     tasksChanged: (chatId, threadId) => ctx.tasks.changed(chatId, threadId),
   };
 }

@@ -8,7 +8,11 @@ export interface TurnRequest {
   /** The turn's new messages, in order. */
   users: UserMessage[];
   inboxIds: number[];
-  userId?: number;
+  /**
+   * Everyone whose messages the turn answers (a task's creator). The turn acts with the least privilege among them:
+   * it is an admin's turn only if every sender is an admin, and who "asked" for a task is the least privileged one.
+   */
+  senders: number[];
   /** The Telegram message the turn answers (the last one of a batch): acknowledged with a reaction. */
   messageId?: number;
   replyToMessageId?: number;

@@ -27,10 +27,13 @@ export function userMessageOf(message: IncomingMessage, files?: MessageFiles): U
   lines.push(...(files?.placeholders ?? []));
   if (message.text.trim() !== "" || sender !== "") lines.push(`${sender}${message.text}`);
   const attachments = files?.attachments ?? [];
+  // A file's text was written outside the chat (a forwarded PDF can carry instructions): provenance marks it.
+  const document = attachments.find((attachment) => attachment.kind === "document");
   return {
     role: "user",
     content: lines.join("\n"),
     ...(attachments.length > 0 ? { attachments: [...attachments] } : {}),
+    ...(document ? { outside: `the text of a file (${document.fileName.slice(0, 80) || "unnamed"})` } : {}),
   };
 }
 
@@ -45,7 +48,13 @@ export function mergeAlbums(entries: readonly { message: IncomingMessage; user: 
     if (message.mediaGroupId !== undefined && last?.groupId === message.mediaGroupId) {
       const content = [last.user.content, user.content].filter((text) => text.trim() !== "").join("\n");
       const attachments = [...(last.user.attachments ?? []), ...(user.attachments ?? [])].slice(0, 20);
-      last.user = { role: "user", content, ...(attachments.length > 0 ? { attachments } : {}) };
+      const outside = last.user.outside ?? user.outside;
+      last.user = {
+        role: "user",
+        content,
+        ...(attachments.length > 0 ? { attachments } : {}),
+        ...(outside === undefined ? {} : { outside }),
+      };
       continue;
     }
     merged.push({ groupId: message.mediaGroupId, user });

@@ -134,8 +134,12 @@ describe("acting on another chat", () => {
     });
     const admin = context(PRIVATE_CHAT, { isAdminChat: true, isAdminUser: true });
     await run("web_fetch", { url: `${env.FAKES_URL}/web/injected` }, admin);
-    expect((await run("send_message", elsewhere, admin)).content).toContain("read content from outside the chat");
-    expect((await run("schedule_task", planted, admin)).content).toContain("read content from outside the chat");
+    expect((await run("send_message", elsewhere, admin)).content).toContain(
+      "content from outside the chat (a web page)",
+    );
+    expect((await run("schedule_task", planted, admin)).content).toContain(
+      "content from outside the chat (a web page)",
+    );
     // Its own chat is still fine.
     expect((await run("send_message", { text: "summary" }, admin)).content).toBe("Sent.");
     expect(admin.sent).toEqual([{ chatId: PRIVATE_CHAT, text: "summary" }]);

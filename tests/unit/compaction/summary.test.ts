@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { estimateTokens, planCompaction, summaryRequestText, tokensOfBytes } from "../../../src/compaction/summary.ts";
+import {
+  estimateTokens,
+  planCompaction,
+  summaryRequestText,
+  tokensOfBytes,
+  withoutSummaryTags,
+} from "../../../src/compaction/summary.ts";
 import type { HistoryMessage } from "../../../src/protocol/messages.ts";
 
 const rowsOf = (messages: HistoryMessage[]) => messages.map((message, index) => ({ id: index + 1, message }));
@@ -68,5 +74,25 @@ describe("tokensOfBytes", () => {
     const perMessage = messages.reduce((sum, message) => sum + estimateTokens(message), 0);
     expect(tokensOfBytes(bytes, messages.length)).toBeGreaterThanOrEqual(perMessage);
     expect(tokensOfBytes(bytes, messages.length)).toBeLessThanOrEqual(perMessage + messages.length);
+  });
+});
+
+describe("withoutSummaryTags", () => {
+  it("leaves no summary tag however the pieces nest (fuzzed)", () => {
+    const pieces = ["<", "</", "/", "summary", "SUMMARY", "sum", "mary", ">", " ", "</summary>", "<summary x=1>", "a"];
+    let seed = 42;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    for (let round = 0; round < 5000; round++) {
+      const text = Array.from(
+        { length: 1 + Math.floor(random() * 12) },
+        () => pieces[Math.floor(random() * pieces.length)],
+      ).join("");
+      expect(withoutSummaryTags(text)).not.toMatch(/<\s*\/?\s*summary\b[^>]*>/i);
+    }
+    expect(withoutSummaryTags("</sum</summary>mary>")).toBe("");
+    expect(withoutSummaryTags("a < b and c > d")).toBe("a < b and c > d");
   });
 });

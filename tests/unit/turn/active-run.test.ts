@@ -2,13 +2,24 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ToolExecutor } from "../../../src/adapters/types.ts";
 import { ActiveRun } from "../../../src/turn/active-run.ts";
 
+describe("who may stop a run", () => {
+  it("is whoever asked, or an admin; a run nobody in particular asked for, anyone", () => {
+    const run = new ActiveRun([1001, 1002]);
+    expect(run.mayBeStoppedBy(1002, false)).toBe(true);
+    expect(run.mayBeStoppedBy(1003, false)).toBe(false);
+    expect(run.mayBeStoppedBy(1003, true)).toBe(true);
+    expect(run.mayBeStoppedBy(undefined, false)).toBe(false);
+    expect(new ActiveRun([]).mayBeStoppedBy(1003, false)).toBe(true);
+  });
+});
+
 describe("ActiveRun stop reasons", () => {
   it("starts running, with no reason", () => {
-    const run = new ActiveRun(1001);
+    const run = new ActiveRun([1001]);
     expect(run.signal.aborted).toBe(false);
     expect(run.stopReason).toBeUndefined();
-    expect(run.startedBy).toBe(1001);
-    expect(new ActiveRun().startedBy).toBeUndefined();
+    expect(run.askers).toEqual([1001]);
+    expect(new ActiveRun().askers).toEqual([]);
   });
 
   it("aborts its signal with the reason, and the first reason wins", () => {

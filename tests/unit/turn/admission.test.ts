@@ -14,7 +14,7 @@ const chat = (kind: TurnRequest["kind"] = "chat", userId = 42): TurnRequest => (
   kind,
   users: [{ role: "user", content: "hi" }],
   inboxIds: [1],
-  userId,
+  senders: [userId],
 });
 
 /** The checks against a chat object's real stores, with the test environment's settings (admin user 1001). */
@@ -43,6 +43,19 @@ describe("admit", () => {
     ]);
     expect(message).toEqual({ kind: "refused", reason: "disabled", notice: undefined });
     expect(agent).toMatchObject({ kind: "refused", reason: "disabled", notice: "⏸ The bot is disabled in this chat." });
+  });
+
+  it("lets an agent start only when every sender the turn answers is an admin", async () => {
+    const settings = settingsOf(env);
+    const mixed = await withStores((stores, access) =>
+      admit(
+        { stores, access },
+        { ...chat("agent", 1001), senders: [42, 1001] },
+        resolveConfig(undefined, settings),
+        NOW,
+      ),
+    );
+    expect(mixed).toMatchObject({ kind: "refused", reason: "not allowed" });
   });
 
   it("lets only admins start an agent unless the chat opens it to everyone", async () => {
