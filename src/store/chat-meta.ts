@@ -32,7 +32,7 @@ export type HistorySummary = z.infer<typeof historySummarySchema>;
 const summaryFailureSchema = z.object({ at: z.number(), reason: z.string() });
 
 /** A tool call held back for the person's confirmation (see src/turn/pending-actions.ts). */
-export const pendingActionSchema = z.object({
+const pendingActionSchema = z.object({
   id: z.string().regex(/^[a-z0-9]{12}$/),
   tool: z.string().max(64),
   argumentsText: z.string().max(200_000),

@@ -45,7 +45,7 @@ export interface ConversationInput {
  * steered model), an agent's own tools (it reads the web and files by itself), the chat's MCP servers' tool
  * descriptions, and any message of the window or the summary that holds content from outside the chat.
  */
-export function startingTrust(input: {
+function startingTrust(input: {
   request: TurnRequest;
   adapter: Adapter;
   mcp: ChatMcp;
