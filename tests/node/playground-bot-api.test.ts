@@ -123,7 +123,46 @@ describe("the playground's Bot API stand-in", () => {
     expect(updates.at(-1)!.body).toMatchObject({ callback_query: { data: "stop:1", message: { message_id: id } } });
     await bot("answerCallbackQuery", { callback_query_id: "1", text: "Stopping…" });
     expect((await playground("state")).json.notes.map((note) => note.text)).toEqual(["Stopping…"]);
-    expect((await bot("sendPhoto", { chat_id: PLAYGROUND_CHAT.id })).status).toBe(400);
+    // A method the Bot API does not have is answered as Telegram answers it.
+    expect((await bot("sendTelepathy", { chat_id: PLAYGROUND_CHAT.id })).json).toEqual({
+      ok: false,
+      error_code: 404,
+      description: "Not Found",
+    });
+  });
+
+  it("refuses what Telegram refuses, in its words (the core the tests' fake uses)", async () => {
+    const sent = await bot("sendMessage", { chat_id: PLAYGROUND_CHAT.id, text: "<b>open", parse_mode: "HTML" });
+    expect(sent.status).toBe(400);
+    expect(sent.json.description).toMatch(/^Bad Request: can't parse entities: /);
+    expect((await bot("editMessageText", { chat_id: PLAYGROUND_CHAT.id, message_id: 999, text: "x" })).json).toEqual({
+      ok: false,
+      error_code: 400,
+      description: "Bad Request: message to edit not found",
+    });
+    expect((await playground("state")).json.messages).toEqual([]);
+  });
+
+  it("keeps rich messages and rich drafts, as sent, for the page to draw", async () => {
+    await bot("sendRichMessageDraft", {
+      chat_id: PLAYGROUND_CHAT.id,
+      draft_id: 3,
+      rich_message: { markdown: "<tg-thinking>…</tg-thinking>\n\n| a | b |\n|---|---|\n| 1 | 2 |" },
+    });
+    expect((await playground("state")).json.draft).toMatchObject({ id: 3, rich: { markdown: expect.any(String) } });
+    const rich = { markdown: "# Plan\n\n- [x] done\n- [ ] to do" };
+    const sent = await bot("sendRichMessage", { chat_id: PLAYGROUND_CHAT.id, rich_message: rich });
+    expect(sent.status).toBe(200);
+    const state = (await playground("state")).json;
+    expect(state.draft).toBeNull();
+    expect(state.messages).toEqual([
+      expect.objectContaining({
+        id: sent.json.result!.message_id,
+        from: "bot",
+        rich,
+        text: expect.stringContaining("Plan"),
+      }),
+    ]);
   });
 
   it("keeps a second chat, the friend not allowed yet, apart; unknown chats are refused", async () => {
