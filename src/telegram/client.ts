@@ -1,7 +1,7 @@
 import { Api, GrammyError, InputFile } from "grammy/web";
-import { markdownToTelegramHtml, visibleLength } from "./format.ts";
+import { markdownToTelegramHtml, rendersNothing, visibleLength } from "./format.ts";
 import { retryTransformer } from "./retry.ts";
-import { CUT_NOTE, MAX_PIECES, splitMessage, TELEGRAM_MESSAGE_LIMIT } from "./split.ts";
+import { CUT_NOTE, MAX_PIECES, splitMessage, TELEGRAM_MESSAGE_LIMIT, withShortInfoStrings } from "./split.ts";
 import type { ChatTarget } from "./update.ts";
 
 export interface TelegramClientOptions {
@@ -201,7 +201,7 @@ export class TelegramClient {
   async editMarkdown(target: ChatTarget, messageId: number, markdown: string): Promise<void> {
     const html = markdownToTelegramHtml(markdown);
     try {
-      if (html !== "" && visibleLength(html) <= TELEGRAM_MESSAGE_LIMIT) {
+      if (!rendersNothing(html) && visibleLength(html) <= TELEGRAM_MESSAGE_LIMIT) {
         await this.api.editMessageText(target.chatId, messageId, html, {
           parse_mode: "HTML",
           link_preview_options: { is_disabled: true },
@@ -248,18 +248,20 @@ export class TelegramClient {
 /**
  * Markdown pieces with their HTML, each within the limit once rendered. Pieces are cut by their Markdown length;
  * rendering can make one longer (a list numbered `1.` throughout is renumbered), so such a piece is cut again,
- * smaller. A piece that renders to nothing, or still does not fit, goes as plain text (`html` undefined).
+ * smaller. A piece that renders to no text (an empty code block), or still does not fit, goes as plain text (`html`
+ * undefined): Telegram refuses an empty message.
  */
 export function renderPieces(markdown: string, limit: number): { piece: string; html?: string }[] {
-  const pieces = renderAll(markdown, limit);
+  const pieces = renderAll(withShortInfoStrings(markdown), limit);
   return pieces.length <= MAX_PIECES ? pieces : [...pieces.slice(0, MAX_PIECES - 1), { piece: CUT_NOTE }];
 }
 
 function renderAll(markdown: string, limit: number): { piece: string; html?: string }[] {
   return splitMessage(markdown, limit).flatMap((piece) => {
     const html = markdownToTelegramHtml(piece);
-    if (html !== "" && visibleLength(html) <= TELEGRAM_MESSAGE_LIMIT) return [{ piece, html }];
-    if (html !== "" && limit > 1000 && piece.length > 1000) return renderAll(piece, Math.floor(limit * 0.7));
+    if (rendersNothing(html)) return [{ piece }];
+    if (visibleLength(html) <= TELEGRAM_MESSAGE_LIMIT) return [{ piece, html }];
+    if (limit > 1000 && piece.length > 1000) return renderAll(piece, Math.floor(limit * 0.7));
     return [{ piece }];
   });
 }
