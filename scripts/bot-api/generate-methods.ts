@@ -19,7 +19,8 @@ export function readMethodTable(): MethodTable {
   const typesDirectory = dirname(require.resolve("@grammyjs/types/package.json"));
   const { version } = JSON.parse(readFileSync(join(typesDirectory, "package.json"), "utf8")) as { version: string };
   const path = join(typesDirectory, "methods.d.ts");
-  const program = ts.createProgram([path], { noEmit: true, skipLibCheck: true, strict: true });
+  // No default library: only the names of its types (ReadonlyArray, Exclude) matter here.
+  const program = ts.createProgram([path], { noEmit: true, noLib: true, types: [], skipLibCheck: true, strict: true });
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(path);
   const apiMethods = source?.statements.find(
