@@ -9,8 +9,8 @@ import type { ParsedEntity, TdlibParser, TdParseMode } from "./tdlib.ts";
  * Where each refusal comes from:
  * - "message text is empty" (no text at all) and "text is too long" (over 32,768 bytes before parsing) are the Bot API
  *   server's own checks (telegram-bot-api, Client.cpp: get_input_message_text, get_formatted_text);
- * - "can't parse entities: …" is TDLib's parser's error, first letter lowered as the server does; "text must be
- *   encoded in UTF-8" TDLib's word for half a surrogate pair (JSON can carry one, UTF-8 cannot);
+ * - "can't parse entities: …" is TDLib's parser's error, first letter lowered as the server does; "text (or
+ *   strings) must be encoded in UTF-8" TDLib's words for half a surrogate pair;
  * - "text must be non-empty": a text that is empty or only spaces and line breaks after parsing (TDLib,
  *   fix_formatted_text: "Text must be non-empty"; reported from the real server for `<b></b>`);
  * - "message is too long" / "message caption is too long": TDLib's check of a sent text (4,096) or caption (1,024).
@@ -39,13 +39,13 @@ export async function checkFormattedText(
     return { ok: false, refusal: badRequest("message text is empty") };
   }
   if (Buffer.byteLength(raw, "utf8") > RAW_LIMIT_BYTES) return { ok: false, refusal: badRequest("text is too long") };
-  // Half of a surrogate pair cannot be encoded in UTF-8 (TDLib: "Text must be encoded in UTF-8").
-  if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(raw)) {
-    return { ok: false, refusal: badRequest("text must be encoded in UTF-8") };
-  }
-
   const mode = parseModeOf(input.parseMode);
   if (mode === "unsupported") return { ok: false, refusal: badRequest("unsupported parse_mode") };
+  // Half of a surrogate pair (JSON can carry one, UTF-8 cannot): TDLib's parser says "Text must be encoded in
+  // UTF-8"; a text without parse_mode meets TDLib's fix_formatted_text, "Strings must be encoded in UTF-8".
+  if ((mode === undefined || !parser.status.available) && hasLoneSurrogate(raw)) {
+    return { ok: false, refusal: badRequest(`${mode === undefined ? "strings" : "text"} must be encoded in UTF-8`) };
+  }
   let text = raw;
   let entities: ParsedEntity[] = mode === undefined ? explicitEntities(input.entities) : [];
   let checked = true;
@@ -98,6 +98,10 @@ function parseModeOf(value: unknown): TdParseMode | undefined | "unsupported" {
 
 function explicitEntities(value: unknown): ParsedEntity[] {
   return Array.isArray(value) ? (value as ParsedEntity[]) : [];
+}
+
+function hasLoneSurrogate(text: string): boolean {
+  return /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
 }
 
 /**
