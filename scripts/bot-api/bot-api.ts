@@ -4,6 +4,7 @@ import { METHOD_TABLE } from "./method-table.ts";
 import { badRequest, NOT_FOUND, type Refusal } from "./refusal.ts";
 import { checkReplyMarkup, type InlineKeyboard } from "./reply-markup.ts";
 import { checkRichMessage, type RichCheck } from "./rich-message.ts";
+import { isRecord } from "./shape-check.ts";
 import type { TdlibParser } from "./tdlib.ts";
 import { type Inspection, inspectCall, type Violation } from "./vocabulary.ts";
 
@@ -100,7 +101,15 @@ export class BotApi {
             : ok(true),
         );
       case "setMessageReaction":
-        return this.withChat(params, () => ok(true));
+        return this.withChat(params, () => {
+          const reactions = Array.isArray(params.reaction) ? params.reaction : [];
+          const invalid = reactions.some(
+            (reaction) =>
+              isRecord(reaction) && reaction.type === "emoji" && !REACTION_EMOJI.includes(String(reaction.emoji)),
+          );
+          // Only the emoji Telegram offers as reactions (the Bot API lists them) are taken.
+          return invalid ? refused(badRequest("REACTION_INVALID")) : ok(true);
+        });
       case "answerCallbackQuery": {
         const text = params.text === undefined ? "" : String(params.text);
         return text.length > CALLBACK_ANSWER_LIMIT ? refused(badRequest("MESSAGE_TOO_LONG")) : ok(true);
@@ -408,6 +417,13 @@ export class BotApi {
 export const NOT_MODIFIED = badRequest(
   "message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message",
 );
+
+/** The emoji Telegram takes as a reaction, from the method table. */
+const REACTION_EMOJI: string[] = (() => {
+  const shape = METHOD_TABLE.shapes.ReactionTypeEmoji;
+  const emoji = shape?.kind === "object" ? shape.fields.emoji?.shape : undefined;
+  return emoji?.kind === "literal" ? emoji.values.map(String) : [];
+})();
 
 /** The actions sendChatAction takes, from the method table. */
 const CHAT_ACTIONS: string[] = (() => {

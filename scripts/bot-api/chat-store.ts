@@ -34,8 +34,12 @@ export class ChatStore {
   private readonly drafts = new Map<number, StoredDraft>();
   private nextMessageId: number;
 
-  constructor(options: { firstMessageId?: number } = {}) {
+  private readonly maxPerChat: number;
+
+  /** `maxPerChat`: keep only a chat's newest messages (a benchmark sends hundreds of thousands). */
+  constructor(options: { firstMessageId?: number; maxPerChat?: number } = {}) {
     this.nextMessageId = options.firstMessageId ?? 1;
+    this.maxPerChat = options.maxPerChat ?? Number.POSITIVE_INFINITY;
   }
 
   newMessageId(): number {
@@ -49,6 +53,7 @@ export class ChatStore {
       this.chats.set(message.chatId, chat);
     }
     chat.set(message.messageId, message);
+    if (chat.size > this.maxPerChat) chat.delete(chat.keys().next().value!);
     // Telegram ends a chat's draft when the bot sends it a message.
     if (message.from === "bot") this.drafts.delete(message.chatId);
   }

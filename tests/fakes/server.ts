@@ -114,6 +114,8 @@ export interface Fakes {
   telegram: BotApi;
   /** Whether TDLib's parser runs here (when it does not, formatted texts go unchecked and tests that need it skip). */
   tdlib: TdlibStatus;
+  /** The fake Telegram's own refusals (not scripted ones) since the last reset, `method: description`, the first 100. */
+  refusals: string[];
 }
 
 const FAKE_BOT = { id: 123456, is_bot: true, first_name: "Testbot", username: "testbot" } as const;
@@ -129,7 +131,11 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
       `[fakes] TDLib's parser is not available (${parser.status.reason}): formatted texts go unchecked, and the tests that need it are skipped`,
     );
   }
-  const telegram = new BotApi({ parser, store: new ChatStore({ firstMessageId: 1001 }), bot: FAKE_BOT });
+  const store = new ChatStore({
+    firstMessageId: 1001,
+    ...(options.recordRequests === false ? { maxPerChat: 200 } : {}),
+  });
+  const telegram = new BotApi({ parser, store, bot: FAKE_BOT });
   const violationTimes: number[] = [];
   let outage: TelegramSwitches["outage"] = null;
   let rateLimits: Required<NonNullable<TelegramSwitches["rateLimit"]>>[] = [];
@@ -142,6 +148,7 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
     counters: new Map(),
     telegram,
     tdlib: parser.status,
+    refusals: [],
     close: async () => {
       for (const response of hanging) response.destroy();
       fakes.server.closeAllConnections();
@@ -243,6 +250,7 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
     const refuse = (refusal: Refusal, detail?: string) => {
       record.refusal = refusal.description;
       if (detail) record.detail = detail;
+      if (fakes.refusals.length < 100) fakes.refusals.push(`${method}: ${refusal.description}`);
       publish(record);
       send(response, refusal.status, {
         ok: false,
@@ -414,6 +422,7 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
       fakes.requests.length = 0;
       fakes.counters.clear();
       telegram.reset();
+      fakes.refusals.length = 0;
       violationTimes.length = 0;
       outage = null;
       rateLimits = [];

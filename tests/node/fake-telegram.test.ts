@@ -92,6 +92,10 @@ describe("methods and fields", () => {
     );
     expect(await description("sendMessage", { chat_id: "@nobody", text: "x" })).toBe("Bad Request: chat not found");
     expect((await call("sendChatAction", { chat_id: String(PRIVATE), action: "typing" })).ok).toBe(true);
+    const react = (emoji: string) =>
+      description("setMessageReaction", { chat_id: PRIVATE, message_id: 1, reaction: [{ type: "emoji", emoji }] });
+    expect(await react("👀")).toBeUndefined();
+    expect(await react("🦆")).toBe("Bad Request: REACTION_INVALID");
   });
 
   it("reads a multipart upload as grammY sends it, the file named by attach://", async () => {
