@@ -1,7 +1,7 @@
 import { Api, GrammyError, InputFile } from "grammy/web";
 import { markdownToTelegramHtml, rendersNothing, visibleLength } from "./format.ts";
 import { retryTransformer } from "./retry.ts";
-import { CUT_NOTE, MAX_PIECES, splitMessage, TELEGRAM_MESSAGE_LIMIT, withShortInfoStrings } from "./split.ts";
+import { CUT_NOTE, cutText, MAX_PIECES, splitMessage, TELEGRAM_MESSAGE_LIMIT, withShortInfoStrings } from "./split.ts";
 import type { ChatTarget } from "./update.ts";
 
 export interface TelegramClientOptions {
@@ -139,11 +139,14 @@ export class TelegramClient {
     await this.api.answerCallbackQuery(queryId, { text });
   }
 
-  /** A photo uploaded from bytes (a generated image), with a plain caption cut to Telegram's 1,024 characters. */
+  /**
+   * A photo uploaded from bytes (a generated image), with a plain caption cut to Telegram's 1,024 characters (never
+   * inside a surrogate pair, which Telegram refuses).
+   */
   async sendPhoto(target: ChatTarget, photo: { bytes: Uint8Array; fileName: string; caption?: string }): Promise<void> {
     await this.api.sendPhoto(target.chatId, new InputFile(photo.bytes, photo.fileName), {
       ...threadOf(target),
-      ...(photo.caption ? { caption: photo.caption.slice(0, 1024) } : {}),
+      ...(photo.caption ? { caption: cutText(photo.caption, 1024) } : {}),
     });
   }
 
@@ -208,11 +211,11 @@ export class TelegramClient {
         });
         return;
       }
-      await this.api.editMessageText(target.chatId, messageId, markdown.slice(0, TELEGRAM_MESSAGE_LIMIT));
+      await this.api.editMessageText(target.chatId, messageId, cutText(markdown, TELEGRAM_MESSAGE_LIMIT));
     } catch (error) {
       if (isNotModified(error)) return;
       if (!isEntityParseError(error)) throw error;
-      await this.api.editMessageText(target.chatId, messageId, markdown.slice(0, TELEGRAM_MESSAGE_LIMIT));
+      await this.api.editMessageText(target.chatId, messageId, cutText(markdown, TELEGRAM_MESSAGE_LIMIT));
     }
   }
 

@@ -102,6 +102,11 @@ function cutPoint(text: string, limit: number): number {
   return keepPairs(text, limit);
 }
 
+/** The text's first `limit` UTF-16 units, one fewer where the cut would split a surrogate pair. */
+export function cutText(text: string, limit: number): string {
+  return text.length <= limit ? text : text.slice(0, keepPairs(text, limit));
+}
+
 /** `end`, or one less where cutting there would split a surrogate pair (Telegram refuses half of one). */
 function keepPairs(text: string, end: number): number {
   const code = text.charCodeAt(end - 1);

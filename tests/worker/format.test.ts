@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { renderPieces } from "../../src/telegram/client.ts";
 import { escapeHtml, markdownToTelegramHtml, rendersNothing, visibleLength } from "../../src/telegram/format.ts";
-import { CUT_NOTE, MAX_PIECES, splitMessage, TELEGRAM_MESSAGE_LIMIT } from "../../src/telegram/split.ts";
+import { CUT_NOTE, cutText, MAX_PIECES, splitMessage, TELEGRAM_MESSAGE_LIMIT } from "../../src/telegram/split.ts";
 
 describe("Markdown to Telegram HTML", () => {
   it("uses only the tags Telegram knows", () => {
@@ -147,6 +147,12 @@ describe("splitting", () => {
     const pieces = splitMessage("𝔘".repeat(20 * TELEGRAM_MESSAGE_LIMIT));
     expect(pieces.at(-1)).toContain(CUT_NOTE);
     for (const piece of pieces) expect(piece).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+  });
+
+  it("cuts a text to a length without splitting a surrogate pair", () => {
+    expect(cutText("ab😀", 3)).toBe("ab");
+    expect(cutText("ab😀", 4)).toBe("ab😀");
+    expect(cutText("abc", 5)).toBe("abc");
   });
 
   it("cuts an answer longer than MAX_PIECES messages with a note", () => {
