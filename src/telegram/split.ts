@@ -54,11 +54,13 @@ export function splitMessage(text: string, limit = TELEGRAM_MESSAGE_LIMIT, maxPi
 export function isBlankForTelegram(text: string): boolean {
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
-    const invisible = code <= 0x20 || (code >= 0x2028 && code <= 0x202e) || code === 0x030a || code === 0x0333;
-    if (!invisible && code !== 0x033f) return false;
+    if (code > 0x20 && !(code >= 0x2028 && code <= 0x202e) && !DROPPED_MARKS.has(code)) return false;
   }
   return true;
 }
+
+/** Combining marks TDLib drops from every text (clean_input_string). */
+const DROPPED_MARKS = new Set([0x030a, 0x0333, 0x033f]);
 
 /**
  * The Markdown with each code fence's over-long info string cut to its language (or nothing): an info string is not
