@@ -1,11 +1,18 @@
 /**
  * A local stand-in for Telegram's Bot API, for `npm run dev` without a bot token: the Worker's Bot API calls
- * (TELEGRAM_API_BASE_URL points here) land in one chat's state, and the console's playground page reads that state
- * and posts what a person types, which this server turns into a Telegram update for the real webhook. Plain,
- * erasable TypeScript: Node runs it with type stripping.
+ * (TELEGRAM_API_BASE_URL points here) are answered by the same Telegram-faithful core the tests' fake uses
+ * (scripts/bot-api/: methods and fields checked, texts parsed by TDLib's parser, rich messages checked, messages
+ * kept per chat), and the console's playground page reads each chat's state and posts what a person types, which
+ * this server turns into a Telegram update for the real webhook. Plain, erasable TypeScript: Node runs it with type
+ * stripping.
  */
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { BotApi } from "../bot-api/bot-api.ts";
+import { ChatStore, type StoredMessage } from "../bot-api/chat-store.ts";
+import { readParams } from "../bot-api/params.ts";
+import { startTdlib } from "../bot-api/tdlib.ts";
+import { describeViolation } from "../bot-api/vocabulary.ts";
 import { readBody } from "../read-body.ts";
 
 /**
@@ -17,12 +24,13 @@ export const PLAYGROUND_CHATS = [
   { id: 100_002, firstName: "A friend", note: "new here: try /pair" },
 ] as const;
 export const PLAYGROUND_CHAT = PLAYGROUND_CHATS[0];
-const BOT = { id: 100_000, is_bot: true, first_name: "Playground bot", username: "playground_bot" };
+const BOT = { id: 100_000, is_bot: true, first_name: "Playground bot", username: "playground_bot" } as const;
 const TYPING_MS = 5000;
 
 export interface ShownMessage {
   id: number;
   from: "user" | "bot";
+  /** The text as sent (Telegram HTML when `html`), a caption, or a rich message's plain text. */
   text: string;
   /** Bot messages: Telegram HTML when sent with parse_mode HTML. */
   html: boolean;
@@ -30,29 +38,35 @@ export interface ShownMessage {
   reaction?: string;
   edited: boolean;
   at: number;
+  /** A rich message (Bot API 10.1+): the `rich_message` the bot sent (markdown, html or blocks), to be drawn. */
+  rich?: Record<string, unknown>;
+  /** A photo, voice note… (its kind), shown with its caption as `text`. */
+  media?: string;
 }
 
-export interface ChatState {
+/** A private chat's draft (sendMessageDraft, sendRichMessageDraft): shown until the final message replaces it. */
+export interface ShownDraft {
+  id: number;
+  text: string;
+  rich?: Record<string, unknown>;
+}
+
+/** What the page reads: one chat's state, the list of chats, and a version to long-poll on. */
+export interface PlaygroundState {
+  version: number;
+  chat: number;
+  chats: { id: number; name: string; note: string; messages: number }[];
   messages: ShownMessage[];
-  /** A private chat's draft (sendMessageDraft): shown until the final message replaces it. */
-  draft: { id: number; text: string } | null;
-  /** While the bot is "typing…" (sendChatAction), until this time. */
-  typingUntil: number;
+  draft: ShownDraft | null;
+  typing: boolean;
   /** Callback answers and delivery problems, newest last (the page shows each once). */
   notes: { id: number; text: string }[];
 }
 
-/** What the page reads: one chat's state, the list of chats, and a version to long-poll on. */
-export interface PlaygroundState extends ChatState {
-  version: number;
-  chat: number;
-  chats: { id: number; name: string; note: string; messages: number }[];
-  typing: boolean;
-}
-
 export interface BotApiStandIn {
   url: string;
-  chats: Map<number, ChatState>;
+  /** A chat's messages as the page shows them. */
+  messages(chatId: number): ShownMessage[];
   close(): Promise<void>;
 }
 
@@ -64,29 +78,85 @@ export interface StandInOptions {
   port?: number;
 }
 
+interface ChatExtras {
+  /** While the bot is "typing…" (sendChatAction), until this time. */
+  typingUntil: number;
+  notes: { id: number; text: string }[];
+  reactions: Map<number, string>;
+}
+
 export async function startBotApiStandIn(options: StandInOptions): Promise<BotApiStandIn> {
-  const chats = new Map<number, ChatState>(
-    PLAYGROUND_CHATS.map((chat) => [chat.id, { messages: [], draft: null, typingUntil: 0, notes: [] }]),
+  const parser = await startTdlib();
+  if (!parser.status.available) {
+    console.warn(
+      `[playground] TDLib's parser is not available (${parser.status.reason}): formatted texts go unchecked`,
+    );
+  }
+  const store = new ChatStore();
+  const telegram = new BotApi({
+    parser,
+    store,
+    bot: BOT,
+    chatOf: (id) => {
+      const known = PLAYGROUND_CHATS.find((chat) => chat.id === id);
+      return known ? { id, type: "private", first_name: known.firstName } : undefined;
+    },
+  });
+  const extras = new Map<number, ChatExtras>(
+    PLAYGROUND_CHATS.map((chat) => [chat.id, { typingUntil: 0, notes: [], reactions: new Map() }]),
   );
   /** Which chat a button press came from, so its callback answer shows there. */
   const pressedIn = new Map<string, number>();
   const waiters = new Set<() => void>();
   let version = 0;
-  let nextMessageId = 1;
   let nextUpdateId = 1;
   let nextNoteId = 1;
+  let violationsSeen = 0;
 
   const changed = () => {
     version += 1;
     for (const wake of [...waiters]) wake();
   };
-  const note = (state: ChatState, text: string) => {
-    state.notes = [...state.notes.slice(-19), { id: nextNoteId++, text }];
+  const note = (chatId: number, text: string) => {
+    const chat = extras.get(chatId)!;
+    chat.notes = [...chat.notes.slice(-19), { id: nextNoteId++, text }];
     changed();
   };
-  const find = (state: ChatState, id: unknown) => state.messages.find((message) => message.id === id);
 
-  const deliver = async (state: ChatState, update: Record<string, unknown>) => {
+  const shown = (message: StoredMessage): ShownMessage => {
+    const content = message.content;
+    return {
+      id: message.messageId,
+      from: message.from,
+      text:
+        content.kind === "rich"
+          ? content.rich.text
+          : content.kind === "media"
+            ? (message.sent.text ?? content.caption)
+            : (message.sent.text ?? content.text),
+      html: message.from === "bot" && message.sent.parseMode?.toLowerCase() === "html",
+      buttons: message.keyboard.map((row) =>
+        row.map((button) => ({ text: button.text, data: String(button.callback_data ?? button.url ?? "") })),
+      ),
+      ...(extras.get(message.chatId)?.reactions.has(message.messageId)
+        ? { reaction: extras.get(message.chatId)!.reactions.get(message.messageId) }
+        : {}),
+      edited: message.editDate !== undefined,
+      at: message.date * 1000,
+      ...(content.kind === "rich" ? { rich: content.rich.input } : {}),
+      ...(content.kind === "media" ? { media: content.media } : {}),
+    };
+  };
+  const messagesOf = (chatId: number) => store.messages(chatId).map(shown);
+  const draftOf = (chatId: number): ShownDraft | null => {
+    const draft = store.draft(chatId);
+    if (!draft) return null;
+    return draft.kind === "rich"
+      ? { id: draft.draftId, text: draft.rich.text, rich: draft.rich.input }
+      : { id: draft.draftId, text: draft.text };
+  };
+
+  const deliver = async (chatId: number, update: Record<string, unknown>) => {
     try {
       const response = await fetch(options.webhookUrl, {
         method: "POST",
@@ -94,9 +164,9 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
         body: JSON.stringify({ update_id: nextUpdateId++, ...update }),
       });
       if (!response.ok)
-        note(state, `The webhook answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
+        note(chatId, `The webhook answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
     } catch (error) {
-      note(state, `The webhook could not be reached: ${error instanceof Error ? error.message : String(error)}`);
+      note(chatId, `The webhook could not be reached: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
 
@@ -106,83 +176,51 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
   };
   const personOf = (id: number) => ({ id, is_bot: false, first_name: chatOf(id).first_name });
 
-  /** One Bot API method; the answer's `result`, or a Telegram-style refusal. */
-  const botMethod = (method: string, body: Record<string, unknown>): { result: unknown } | { refusal: string } => {
-    if (method === "getMe") return { result: BOT };
-    if (method === "answerCallbackQuery") {
-      const state = chats.get(pressedIn.get(String(body.callback_query_id)) ?? PLAYGROUND_CHAT.id)!;
-      if (typeof body.text === "string" && body.text !== "") note(state, body.text);
-      return { result: true };
+  /** One Bot API call: answered by the shared core, then reflected in what the page shows. */
+  const botMethod = async (method: string, params: Record<string, unknown>) => {
+    const outcome = await telegram.call(method, params);
+    for (; violationsSeen < telegram.violations.length; violationsSeen++) {
+      console.warn(
+        `[playground] Telegram would not know this: ${describeViolation(telegram.violations[violationsSeen]!)}`,
+      );
     }
-    if (["setMyCommands", "setWebhook", "deleteWebhook"].includes(method)) return { result: true };
-    if (method === "getWebhookInfo") return { result: { url: options.webhookUrl, pending_update_count: 0 } };
-    const chatId = Number(body.chat_id);
-    const state = chats.get(chatId);
-    if (!state) return { refusal: "Bad Request: chat not found" };
-    const chat = chatOf(chatId);
+    if (!outcome.ok) return outcome;
+    const chatId = Number(params.chat_id);
+    const chat = extras.get(chatId);
     switch (method) {
-      case "sendMessage": {
-        const id = nextMessageId++;
-        const text = String(body.text ?? "");
-        state.messages.push({
-          id,
-          from: "bot",
-          text,
-          html: body.parse_mode === "HTML",
-          buttons: keyboardOf(body.reply_markup),
-          edited: false,
-          at: Date.now(),
-        });
-        // The final message replaces the draft, and the bot is no longer typing.
-        state.draft = null;
-        state.typingUntil = 0;
-        changed();
-        return { result: { message_id: id, date: seconds(), chat, from: BOT, text } };
+      case "answerCallbackQuery": {
+        const pressed = pressedIn.get(String(params.callback_query_id)) ?? PLAYGROUND_CHAT.id;
+        if (typeof params.text === "string" && params.text !== "") note(pressed, params.text);
+        break;
       }
-      case "editMessageText": {
-        const message = find(state, body.message_id);
-        if (!message) return { refusal: "Bad Request: message to edit not found" };
-        const text = String(body.text ?? "");
-        const buttons = keyboardOf(body.reply_markup);
-        if (message.text === text && JSON.stringify(message.buttons) === JSON.stringify(buttons)) {
-          return { refusal: "Bad Request: message is not modified" };
-        }
-        Object.assign(message, { text, html: body.parse_mode === "HTML", buttons, edited: true });
-        changed();
-        return { result: { message_id: message.id, date: seconds(), chat, from: BOT, text } };
-      }
-      case "sendMessageDraft":
-        state.draft = { id: Number(body.draft_id ?? 0), text: String(body.text ?? "") };
-        changed();
-        return { result: true };
       case "sendChatAction":
-        state.typingUntil = Date.now() + TYPING_MS;
+        if (chat) chat.typingUntil = Date.now() + TYPING_MS;
         changed();
-        return { result: true };
+        break;
       case "setMessageReaction": {
-        const message = find(state, body.message_id);
-        const reactions = Array.isArray(body.reaction) ? (body.reaction as { emoji?: string }[]) : [];
-        if (message) {
-          message.reaction = reactions[0]?.emoji;
-          changed();
-        }
-        return { result: true };
-      }
-      case "deleteMessage":
-        state.messages = state.messages.filter((message) => message.id !== body.message_id);
+        const reactions = Array.isArray(params.reaction) ? (params.reaction as { emoji?: string }[]) : [];
+        const emoji = reactions[0]?.emoji;
+        if (chat && emoji) chat.reactions.set(Number(params.message_id), emoji);
+        else chat?.reactions.delete(Number(params.message_id));
         changed();
-        return { result: true };
+        break;
+      }
       default:
-        return { refusal: `Not Found: the playground does not know ${method}` };
+        // A message sent by the bot ends "typing…" (as a Telegram client shows it).
+        if (chat && method.startsWith("send") && method !== "sendMessageDraft" && method !== "sendRichMessageDraft") {
+          chat.typingUntil = 0;
+        }
+        changed();
     }
+    return outcome;
   };
 
   /** The page's side: read a chat (long-polled), type a message in it, press a button. */
   const playground = async (path: string, url: URL, raw: string, response: ServerResponse) => {
     const input = path === "state" ? Object.fromEntries(url.searchParams) : parse(raw);
     const chatId = Number(input.chat ?? PLAYGROUND_CHAT.id);
-    const state = chats.get(chatId);
-    if (!state) return send(response, 404, { error: "no such playground chat" });
+    const chatExtras = extras.get(chatId);
+    if (!chatExtras) return send(response, 404, { error: "no such playground chat" });
     if (path === "state") {
       const since = Number(input.since ?? -1);
       if (version <= since) {
@@ -196,30 +234,32 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
           waiters.add(wake);
         });
       }
-      const shown: PlaygroundState = {
-        ...state,
+      const state: PlaygroundState = {
         version,
         chat: chatId,
         chats: PLAYGROUND_CHATS.map((chat) => ({
           id: chat.id,
           name: chat.firstName,
           note: chat.note,
-          messages: chats.get(chat.id)!.messages.length,
+          messages: store.messages(chat.id).length,
         })),
-        typing: state.typingUntil > Date.now(),
+        messages: messagesOf(chatId),
+        draft: draftOf(chatId),
+        typing: chatExtras.typingUntil > Date.now(),
+        notes: chatExtras.notes,
       };
-      return send(response, 200, shown);
+      return send(response, 200, state);
     }
     const chat = chatOf(chatId);
     const person = personOf(chatId);
     if (path === "send") {
       const text = typeof input.text === "string" ? input.text.trim().slice(0, 4096) : "";
       if (text === "") return send(response, 400, { error: "empty message" });
-      const id = nextMessageId++;
-      state.messages.push({ id, from: "user", text, html: false, buttons: [], edited: false, at: Date.now() });
+      const id = store.newMessageId();
+      telegram.receive({ chatId, messageId: id, text });
       changed();
       const command = /^\/\w+(@\w+)?/.exec(text);
-      await deliver(state, {
+      await deliver(chatId, {
         message: {
           message_id: id,
           date: seconds(),
@@ -232,17 +272,17 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
       return send(response, 200, { ok: true, id });
     }
     if (path === "press") {
-      const message = find(state, input.messageId);
+      const message = store.get(chatId, Number(input.messageId));
       if (!message || typeof input.data !== "string") return send(response, 400, { error: "no such button" });
       const queryId = `playground-${nextUpdateId}`;
       pressedIn.set(queryId, chatId);
-      await deliver(state, {
+      await deliver(chatId, {
         callback_query: {
           id: queryId,
           from: person,
           chat_instance: "playground",
           data: input.data,
-          message: { message_id: message.id, date: seconds(), chat, from: BOT, text: message.text },
+          message: telegram.messageObject(message),
         },
       });
       return send(response, 200, { ok: true });
@@ -261,9 +301,18 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
       if (call[1] !== options.botToken) {
         return send(response, 401, { ok: false, error_code: 401, description: "Unauthorized" });
       }
-      const answer = botMethod(call[2]!, parse(raw));
-      if ("refusal" in answer) return send(response, 400, { ok: false, error_code: 400, description: answer.refusal });
-      return send(response, 200, { ok: true, result: answer.result });
+      const params = await readParams(call[2]!, raw, request.headers["content-type"], url.searchParams);
+      const outcome = await botMethod(call[2]!, params);
+      if (!outcome.ok) {
+        const { status, description, parameters } = outcome.refusal;
+        return send(response, status, {
+          ok: false,
+          error_code: status,
+          description,
+          ...(parameters ? { parameters } : {}),
+        });
+      }
+      return send(response, 200, { ok: true, result: outcome.result });
     } catch (error) {
       send(response, 500, { ok: false, error_code: 500, description: String(error) });
     }
@@ -272,24 +321,14 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    chats,
+    messages: messagesOf,
     close: async () => {
       for (const wake of [...waiters]) wake();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+      await parser.close();
     },
   };
-}
-
-function keyboardOf(markup: unknown): { text: string; data: string }[][] {
-  const rows = (markup as { inline_keyboard?: unknown } | undefined)?.inline_keyboard;
-  if (!Array.isArray(rows)) return [];
-  return rows.map((row: unknown) =>
-    (Array.isArray(row) ? row : []).map((button: { text?: unknown; callback_data?: unknown }) => ({
-      text: String(button.text ?? ""),
-      data: String(button.callback_data ?? ""),
-    })),
-  );
 }
 
 function parse(raw: string): Record<string, unknown> {

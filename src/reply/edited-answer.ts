@@ -132,11 +132,15 @@ export class EditedAnswer implements LiveAnswer {
   }
 }
 
-/** Where to cut a too-long text: the last paragraph, line or word break in its second half, else the limit. */
+/**
+ * Where to cut a too-long text: the last paragraph, line or word break in its second half, else the limit (one less
+ * where the limit falls inside a surrogate pair: Telegram refuses half an emoji).
+ */
 function breakBefore(text: string, limit: number): number {
   for (const separator of ["\n\n", "\n", " "]) {
     const at = text.lastIndexOf(separator, limit);
     if (at >= limit / 2) return at + separator.length;
   }
-  return limit;
+  const code = text.charCodeAt(limit - 1);
+  return code >= 0xd800 && code <= 0xdbff ? limit - 1 : limit;
 }

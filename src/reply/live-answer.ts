@@ -45,8 +45,16 @@ export class FinalAnswer implements LiveAnswer {
   async abandon(): Promise<void> {}
 }
 
-/** What a draft shows: the text so far, or its end when it is longer than a message. */
+/** What a draft shows: the text so far, or its end when it is longer than a message (never half an emoji). */
 export function streamedText(text: string): string {
   const trimmed = text.trim();
-  return trimmed.length <= STREAM_LIMIT ? trimmed : `…${trimmed.slice(-(STREAM_LIMIT - 1))}`;
+  if (trimmed.length <= STREAM_LIMIT) return trimmed;
+  let start = trimmed.length - (STREAM_LIMIT - 1);
+  // Telegram refuses a text that starts with the second half of a surrogate pair.
+  if (isLowSurrogate(trimmed.charCodeAt(start))) start++;
+  return `…${trimmed.slice(start)}`;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }

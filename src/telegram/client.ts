@@ -5,7 +5,7 @@ import { messageDefaultsTransformer } from "./message-defaults.ts";
 import { plainFallbackTransformer, withPlainFallback } from "./plain-fallback.ts";
 import { type RenderedPiece, renderOne, renderPieces } from "./render.ts";
 import { retryTransformer } from "./retry.ts";
-import { splitMessage } from "./split.ts";
+import { cutText, splitMessage } from "./split.ts";
 
 export interface TelegramClientOptions {
   botToken: string;
@@ -171,11 +171,14 @@ export class TelegramClient {
     await this.api.answerCallbackQuery(queryId, { text });
   }
 
-  /** A photo uploaded from bytes (a generated image), with a plain caption cut to Telegram's 1,024 characters. */
+  /**
+   * A photo uploaded from bytes (a generated image), with a plain caption cut to Telegram's 1,024 characters (never
+   * inside a surrogate pair, which Telegram refuses).
+   */
   async sendPhoto(target: ChatTarget, photo: { bytes: Uint8Array; fileName: string; caption?: string }): Promise<void> {
     await this.api.sendPhoto(target.chatId, new InputFile(photo.bytes, photo.fileName), {
       ...threadOf(target),
-      ...(photo.caption ? { caption: photo.caption.slice(0, 1024) } : {}),
+      ...(photo.caption ? { caption: cutText(photo.caption, 1024) } : {}),
     });
   }
 

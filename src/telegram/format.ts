@@ -1,4 +1,5 @@
 import { Marked, type Tokens } from "marked";
+import { isBlankForTelegram } from "./split.ts";
 
 /**
  * The model's Markdown as Telegram HTML. Telegram's HTML mode knows only a few tags (b, i, s, u, code, pre, a,
@@ -49,9 +50,18 @@ const telegram = new Marked({
     checkbox: () => "",
     table(token: Tokens.Table) {
       // Telegram's HTML has no tables: the cells' plain text, padded into columns, in a monospace block.
-      const rows = [token.header, ...token.rows].map((row) =>
-        row.map((cell) => plainTextOf(this.parser.parseInline(cell.tokens))),
-      );
+      const lines = token.raw.replace(/\n+$/, "").split("\n");
+      const rows = [token.header, ...token.rows].map((row, index) => {
+        const cells = row.map((cell) => plainTextOf(this.parser.parseInline(cell.tokens)));
+        // A row with more cells than the table's columns (an unescaped | in a cell) loses the rest in GFM: keep it in
+        // the last column.
+        const excess = rawCells(lines[index === 0 ? 0 : index + 1] ?? "").slice(row.length);
+        if (excess.some((cell) => cell !== "") && cells.length > 0) {
+          const rest = excess.map((cell) => plainTextOf(this.parser.parseInline(telegram.Lexer.lexInline(cell))));
+          cells[cells.length - 1] = [cells.at(-1), ...rest].join(" | ");
+        }
+        return cells;
+      });
       const widths = token.header.map((_, column) =>
         Math.max(1, ...rows.map((row) => Array.from(row[column] ?? "").length)),
       );
@@ -96,6 +106,14 @@ export function markdownToTelegramHtml(markdown: string): string {
   return html.replace(/\n{3,}/g, "\n\n").trim();
 }
 
+/** A table row's cells as GFM splits them (at each | not escaped), all of them. */
+function rawCells(line: string): string[] {
+  let row = line.trim();
+  if (row.startsWith("|")) row = row.slice(1);
+  if (row.endsWith("|") && !row.endsWith("\\|")) row = row.slice(0, -1);
+  return row.split(/(?<!\\)\|/).map((cell) => cell.trim());
+}
+
 /** The text of rendered inline HTML: tags dropped, our escapes undone. */
 function plainTextOf(html: string): string {
   return html
@@ -113,14 +131,36 @@ export function visibleLength(html: string): number {
 }
 
 /**
+ * Whether this HTML shows no text at all (an empty code block renders as `<pre></pre>`): Telegram refuses such a
+ * message ("text must be non-empty"), so it must never be sent as HTML.
+ */
+export function rendersNothing(html: string): boolean {
+  const text = html.replace(/<[^>]*>/g, "").replace(/&#(x[0-9a-f]+|\d+);/gi, (entity, code: string) => {
+    const point = code[0] === "x" || code[0] === "X" ? Number.parseInt(code.slice(1), 16) : Number(code);
+    return point <= 0x20 ? " " : entity;
+  });
+  return isBlankForTelegram(text);
+}
+
+/**
  * Text content needs only &, < and > escaped in Telegram HTML; attribute values also need quotes escaped. An entity
  * the model wrote that Telegram understands (&amp; &lt; &gt; &quot; and numeric ones) is kept, not escaped twice.
  */
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return text
     .replace(/&(?!(?:amp|lt|gt|quot|#\d{1,7}|#x[0-9a-f]{1,6});)/gi, "&amp;")
+    .replace(/&#(x[0-9a-f]{1,6}|\d{1,7});/gi, (entity, code: string) =>
+      // Telegram refuses a reference to half of a surrogate pair ("invalid Unicode characters"): shown as written.
+      isSurrogate(code[0] === "x" || code[0] === "X" ? Number.parseInt(code.slice(1), 16) : Number(code))
+        ? `&amp;${entity.slice(1)}`
+        : entity,
+    )
     .replace(/</g, "&lt;")
     .replace(/>/g, "&gt;");
+}
+
+function isSurrogate(codePoint: number): boolean {
+  return codePoint >= 0xd800 && codePoint <= 0xdfff;
 }
 
 function escapeAttribute(text: string): string {

@@ -1,9 +1,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { BotApi } from "../../scripts/bot-api/bot-api.ts";
+import { ChatStore } from "../../scripts/bot-api/chat-store.ts";
+import { readParams } from "../../scripts/bot-api/params.ts";
+import { NOT_FOUND, type Refusal, serverError, tooManyRequests } from "../../scripts/bot-api/refusal.ts";
+import { startTdlib, type TdlibStatus, type TdParseMode } from "../../scripts/bot-api/tdlib.ts";
+import { describeViolation, type Violation } from "../../scripts/bot-api/vocabulary.ts";
 import { readBody } from "../../scripts/read-body.ts";
 import { anthropicMessage, openaiCompletion } from "./bodies.ts";
 import { anthropicErrorEvent, anthropicEvents, openaiEvents, type StreamShape } from "./streams.ts";
-import { htmlProblem } from "./telegram-html.ts";
 
 /**
  * Fake upstreams on 127.0.0.1, one server: Telegram (`/telegram/bot<token>/<method>`), OpenAI (`/openai/v1/...`),
@@ -53,10 +58,37 @@ export interface RecordedRequest {
   method: string;
   path: string;
   headers: Record<string, string>;
+  /** JSON bodies parsed; Telegram's parameters however they came (JSON, form, multipart: a file is `{ file, size }`). */
   body: unknown;
   at: number;
   /** Telegram: the `result` the fake answered with (a sent message's id is there). */
   result?: unknown;
+  /** Telegram: the description of a refusal (4xx/5xx), scripted or the fake's own. */
+  refusal?: string;
+  /** Telegram: what the fake measured when it refused a rich message (not part of Telegram's answer). */
+  detail?: string;
+  /** Telegram: the answer was a scripted one. */
+  scripted?: boolean;
+}
+
+/**
+ * Telegram's behaviour switched per test through `POST /__control/telegram` (reset with everything else):
+ * `richMessages: false` plays a Bot API server without rich messages (sendRichMessage and sendRichMessageDraft
+ * answer 404, an edit's rich_message is ignored); `outage` answers every method with a 5xx (or drops the
+ * connection) until a time (epoch ms) or until switched off (`null`); `rateLimit` answers a method's next `times`
+ * calls (default 1) with 429 and `retry_after`.
+ */
+export interface TelegramSwitches {
+  richMessages?: boolean;
+  outage?: { status?: 500 | 502 | 503 | 504; drop?: boolean; until?: number } | null;
+  rateLimit?: { method: string; retryAfter: number; times?: number };
+}
+
+/** What `GET /__control/telegram` reports. */
+export interface TelegramReport {
+  tdlib: TdlibStatus;
+  violations: (Violation & { at: number; text: string })[];
+  richMessages: boolean;
 }
 
 export interface FakeOptions {
@@ -78,14 +110,35 @@ export interface Fakes {
   requests: RecordedRequest[];
   counters: Map<string, number>;
   onRequest?: (request: RecordedRequest) => void;
+  /** The fake Telegram: its chats, the violations it recorded, TDLib's parser. */
+  telegram: BotApi;
+  /** Whether TDLib's parser runs here (when it does not, formatted texts go unchecked and tests that need it skip). */
+  tdlib: TdlibStatus;
+  /** The fake Telegram's own refusals (not scripted ones) since the last reset, `method: description`, the first 100. */
+  refusals: string[];
 }
+
+const FAKE_BOT = { id: 123456, is_bot: true, first_name: "Testbot", username: "testbot" } as const;
 
 export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
   const scripts = new Map<Service, ScriptedResponse[]>();
   const files = new Map<string, FakeFile>();
   const waiters = new Set<() => void>();
-  let messageId = 1000;
   const hanging = new Set<ServerResponse>();
+  const parser = await startTdlib();
+  if (!parser.status.available) {
+    console.warn(
+      `[fakes] TDLib's parser is not available (${parser.status.reason}): formatted texts go unchecked, and the tests that need it are skipped`,
+    );
+  }
+  const store = new ChatStore({
+    firstMessageId: 1001,
+    ...(options.recordRequests === false ? { maxPerChat: 200 } : {}),
+  });
+  const telegram = new BotApi({ parser, store, bot: FAKE_BOT });
+  const violationTimes: number[] = [];
+  let outage: TelegramSwitches["outage"] = null;
+  let rateLimits: Required<NonNullable<TelegramSwitches["rateLimit"]>>[] = [];
 
   const fakes: Fakes = {
     url: "",
@@ -93,11 +146,28 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
     options,
     requests: [],
     counters: new Map(),
+    telegram,
+    tdlib: parser.status,
+    refusals: [],
     close: async () => {
       for (const response of hanging) response.destroy();
       fakes.server.closeAllConnections();
       await new Promise((resolve) => fakes.server.close(resolve));
+      await parser.close();
     },
+  };
+
+  const publish = (record: RecordedRequest) => {
+    const key = `${record.service}:${record.method}`;
+    fakes.counters.set(key, (fakes.counters.get(key) ?? 0) + 1);
+    if (options.recordRequests !== false) {
+      // In the order the requests came, even when one was answered sooner than another that came before it.
+      let index = fakes.requests.length;
+      while (index > 0 && fakes.requests[index - 1]!.at > record.at) index--;
+      fakes.requests.splice(index, 0, record);
+    }
+    fakes.onRequest?.(record);
+    for (const waiter of [...waiters]) waiter();
   };
 
   const take = (service: Service, predicate: (script: ScriptedResponse) => boolean): ScriptedResponse | undefined => {
@@ -114,13 +184,18 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
 
       const service = serviceOf(url.pathname);
       if (!service) return send(response, 404, { error: "unknown fake path" });
-      let body: unknown = raw;
-      try {
-        body = raw === "" ? undefined : JSON.parse(raw);
-      } catch {
-        // keep the text
-      }
       const method = service === "telegram" ? (url.pathname.split("/").at(-1) ?? "") : url.pathname;
+      const isFile = service === "telegram" && url.pathname.startsWith("/telegram/file/");
+      let body: unknown = raw;
+      if (service === "telegram" && !isFile) {
+        body = await readParams(method, raw, request.headers["content-type"], url.searchParams);
+      } else {
+        try {
+          body = raw === "" ? undefined : JSON.parse(raw);
+        } catch {
+          // keep the text
+        }
+      }
       const record: RecordedRequest = {
         service,
         method,
@@ -129,38 +204,116 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
         body,
         at: Date.now(),
       };
-      fakes.counters.set(`${service}:${method}`, (fakes.counters.get(`${service}:${method}`) ?? 0) + 1);
-      if (options.recordRequests !== false) fakes.requests.push(record);
-      fakes.onRequest?.(record);
-      for (const waiter of [...waiters]) waiter();
+      // A Bot API call is published once its answer is known, so that whoever waits for it sees its result.
+      if (service !== "telegram" || isFile) publish(record);
 
-      if (service === "telegram" && url.pathname.startsWith("/telegram/file/")) {
+      if (isFile) {
         const file = files.get(method) ?? { fileId: method, base64: TINY_PNG_BASE64 };
         const bytes = Buffer.from(file.base64, "base64");
         response.writeHead(200, { "content-type": file.contentType ?? "application/octet-stream" });
         response.end(bytes);
         return;
       }
+      if (service === "telegram") return await telegramCall(method, body as Record<string, unknown>, record, response);
       const scripted =
-        service === "telegram"
-          ? take(service, (script) => script.method === method)
-          : service === "web"
-            ? take(service, (script) => script.path === url.pathname)
-            : service === "openai"
-              ? take(service, (script) =>
-                  url.pathname.endsWith("/chat/completions")
-                    ? script.path === undefined || script.path === url.pathname
-                    : script.path === url.pathname,
-                )
-              : take(service, () => true);
+        service === "web"
+          ? take(service, (script) => script.path === url.pathname)
+          : service === "openai"
+            ? take(service, (script) =>
+                url.pathname.endsWith("/chat/completions")
+                  ? script.path === undefined || script.path === url.pathname
+                  : script.path === url.pathname,
+              )
+            : take(service, () => true);
       const streamed =
         (service === "openai" || service === "anthropic") && (body as { stream?: unknown })?.stream === true;
       if (scripted) return await answer(response, scripted, streamed ? service : undefined);
-      return await defaultAnswer(service, method, body, response, streamed, record);
+      return await defaultAnswer(service, method, body, response, streamed);
     } catch (error) {
       send(response, 500, { error: String(error) });
     }
   });
+
+  /**
+   * One Bot API call: checked against the Bot API's methods and fields (violations recorded), then the switches
+   * (outage, rate limit), then a scripted answer, then Telegram's own answer (scripts/bot-api/bot-api.ts).
+   */
+  async function telegramCall(
+    method: string,
+    params: Record<string, unknown>,
+    record: RecordedRequest,
+    response: ServerResponse,
+  ): Promise<void> {
+    const before = telegram.violations.length;
+    const inspection = telegram.inspect(method, params);
+    for (let index = before; index < telegram.violations.length; index++) violationTimes[index] = record.at;
+    const refuse = (refusal: Refusal, detail?: string) => {
+      record.refusal = refusal.description;
+      if (detail) record.detail = detail;
+      if (fakes.refusals.length < 100) fakes.refusals.push(`${method}: ${refusal.description}`);
+      publish(record);
+      send(response, refusal.status, {
+        ok: false,
+        error_code: refusal.status,
+        description: refusal.description,
+        ...(refusal.parameters ? { parameters: refusal.parameters } : {}),
+      });
+    };
+    if (!inspection.method) return refuse(NOT_FOUND);
+    if (outage && outage.until !== undefined && Date.now() >= outage.until) outage = null;
+    if (outage) {
+      if (outage.drop) {
+        publish(record);
+        response.socket?.destroy();
+        return;
+      }
+      return refuse(serverError(outage.status ?? 502));
+    }
+    const limit = rateLimits.find((entry) => entry.method === inspection.method);
+    if (limit) {
+      limit.times -= 1;
+      rateLimits = rateLimits.filter((entry) => entry.times > 0);
+      return refuse(tooManyRequests(limit.retryAfter));
+    }
+    const scripted = take("telegram", (script) => script.method === inspection.method || script.method === method);
+    if (scripted) {
+      record.scripted = true;
+      const body = scripted.body as { ok?: boolean; description?: string; result?: unknown } | undefined;
+      if ((scripted.status ?? 200) >= 400) record.refusal = String(body?.description ?? scripted.status);
+      if ((scripted.status ?? 200) === 200 && body?.ok === true) {
+        record.result = body.result;
+        telegram.adopt(inspection.method, inspection.params, body.result);
+      }
+      publish(record);
+      return await answer(response, scripted);
+    }
+    if (inspection.method === "getUpdates") {
+      // Like Telegram's long poll: hold an empty answer for the requested timeout (at most 2 s here).
+      record.result = [];
+      publish(record);
+      const seconds = Math.min(Number(params.timeout ?? 0), 2);
+      if (seconds > 0) await sleep(seconds * 1000);
+      return send(response, 200, { ok: true, result: [] });
+    }
+    if (inspection.method === "getFile") {
+      const fileId = String(params.file_id ?? "");
+      const file = files.get(fileId) ?? { fileId, base64: TINY_PNG_BASE64 };
+      record.result = {
+        file_id: fileId,
+        file_unique_id: `unique-${fileId}`,
+        file_size: file.announcedSize ?? Buffer.from(file.base64, "base64").byteLength,
+        // Telegram's paths are `<kind>/file_<n>.<ext>`; here the id, so that the download finds the file.
+        file_path: `documents/${fileId}`,
+      };
+      publish(record);
+      return send(response, 200, { ok: true, result: record.result });
+    }
+    const outcome = await telegram.answer(inspection.method, inspection.params);
+    if (!outcome.ok) return refuse(outcome.refusal, outcome.detail);
+    record.result = outcome.result;
+    publish(record);
+    send(response, 200, { ok: true, result: outcome.result });
+  }
 
   async function answer(
     response: ServerResponse,
@@ -228,32 +381,11 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
     body: unknown,
     response: ServerResponse,
     streamed: boolean,
-    record: RecordedRequest,
   ): Promise<void> {
     switch (service) {
-      case "telegram": {
-        if (method === "getUpdates") {
-          // Like Telegram's long poll: hold an empty answer for the requested timeout (at most 2 s here).
-          const seconds = Math.min(Number((body as { timeout?: number } | undefined)?.timeout ?? 0), 2);
-          if (seconds > 0) await sleep(seconds * 1000);
-        }
-        if (method === "getFile") {
-          const fileId = String((body as { file_id?: unknown } | undefined)?.file_id ?? "");
-          const file = files.get(fileId) ?? { fileId, base64: TINY_PNG_BASE64 };
-          record.result = {
-            file_id: fileId,
-            file_unique_id: `unique-${fileId}`,
-            file_size: file.announcedSize ?? Buffer.from(file.base64, "base64").byteLength,
-            // Telegram's paths are `<kind>/file_<n>.<ext>`; here the id, so that the download finds the file.
-            file_path: `documents/${fileId}`,
-          };
-          return send(response, 200, { ok: true, result: record.result });
-        }
-        const refusal = telegramRefusal(method, body);
-        if (refusal) return send(response, 400, { ok: false, error_code: 400, description: refusal });
-        record.result = telegramDefault(method, body, ++messageId);
-        return send(response, 200, { ok: true, result: record.result });
-      }
+      case "telegram":
+        // Answered by telegramCall.
+        return;
       case "openai":
         if (method.endsWith("/audio/transcriptions")) return send(response, 200, { text: "Hello from a voice note." });
         if (method.endsWith("/images/generations")) {
@@ -289,7 +421,48 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
       files.clear();
       fakes.requests.length = 0;
       fakes.counters.clear();
+      telegram.reset();
+      fakes.refusals.length = 0;
+      violationTimes.length = 0;
+      outage = null;
+      rateLimits = [];
       return send(response, 200, { ok: true });
+    }
+    if (action === "telegram") {
+      if (raw !== "") {
+        const switches = JSON.parse(raw) as TelegramSwitches;
+        if (switches.richMessages !== undefined) telegram.richMessages = switches.richMessages;
+        if (switches.outage !== undefined) outage = switches.outage;
+        if (switches.rateLimit) rateLimits.push({ times: 1, ...switches.rateLimit });
+      }
+      const report: TelegramReport = {
+        tdlib: parser.status,
+        violations: telegram.violations.map((violation, index) => ({
+          ...violation,
+          at: violationTimes[index] ?? 0,
+          text: describeViolation(violation),
+        })),
+        richMessages: telegram.richMessages,
+      };
+      return send(response, 200, report);
+    }
+    if (action === "telegram/messages") {
+      const chatId = Number(url.searchParams.get("chatId"));
+      const draft = telegram.store.draft(chatId);
+      return send(response, 200, {
+        messages: telegram.store.messages(chatId).map((message) => ({
+          ...telegram.messageObject(message),
+          content: message.content,
+          sent: message.sent,
+        })),
+        draft: draft ?? null,
+      });
+    }
+    if (action === "telegram/parse") {
+      // TDLib's parser for tests that run where it cannot (workerd): [{ text, mode }] → its results.
+      const items = JSON.parse(raw) as { text: string; mode: TdParseMode }[];
+      if (!parser.status.available) return send(response, 503, { error: parser.status.reason });
+      return send(response, 200, await parser.parse(items));
     }
     if (action === "file") {
       const file = JSON.parse(raw) as FakeFile;
@@ -357,54 +530,6 @@ function serviceOf(path: string): Service | undefined {
     first === "webhook"
     ? first
     : undefined;
-}
-
-/** What Telegram itself would refuse in a default answer: HTML it cannot parse, or an edit that changes nothing. */
-function telegramRefusal(method: string, body: unknown): string | undefined {
-  const payload = (body ?? {}) as { text?: string; parse_mode?: string; chat_id?: number; message_id?: number };
-  if (payload.parse_mode === "HTML" && typeof payload.text === "string") {
-    const problem = htmlProblem(payload.text);
-    if (problem) return `Bad Request: can't parse entities: ${problem}`;
-  }
-  if (method === "sendMessage" || method === "editMessageText") {
-    const key = `${payload.chat_id}:${payload.message_id}`;
-    if (method === "editMessageText" && shownTexts.get(key) === JSON.stringify(body)) {
-      return "Bad Request: message is not modified: specified new message content and reply markup are exactly the same";
-    }
-    if (method === "editMessageText") shownTexts.set(key, JSON.stringify(body));
-  }
-  return undefined;
-}
-
-/** The last edit of each message, to answer an identical edit as Telegram does. */
-const shownTexts = new Map<string, string>();
-
-function telegramDefault(method: string, body: unknown, messageId: number): unknown {
-  const payload = (body ?? {}) as { chat_id?: number; text?: string; message_id?: number };
-  switch (method) {
-    case "getMe":
-      return { id: 123456, is_bot: true, first_name: "Testbot", username: "testbot" };
-    case "sendMessage":
-      return {
-        message_id: messageId,
-        date: Math.floor(Date.now() / 1000),
-        chat: { id: payload.chat_id, type: "private" },
-        text: payload.text,
-      };
-    case "editMessageText":
-      return {
-        message_id: payload.message_id,
-        date: Math.floor(Date.now() / 1000),
-        chat: { id: payload.chat_id, type: "private" },
-        text: payload.text,
-      };
-    case "getUpdates":
-      return [];
-    case "getWebhookInfo":
-      return { url: "", has_custom_certificate: false, pending_update_count: 0 };
-    default:
-      return true;
-  }
 }
 
 /**

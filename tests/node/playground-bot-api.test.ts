@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startTdlib } from "../../scripts/bot-api/tdlib.ts";
 import {
   type BotApiStandIn,
   PLAYGROUND_CHAT,
@@ -10,6 +11,12 @@ import {
 } from "../../scripts/playground/bot-api.ts";
 
 const TOKEN = "100000:PLAYGROUND";
+/** Whether TDLib's parser loads here (the tests of parsing are skipped, with the reason, where it does not). */
+const tdlib = await (async () => {
+  const parser = await startTdlib();
+  await parser.close();
+  return parser.status;
+})();
 
 let webhook: Server;
 let updates: { secret: string | undefined; body: Record<string, unknown> }[];
@@ -123,7 +130,49 @@ describe("the playground's Bot API stand-in", () => {
     expect(updates.at(-1)!.body).toMatchObject({ callback_query: { data: "stop:1", message: { message_id: id } } });
     await bot("answerCallbackQuery", { callback_query_id: "1", text: "Stopping…" });
     expect((await playground("state")).json.notes.map((note) => note.text)).toEqual(["Stopping…"]);
-    expect((await bot("sendPhoto", { chat_id: PLAYGROUND_CHAT.id })).status).toBe(400);
+    // A method the Bot API does not have is answered as Telegram answers it.
+    expect((await bot("sendTelepathy", { chat_id: PLAYGROUND_CHAT.id })).json).toEqual({
+      ok: false,
+      error_code: 404,
+      description: "Not Found",
+    });
+  });
+
+  it.skipIf(!tdlib.available)("refuses HTML Telegram cannot parse, with TDLib's words", async () => {
+    const sent = await bot("sendMessage", { chat_id: PLAYGROUND_CHAT.id, text: "<b>open", parse_mode: "HTML" });
+    expect(sent.status).toBe(400);
+    expect(sent.json.description).toMatch(/^Bad Request: can't parse entities: /);
+  });
+
+  it("refuses what Telegram refuses, in its words (the core the tests' fake uses)", async () => {
+    expect((await bot("editMessageText", { chat_id: PLAYGROUND_CHAT.id, message_id: 999, text: "x" })).json).toEqual({
+      ok: false,
+      error_code: 400,
+      description: "Bad Request: message to edit not found",
+    });
+    expect((await playground("state")).json.messages).toEqual([]);
+  });
+
+  it("keeps rich messages and rich drafts, as sent, for the page to draw", async () => {
+    await bot("sendRichMessageDraft", {
+      chat_id: PLAYGROUND_CHAT.id,
+      draft_id: 3,
+      rich_message: { markdown: "<tg-thinking>…</tg-thinking>\n\n| a | b |\n|---|---|\n| 1 | 2 |" },
+    });
+    expect((await playground("state")).json.draft).toMatchObject({ id: 3, rich: { markdown: expect.any(String) } });
+    const rich = { markdown: "# Plan\n\n- [x] done\n- [ ] to do" };
+    const sent = await bot("sendRichMessage", { chat_id: PLAYGROUND_CHAT.id, rich_message: rich });
+    expect(sent.status).toBe(200);
+    const state = (await playground("state")).json;
+    expect(state.draft).toBeNull();
+    expect(state.messages).toEqual([
+      expect.objectContaining({
+        id: sent.json.result!.message_id,
+        from: "bot",
+        rich,
+        text: expect.stringContaining("Plan"),
+      }),
+    ]);
   });
 
   it("keeps a second chat, the friend not allowed yet, apart; unknown chats are refused", async () => {

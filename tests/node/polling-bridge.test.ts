@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describeViolation } from "../../scripts/bot-api/vocabulary.ts";
 import { BridgeStopped, runPollingBridge } from "../../scripts/polling-bridge.ts";
 import { type Fakes, type RecordedRequest, type ScriptedResponse, type Service, startFakes } from "../fakes/server.ts";
 
@@ -10,8 +11,11 @@ beforeEach(async () => {
   stop = new AbortController();
 });
 afterEach(async () => {
+  // Whatever the script sent, Telegram would know every method and field of it.
+  const violations = fakes.telegram.violations.map(describeViolation);
   stop.abort();
   await fakes.close();
+  expect(violations).toEqual([]);
 });
 
 const script = (service: Service, ...responses: ScriptedResponse[]) =>

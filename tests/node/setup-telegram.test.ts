@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describeViolation } from "../../scripts/bot-api/vocabulary.ts";
 import { setupCodeOf } from "../../src/access/setup-code.ts";
 import { type Fakes, startFakes } from "../fakes/server.ts";
 
@@ -11,7 +12,10 @@ beforeEach(async () => {
   fakes = await startFakes();
 });
 afterEach(async () => {
+  // Whatever the script sent, Telegram would know every method and field of it.
+  const violations = fakes.telegram.violations.map(describeViolation);
   await fakes.close();
+  expect(violations).toEqual([]);
 });
 
 /** `npm run setup:telegram -- <url>` with the given secret, against the fake Bot API; never throws. */

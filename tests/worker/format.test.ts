@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { markdownToTelegramHtml, visibleLength } from "../../src/telegram/format.ts";
+import { escapeHtml, markdownToTelegramHtml, rendersNothing, visibleLength } from "../../src/telegram/format.ts";
 import { renderPieces } from "../../src/telegram/render.ts";
-import { CUT_NOTE, MAX_PIECES, splitMessage, TELEGRAM_MESSAGE_LIMIT } from "../../src/telegram/split.ts";
+import { CUT_NOTE, cutText, MAX_PIECES, splitMessage, TELEGRAM_MESSAGE_LIMIT } from "../../src/telegram/split.ts";
 
 describe("Markdown to Telegram HTML", () => {
   it("uses only the tags Telegram knows", () => {
@@ -27,6 +27,43 @@ describe("Markdown to Telegram HTML", () => {
   it("counts the visible length without tags or entities", () => {
     expect(visibleLength("<b>a&amp;b</b>")).toBe(3);
   });
+
+  it("turns a table into aligned columns in a monospace block", () => {
+    const html = markdownToTelegramHtml(
+      "| Fruit | Qty | Price |\n|:--|:-:|--:|\n| **Apple** | 3 | 1.20 |\n| Banana & co | 12 | 0.5 |",
+    );
+    expect(html).toBe(
+      [
+        "<pre>Fruit       | Qty | Price",
+        "------------+-----+------",
+        "Apple       | 3   |  1.20",
+        "Banana &amp; co | 12  |   0.5</pre>",
+      ].join("\n"),
+    );
+  });
+
+  it("keeps the cells of a row longer than its table (an unescaped | in a cell) in the last column", () => {
+    const html = markdownToTelegramHtml("| cmd | what |\n|---|---|\n| `a | b` | pipes **here** |");
+    expect(html).toBe("<pre>cmd | what\n----+----------------\n`a  | b` | pipes here</pre>");
+  });
+
+  it("renders headings, nested lists and links", () => {
+    expect(markdownToTelegramHtml("# Plan\n\n1. first\n   - detail [docs](https://example.com)\n2. second")).toBe(
+      '<b>Plan</b>\n\n1. first\n   • detail <a href="https://example.com">docs</a>\n2. second',
+    );
+  });
+
+  it("escapes a character reference to half a surrogate pair (Telegram refuses it)", () => {
+    expect(escapeHtml("a &#xD800; b &#55357; c &#128512;")).toBe("a &amp;#xD800; b &amp;#55357; c &#128512;");
+  });
+
+  it("knows when HTML shows no text, as Telegram would refuse it", () => {
+    expect(rendersNothing("<pre></pre>")).toBe(true);
+    expect(rendersNothing('<pre><code class="language-js"> \n</code></pre>')).toBe(true);
+    expect(rendersNothing("<b>&#32;</b>")).toBe(true);
+    expect(rendersNothing("<pre>x</pre>")).toBe(false);
+    expect(rendersNothing("&amp;")).toBe(false);
+  });
 });
 
 describe("rendering in pieces", () => {
@@ -38,6 +75,19 @@ describe("rendering in pieces", () => {
     for (const { html } of pieces) {
       expect(html).toBeDefined();
       expect(visibleLength(html!)).toBeLessThanOrEqual(TELEGRAM_MESSAGE_LIMIT);
+    }
+  });
+
+  it("sends a piece that renders to no text (an empty code block) as plain text, not an empty message", () => {
+    for (const answer of [
+      "```\n```",
+      "```js\n   \n```",
+      `\`\`\`${"a long info string, not a language ".repeat(3)}\n\`\`\``,
+    ]) {
+      const [piece, ...more] = renderPieces(answer, TELEGRAM_MESSAGE_LIMIT);
+      expect(more).toEqual([]);
+      expect(piece!.html).toBeUndefined();
+      expect(piece!.piece).toMatch(/^```[^\n]{0,32}\n[ \n]*```$/);
     }
   });
 
@@ -91,6 +141,18 @@ describe("splitting", () => {
     expect(pieces.length).toBeLessThanOrEqual(MAX_PIECES);
     expect(pieces.every((piece) => visibleLength(piece.html ?? piece.piece) <= TELEGRAM_MESSAGE_LIMIT)).toBe(true);
     expect(pieces[0]?.html).not.toContain("x".repeat(100));
+  });
+
+  it("never splits a surrogate pair where the cut note cuts the last piece", () => {
+    const pieces = splitMessage("𝔘".repeat(20 * TELEGRAM_MESSAGE_LIMIT));
+    expect(pieces.at(-1)).toContain(CUT_NOTE);
+    for (const piece of pieces) expect(piece).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+  });
+
+  it("cuts a text to a length without splitting a surrogate pair", () => {
+    expect(cutText("ab😀", 3)).toBe("ab");
+    expect(cutText("ab😀", 4)).toBe("ab😀");
+    expect(cutText("abc", 5)).toBe("abc");
   });
 
   it("cuts an answer longer than MAX_PIECES messages with a note", () => {

@@ -1,7 +1,14 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { anthropicMessage, type FakeToolCall, openaiCompletion } from "../fakes/bodies.ts";
-import type { FakeFile, RecordedRequest, ScriptedResponse, Service } from "../fakes/server.ts";
+import type {
+  FakeFile,
+  RecordedRequest,
+  ScriptedResponse,
+  Service,
+  TelegramReport,
+  TelegramSwitches,
+} from "../fakes/server.ts";
 
 export const WEBHOOK_SECRET = "test-webhook-secret";
 export const ADMIN_TOKEN = "test-admin-token";
@@ -42,7 +49,28 @@ export const fakes = {
     }
     return found;
   },
+  /** Switches the fake Telegram's behaviour for this test (see TelegramSwitches), and reads its report. */
+  async telegram(switches?: TelegramSwitches): Promise<TelegramReport> {
+    const response = await fetch(`${env.FAKES_URL}/__control/telegram`, {
+      method: switches ? "POST" : "GET",
+      ...(switches ? { body: JSON.stringify(switches) } : {}),
+    });
+    return response.json();
+  },
+  /** The messages the fake Telegram holds for a chat (its text as Telegram parsed it), and the chat's draft. */
+  async chatMessages(chatId: number): Promise<{ messages: StoredChatMessage[]; draft: unknown }> {
+    return (await fetch(`${env.FAKES_URL}/__control/telegram/messages?chatId=${chatId}`)).json();
+  },
 };
+
+/** A message as the fake Telegram keeps it: the Bot API `Message`, and its content as parsed. */
+export interface StoredChatMessage {
+  message_id: number;
+  text?: string;
+  caption?: string;
+  content: { kind: "text" | "rich" | "media"; text?: string; caption?: string; rich?: { text: string } };
+  sent: { text?: string; parseMode?: string; richMessage?: unknown };
+}
 
 function query(service: Service, filter: { method?: string; chatId?: number }): string {
   const parameters = new URLSearchParams({ service });

@@ -295,7 +295,7 @@ describe("generate_image", () => {
     expect(generation!.body).toEqual({ model: "gpt-image-test", prompt: "a cat in a hat", n: 1, size: "1024x1024" });
     const [photo] = await fakes.wait("telegram", { method: "sendPhoto" });
     expect(photo!.headers["content-type"]).toContain("multipart/form-data");
-    expect(String(photo!.body)).toContain(String(PRIVATE_CHAT));
+    expect(photo!.body).toMatchObject({ chat_id: PRIVATE_CHAT, photo: { file: "image.png" } });
     // Kept like incoming media, and the model was told so.
     const listed = await env.MEDIA.list({ prefix: "generated/" });
     expect(listed.objects).toHaveLength(1);

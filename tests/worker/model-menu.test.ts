@@ -16,6 +16,11 @@ import {
 
 type Keyboard = { text: string; callback_data: string }[][];
 
+/** The id the fake Telegram gave a sent message (a press must be on a message that exists). */
+function messageIdOf(request: { result?: unknown }): number {
+  return (request.result as { message_id: number }).message_id;
+}
+
 function keyboardOf(request: { body: unknown }): Keyboard | undefined {
   return (request.body as { reply_markup?: { inline_keyboard: Keyboard } }).reply_markup?.inline_keyboard;
 }
@@ -29,7 +34,7 @@ describe("/model as buttons", () => {
     const anthropic = keyboard.flat()[1]!.callback_data;
     expect(anthropic).toBe("model:anthropic:claude-sonnet-4-5");
 
-    await postUpdate(buttonPress(anthropic, { messageId: 1 }));
+    await postUpdate(buttonPress(anthropic, { messageId: messageIdOf(menu) }));
     const [answer] = await fakes.wait("telegram", { method: "answerCallbackQuery" });
     expect((answer!.body as { text: string }).text).toBe("Now anthropic · claude-sonnet-4-5, from the next message.");
     const config = (await (await admin(`/chats/${PRIVATE_CHAT}/config`)).json()) as { config: unknown };
@@ -54,18 +59,18 @@ describe("/model as buttons", () => {
     expect(sentText(plain)).toContain("claude-sonnet-4-5");
     expect(keyboardOf(plain)).toBeUndefined();
 
+    // Presses on that message (as if its buttons had been there, from an older menu).
+    const messageId = messageIdOf(plain);
     await postUpdate(
-      buttonPress("model:openai:gpt-test", { chatId: GROUP_CHAT, fromId: OTHER_PRIVATE_CHAT, messageId: 9 }),
+      buttonPress("model:openai:gpt-test", { chatId: GROUP_CHAT, fromId: OTHER_PRIVATE_CHAT, messageId }),
     );
-    await postUpdate(
-      buttonPress("model:openai:gpt-5-secret", { chatId: GROUP_CHAT, fromId: PRIVATE_CHAT, messageId: 9 }),
-    );
+    await postUpdate(buttonPress("model:openai:gpt-5-secret", { chatId: GROUP_CHAT, fromId: PRIVATE_CHAT, messageId }));
     const answers = await fakes.wait("telegram", { method: "answerCallbackQuery", count: 2 });
     const texts = answers.map((request) => (request.body as { text: string }).text);
     expect(texts).toContain("Only the bot's admins can change the model.");
     expect(texts).toContain("That model is not offered any more. Send /model again.");
 
-    await postUpdate(buttonPress("model:openai:gpt-test", { chatId: GROUP_CHAT, fromId: PRIVATE_CHAT, messageId: 9 }));
+    await postUpdate(buttonPress("model:openai:gpt-test", { chatId: GROUP_CHAT, fromId: PRIVATE_CHAT, messageId }));
     await fakes.wait("telegram", { method: "answerCallbackQuery", count: 3 });
     const stored = (await (await admin(`/chats/${GROUP_CHAT}/config`)).json()) as { config: unknown };
     expect(stored.config).toEqual({ systemPrompt: "Be brief.", provider: "openai", model: "gpt-test" });

@@ -8,6 +8,7 @@ import {
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach } from "vitest";
 import { AccessStore } from "../../src/access/access-store.ts";
+import type { TelegramReport } from "../fakes/server.ts";
 
 /** Every test starts from empty storage (D1, KV, Durable Objects) and fakes with no scripts. */
 beforeEach(async () => {
@@ -38,5 +39,13 @@ afterEach(async () => {
       if (!busy) break;
       await scheduler.wait(5);
     }
+  }
+  // A method or field Telegram does not know fails the test that sent it (Telegram would answer 404, or silently
+  // ignore the field).
+  const report = (await (await fetch(`${env.FAKES_URL}/__control/telegram`)).json()) as TelegramReport;
+  if (report.violations.length > 0) {
+    throw new Error(
+      `the bot called Telegram with what the Bot API does not know:\n${report.violations.map((violation) => `  ${violation.text}`).join("\n")}`,
+    );
   }
 });
