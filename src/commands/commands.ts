@@ -78,7 +78,7 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
       }
       await runTurn(ctx, {
         kind: "agent",
-        users: [userMessageOf({ ...message, text: command.args })],
+        input: { kind: "ready", users: [userMessageOf({ ...message, text: command.args })] },
         inboxIds: [inboxId],
         messageId: message.messageId,
         senders: message.from ? [message.from.id] : [],

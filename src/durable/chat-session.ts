@@ -26,7 +26,6 @@ import { database } from "../tools/context.ts";
 import { tools } from "../tools/index.ts";
 import { RunSlot } from "../turn/active-run.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
-import { userMessagesOf } from "../turn/incoming-files.ts";
 import { PENDING_BUTTON } from "../turn/pending-actions.ts";
 import { runTurn } from "../turn/run-turn.ts";
 import { enqueueDueTasks, runTask } from "../turn/scheduled-task.ts";
@@ -222,7 +221,7 @@ export class ChatSession extends DurableObject<Env> {
       await this.contained(ctx, ids, async () =>
         runTurn(ctx, {
           kind: "chat",
-          users: await userMessagesOf(ctx, messages),
+          input: { kind: "telegram", messages },
           inboxIds: ids,
           messageId: last.messageId,
           senders: [...new Set(messages.flatMap((message) => (message.from ? [message.from.id] : [])))],

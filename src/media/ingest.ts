@@ -1,4 +1,5 @@
 import { sizeText } from "../adapters/media-parts.ts";
+import type { PaidCallGate } from "../budget/paid-calls.ts";
 import { type MediaSettings, TELEGRAM_DOWNLOAD_LIMIT_BYTES } from "../config/settings.ts";
 import { assertNever } from "../lib/errors.ts";
 import type { Attachment } from "../protocol/messages.ts";
@@ -35,7 +36,11 @@ type Stored = { kind: "stored"; key: string; size: number; bytes?: ArrayBuffer }
  * recordings become transcripts (Telegram's own when it sent one). A file over a cap, or one that cannot be fetched,
  * is left out with a line for the chat and one for the model; nothing here throws for one bad file.
  */
-export async function ingestMedia(services: IngestServices, media: readonly IncomingMedia[]): Promise<IngestResult> {
+export async function ingestMedia(
+  services: IngestServices,
+  media: readonly IncomingMedia[],
+  paid: PaidCallGate,
+): Promise<IngestResult> {
   const result: IngestResult = { attachments: [], notices: [], placeholders: [], transcripts: [] };
   for (const item of media) {
     switch (item.kind) {
@@ -59,7 +64,7 @@ export async function ingestMedia(services: IngestServices, media: readonly Inco
         break;
       }
       case "recording":
-        await ingestRecording(services, item, result);
+        await ingestRecording(services, item, { result, paid });
         break;
       case "document": {
         const stored = await fetchOnce(services, item.file, {
@@ -88,10 +93,13 @@ export async function ingestMedia(services: IngestServices, media: readonly Inco
   return result;
 }
 
+/** Without a duration from Telegram, a recording is priced as if it were Opus at 16 kbit/s (2,000 bytes a second). */
+const BYTES_PER_AUDIO_SECOND = 2_000;
+
 async function ingestRecording(
   services: IngestServices,
   item: Extract<IncomingMedia, { kind: "recording" }>,
-  result: IngestResult,
+  { result, paid }: { result: IngestResult; paid: PaidCallGate },
 ): Promise<void> {
   const what = { voice: "voice note", audio: "audio file", video_note: "video note" }[item.source];
   const common = {
@@ -109,6 +117,14 @@ async function ingestRecording(
   if (!services.transcriber) {
     result.notices.push(`🎤 I can't listen to a ${what} here: transcription is turned off. Please write instead.`);
     result.placeholders.push(`[a ${what}, not transcribed: transcription is off]`);
+    return;
+  }
+  // Transcription is paid by the minute: the chat's caps and budget are asked before anything is downloaded.
+  const seconds = Math.max(1, Math.ceil(item.durationSeconds ?? (item.file.size ?? 0) / BYTES_PER_AUDIO_SECOND));
+  const refusal = paid.refusal("transcription", seconds);
+  if (refusal !== undefined) {
+    result.notices.push(`🎤 I didn't listen to the ${what}: ${refusal} Please write instead.`);
+    result.placeholders.push(`[a ${what}, not transcribed: ${refusal}]`);
     return;
   }
   const stored = await fetchOnce(services, item.file, {
@@ -134,6 +150,7 @@ async function ingestRecording(
       mediaType: item.mediaType,
       fileName: recordingFileName(item.source, item.mediaType, item.fileName),
     });
+    paid.record("transcription", seconds);
     result.attachments.push({
       ...common,
       key: stored.key,

@@ -4,6 +4,7 @@ import { dayKey, startOfNextDay } from "../config/zones.ts";
 import { bestEffort } from "../lib/best-effort.ts";
 import type { DailySpend } from "../store/chat-meta.ts";
 import type { ChatContext } from "./chat-context.ts";
+import { usersWithoutFiles } from "./incoming-files.ts";
 import { sendersAreAdmins } from "./senders.ts";
 import type { TurnOutcome, TurnRequest } from "./turn-request.ts";
 
@@ -72,7 +73,7 @@ export async function refuse(
     await bestEffort("telling why a turn did not run", () => ctx.telegram.sendPlain(ctx.target, notice));
   ctx.stores.atomically(() => {
     if (spend) ctx.stores.meta.set("spend", spend);
-    if (request.kind === "chat") ctx.stores.history.append(request.users, now);
+    if (request.kind === "chat") ctx.stores.history.append(usersWithoutFiles(request.input), now);
     ctx.stores.inbox.finish(request.inboxIds, now, request.kind === "chat" ? undefined : REFUSED[refusal.reason]);
   });
   return { ok: "skipped", reason: refusal.reason };

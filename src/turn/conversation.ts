@@ -24,10 +24,10 @@ import type { ChatContext } from "./chat-context.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
 import type { Tally } from "./tally.ts";
 import { toolContext } from "./tool-context.ts";
-import type { TurnRequest } from "./turn-request.ts";
+import type { AdmittedTurn } from "./turn-request.ts";
 
 export interface ConversationInput {
-  request: TurnRequest;
+  request: AdmittedTurn;
   config: EffectiveConfig;
   adapter: Adapter;
   provider: Provider;
@@ -46,7 +46,7 @@ export interface ConversationInput {
  * descriptions, and any message of the window or the summary that holds content from outside the chat.
  */
 function startingTrust(input: {
-  request: TurnRequest;
+  request: AdmittedTurn;
   adapter: Adapter;
   mcp: ChatMcp;
   summary: HistorySummary | undefined;

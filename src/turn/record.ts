@@ -8,7 +8,7 @@ import type { HistoryMessage } from "../protocol/messages.ts";
 import type { DailySpend } from "../store/chat-meta.ts";
 import type { ChatContext } from "./chat-context.ts";
 import type { Tally } from "./tally.ts";
-import type { TurnRequest } from "./turn-request.ts";
+import type { AdmittedTurn } from "./turn-request.ts";
 
 /** What recording a turn needs: the chat's stores, how many rows it keeps, and the clock. */
 type RecordContext = Pick<ChatContext, "stores" | "settings" | "chat" | "now">;
@@ -34,7 +34,7 @@ export interface TurnCost {
  * spend, in one transaction. A failed turn keeps the user's messages, never an error text as if the assistant had
  * said it, nor half a tool exchange. A turn that failed before any model call (no adapter) has no cost to record.
  */
-export function recordTurn(ctx: ChatContext, request: TurnRequest, end: TurnEnd, cost: TurnCost | undefined): void {
+export function recordTurn(ctx: RecordContext, request: AdmittedTurn, end: TurnEnd, cost: TurnCost | undefined): void {
   const { stores, settings } = ctx;
   const now = ctx.now();
   const usage = cost === undefined ? undefined : usageRecord(ctx, request, { ...cost, end, now });
@@ -81,7 +81,7 @@ function marked(messages: readonly HistoryMessage[], outside: string | undefined
 
 function usageRecord(
   ctx: RecordContext,
-  request: TurnRequest,
+  request: AdmittedTurn,
   turn: TurnCost & { end: TurnEnd; now: number },
 ): UsageRecord {
   const { tally } = turn;

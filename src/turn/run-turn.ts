@@ -11,10 +11,11 @@ import type { ActiveRun } from "./active-run.ts";
 import { admit, refuse } from "./admission.ts";
 import type { ChatContext } from "./chat-context.ts";
 import { sessionKeyOf, startConversation } from "./conversation.ts";
+import { usersOf, usersWithoutFiles } from "./incoming-files.ts";
 import { chooseModel } from "./model-chain.ts";
 import { recordTurn } from "./record.ts";
 import { Tally } from "./tally.ts";
-import type { TurnOutcome, TurnRequest } from "./turn-request.ts";
+import type { AdmittedTurn, TurnOutcome, TurnRequest } from "./turn-request.ts";
 
 /**
  * One model turn, as a script: register the run (so /stop reaches it from the start), read the chat's config, admit
@@ -45,9 +46,20 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
     const error = internalError(choice.problem);
     const notice = `⚠️ This chat uses ${choice.provider}, but ${choice.problem}. The bot's owner needs to set it.`;
     await bestEffort("telling the chat its provider is not set up", () => ctx.telegram.sendPlain(ctx.target, notice));
-    recordTurn(ctx, request, { kind: "failed", error }, undefined);
+    recordTurn(ctx, { ...request, users: usersWithoutFiles(request.input) }, { kind: "failed", error }, undefined);
     return { ok: false, error };
   }
+
+  const tally = new Tally({ provider: choice.provider, model: choice.model }, (model) =>
+    ctx.settings.modelPrices.get(model),
+  );
+  const paid = new PaidCalls(
+    { prices: ctx.settings.paid.prices, caps: config.paidCaps, dailyCostUsd: config.budget.dailyCostUsd },
+    admission.spend,
+    () => tally.costUsd,
+  );
+  // Files are brought in only now: the turn is admitted and has a model to answer it (transcription is paid).
+  const turn: AdmittedTurn = { ...request, users: await usersOf(ctx, request.input, paid) };
 
   // The chat's MCP servers' tools join the registry for this turn (only servers the allowlist leaves a tool of).
   const mcp = await openChatMcp(
@@ -55,16 +67,8 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
     { env: ctx.env, settings: ctx.settings, signal: run.signal },
   );
   try {
-    const tally = new Tally({ provider: choice.provider, model: choice.model }, (model) =>
-      ctx.settings.modelPrices.get(model),
-    );
-    const paid = new PaidCalls(
-      { prices: ctx.settings.paid.prices, caps: config.paidCaps, dailyCostUsd: config.budget.dailyCostUsd },
-      admission.spend,
-      () => tally.costUsd,
-    );
     const { events, trust } = await startConversation(ctx, {
-      request,
+      request: turn,
       config,
       adapter: choice.adapter,
       provider: choice.provider,
@@ -75,7 +79,7 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
       tally,
       paid,
     });
-    const display = new TurnDisplay(displayOptions(ctx, request, run));
+    const display = new TurnDisplay(displayOptions(ctx, turn, run));
     try {
       for await (const event of events) {
         const step = tally.apply(event);
@@ -114,13 +118,13 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
         error.classification === "cancelled" ? "⏹ (stopped)" : "⚠️ (interrupted)",
         request.failureNote ? `${request.failureNote} ${text}` : text,
       );
-      recordTurn(ctx, request, { kind: "failed", error }, cost);
+      recordTurn(ctx, turn, { kind: "failed", error }, cost);
       return { ok: false, error };
     }
     const result = tally.result ?? "";
     const text = result.trim() === "" ? "…" : result;
     const delivered = await display.deliver(text);
-    recordTurn(ctx, request, { kind: "answered", text, delivered }, cost);
+    recordTurn(ctx, turn, { kind: "answered", text, delivered }, cost);
     return { ok: true, text: result };
   } finally {
     await mcp.close();

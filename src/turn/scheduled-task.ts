@@ -70,7 +70,7 @@ export async function runTask(ctx: ChatContext, inboxId: number, task: TaskPaylo
   const runId = await startTaskRun(ctx.db, task.taskId, ctx.chat.id, task.dueAt, ctx.now());
   const outcome = await runTurn(ctx, {
     kind: "task",
-    users: [scheduledTaskMessage(task.taskId, current.prompt)],
+    input: { kind: "ready", users: [scheduledTaskMessage(task.taskId, current.prompt)] },
     inboxIds: [inboxId],
     senders: task.userId === undefined ? [] : [task.userId],
     failureNote: `Scheduled task #${task.taskId} failed.`,

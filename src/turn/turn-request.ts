@@ -1,12 +1,19 @@
 import type { Provider } from "../config/providers.ts";
 import type { AgentErrorEvent } from "../protocol/events.ts";
 import type { UserMessage } from "../protocol/messages.ts";
+import type { IncomingMessage } from "../telegram/incoming-message.ts";
+
+/**
+ * A turn's new messages: ready (a task's prompt, an `/agent` task), or Telegram messages whose files are brought in
+ * only once the turn is admitted (downloads and transcriptions cost money, and a paused or spent chat pays nothing).
+ */
+export type TurnInput = { kind: "ready"; users: UserMessage[] } | { kind: "telegram"; messages: IncomingMessage[] };
 
 /** One turn to run: what started it, its new messages, and the inbox rows it answers. */
 export interface TurnRequest {
   kind: "chat" | "task" | "agent";
   /** The turn's new messages, in order. */
-  users: UserMessage[];
+  input: TurnInput;
   inboxIds: number[];
   /**
    * Everyone whose messages the turn answers (a task's creator). The turn acts with the least privilege among them:
@@ -21,6 +28,9 @@ export interface TurnRequest {
   /** Said before the error text when the turn fails (a scheduled task's failure names the task). */
   failureNote?: string;
 }
+
+/** An admitted turn: its new messages as the model gets them (files brought in). */
+export type AdmittedTurn = TurnRequest & { users: UserMessage[] };
 
 export type TurnOutcome =
   | { ok: true; text: string }

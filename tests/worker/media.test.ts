@@ -332,6 +332,7 @@ describe("without the MEDIA bucket", () => {
         bucket: undefined,
       },
       [{ kind: "photo", mediaType: "image/jpeg", sizes: [{ fileId: "p", fileUniqueId: "pu", width: 10, height: 10 }] }],
+      { refusal: () => undefined, record: () => undefined },
     );
     expect(result.attachments).toEqual([]);
     expect(result.notices).toEqual(["🖼 I can't read a photo: this bot has no file storage set up."]);

@@ -12,7 +12,7 @@ import { session } from "../../worker/helpers.ts";
 const NOW = Date.UTC(2026, 10, 23, 12);
 const chat = (kind: TurnRequest["kind"] = "chat", userId = 42): TurnRequest => ({
   kind,
-  users: [{ role: "user", content: "hi" }],
+  input: { kind: "ready", users: [{ role: "user", content: "hi" }] },
   inboxIds: [1],
   senders: [userId],
 });
