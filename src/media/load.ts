@@ -12,7 +12,15 @@ export interface MediaPlanInput {
   newFrom: number;
   model: string;
   media: MediaSettings;
+  /**
+   * Characters of earlier files' text the model call still has room for, after the window's own messages: files
+   * count in the window, so a chat that sent long files does not resend them whole on every later turn.
+   */
+  textRoom: number;
 }
+
+/** An earlier turn's text file is shown again as this much of its start (it was read in full when it was sent). */
+const EARLIER_FILE_EXCERPT = 2_000;
 
 export interface MediaPlan {
   library: MediaLibrary;
@@ -88,13 +96,39 @@ export async function planMedia(input: MediaPlanInput): Promise<MediaPlan> {
     );
   }
 
+  // This turn's own text files share the per-turn cap (newest first). An earlier turn's file counts in the window:
+  // it gets an excerpt from the room the window's messages leave, or a line saying it is not shown again.
+  const texts = located.filter(
+    ({ attachment }) =>
+      attachment.kind === "document" && documentKind(attachment.mediaType, attachment.fileName) === "text",
+  );
+  const rooms = { fresh: media.documentTextMaxChars, earlier: Math.max(0, input.textRoom) };
+  for (const { attachment, fresh } of [
+    ...texts.filter((item) => item.fresh).reverse(),
+    ...texts.filter((item) => !item.fresh).reverse(),
+  ]) {
+    const room = fresh ? rooms.fresh : rooms.earlier;
+    const cap = fresh ? room : Math.min(EARLIER_FILE_EXCERPT, room);
+    if (cap < 200) {
+      library.set(attachment.key, {
+        kind: "omitted",
+        reason: fresh
+          ? "this message's files together are longer than one turn reads"
+          : "an earlier file, not shown again: the conversation has no room for it (ask for it to be sent again)",
+      });
+      continue;
+    }
+    const bytes = await readMedia(bucket, attachment.key);
+    if (!bytes) continue;
+    const text = textOf(bytes, cap, fresh ? "" : " (an earlier file, read in full when it was sent)");
+    if (fresh) rooms.fresh -= text.length;
+    else rooms.earlier -= text.length;
+    library.set(attachment.key, { kind: "text", text });
+  }
   for (const { attachment, fresh } of located) {
     if (attachment.kind !== "document") continue;
     const kind = documentKind(attachment.mediaType, attachment.fileName);
-    if (kind === "text") {
-      const bytes = await readMedia(bucket, attachment.key);
-      if (bytes) library.set(attachment.key, { kind: "text", text: textOf(bytes, media.documentTextMaxChars) });
-    } else if (kind === "other") {
+    if (kind === "other") {
       library.set(attachment.key, { kind: "omitted", reason: "a kind of file this bot cannot read" });
       if (fresh) {
         notices.push(
@@ -106,9 +140,9 @@ export async function planMedia(input: MediaPlanInput): Promise<MediaPlan> {
   return { library, notices };
 }
 
-function textOf(bytes: ArrayBuffer, maxChars: number): string {
+function textOf(bytes: ArrayBuffer, maxChars: number, why: string): string {
   const text = new TextDecoder("utf-8", { fatal: false, ignoreBOM: false }).decode(bytes);
   return text.length <= maxChars
     ? text
-    : `${text.slice(0, maxChars)}\n[cut: the file has ${text.length.toLocaleString("en-US")} characters; the first ${maxChars.toLocaleString("en-US")} are shown]`;
+    : `${text.slice(0, maxChars)}\n[cut${why}: the file has ${text.length.toLocaleString("en-US")} characters; the first ${maxChars.toLocaleString("en-US")} are shown]`;
 }

@@ -165,12 +165,15 @@ async function mediaFor(
   ctx: ChatContext,
   input: { window: HistoryMessage[]; newMessages: number; model: string },
 ): Promise<MediaLibrary | undefined> {
+  const windowBytes = new TextEncoder().encode(JSON.stringify(input.window)).byteLength;
   const plan = await planMedia({
     bucket: mediaBucket(ctx.env),
     history: input.window,
     newFrom: input.window.length - input.newMessages,
     model: input.model,
     media: ctx.settings.media,
+    // Files count in the window: their text gets what the window's messages leave (about a character a byte).
+    textRoom: bytesForTokens(ctx.settings.historyWindowTokens) - windowBytes,
   });
   if (plan.notices.length > 0) {
     await bestEffort("telling which files the model cannot see", () =>

@@ -20,6 +20,7 @@ import {
   say,
   sentText,
   settled,
+  textUpdate,
 } from "./helpers.ts";
 
 const BOT_TOKEN = "123456:TEST-TOKEN";
@@ -265,6 +266,29 @@ describe("documents", () => {
     const reply = await answer();
     expect(reply).toContain('[file "people.csv" (text/csv, 16 B):\nname,age\nAda,36');
     expect(reply).toContain("who is oldest?");
+  });
+
+  it("count earlier files in the window: after 8 files of 100,000 characters, a plain hi is not a huge request", async () => {
+    const big = (seed: number) => `${seed} ${"lorem ipsum dolor sit amet ".repeat(3_704)}`.slice(0, 100_000);
+    for (let index = 0; index < 8; index++) {
+      await fakes.file({ fileId: `doc${index}`, base64: Buffer.from(big(index)).toString("base64") });
+      await fakes.script("openai", openaiText(`read ${index}`));
+      await post(
+        mediaUpdate(documentOf(`doc${index}`, `part${index}.txt`, "text/plain", 100_000), { caption: "read" }),
+      );
+      await fakes.wait("openai", { count: index + 1 });
+      await settled(PRIVATE_CHAT);
+    }
+    // The newest file of its own turn was read whole (the per-turn cap is 100,000 characters).
+    const eighth = JSON.stringify((await fakes.requests("openai"))[7]!.body);
+    expect(eighth.length).toBeGreaterThan(100_000);
+    await fakes.script("openai", openaiText("hello"));
+    await post(textUpdate("hi"));
+    const [, , , , , , , , hi] = await fakes.wait("openai", { count: 9 });
+    const body = JSON.stringify(hi!.body);
+    // Before: 808,788 characters, every turn until /new. Now the window's budget (16,000 tokens) bounds it.
+    expect(body.length).toBeLessThan(70_000);
+    expect(body).toContain("an earlier file, read in full when it was sent");
   });
 
   it("answer a file type no model reads with a clear sentence", async () => {
