@@ -11,7 +11,9 @@ import { truncate } from "./redact.ts";
 import { messageOf, nonNegative } from "./run-output.ts";
 
 /** The built-in Claude Code tools a chat's agent gets; the bot's own tools come on top as `mcp__bot__*`. */
-const BUILTIN_TOOLS = ["Bash", "Read", "Write", "Edit", "Glob", "Grep", "WebFetch", "WebSearch"] as const;
+// No WebSearch: it is a server-side tool of the Messages API (outside the egress list and the meter), which the
+// Worker's proxy does not forward; the bot's own web_search (through the bridge) is priced and counted instead.
+const BUILTIN_TOOLS = ["Bash", "Read", "Write", "Edit", "Glob", "Grep", "WebFetch"] as const;
 /** After the run's last event, how long the CLI may take to finish writing its session before it is closed. */
 const DRAIN_AFTER_END_MS = 5_000;
 

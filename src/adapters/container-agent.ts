@@ -1,9 +1,9 @@
 import type { AgentRunner } from "../config/settings.ts";
 import { errorText } from "../lib/errors.ts";
-import { type AgentErrorEvent, type AgentEvent, agentEventSchema } from "../protocol/events.ts";
+import { type AgentErrorEvent, type AgentEvent, agentEventSchema, BUDGET_RAN_OUT } from "../protocol/events.ts";
 import type { RunnerAgent, RunPayload } from "../protocol/run-payload.ts";
 import { runKeyOf } from "../protocol/run-token.ts";
-import type { AgentContainerHandle, AgentContainers, ProxyUsage } from "./agent-runs.ts";
+import type { AgentContainerHandle, AgentContainers, ClosedRun, ProxyUsage } from "./agent-runs.ts";
 import { fitHistory } from "./fit-history.ts";
 import type { AgentAdapter, AgentRunInput } from "./types.ts";
 
@@ -71,8 +71,8 @@ export class ContainerAgentAdapter implements AgentAdapter {
     if (this.options.runner.kind !== "container" || !input.toolCallback) return undefined;
     const stub = this.containerOf(input.chatKey);
     const runKey = await runKeyOf(input.toolCallback.token);
-    await stub.openRun(runKey, input.model);
-    let closed: Promise<ProxyUsage | undefined> | undefined;
+    await stub.openRun(runKey, input.model, input.allowance ?? {});
+    let closed: Promise<ClosedRun | undefined> | undefined;
     return { close: () => (closed ??= stub.closeRun(runKey)) };
   }
 
@@ -84,10 +84,13 @@ export class ContainerAgentAdapter implements AgentAdapter {
   ): AsyncGenerator<AgentEvent> {
     let reported: Extract<AgentEvent, { type: "usage" }> | undefined;
     const settle = async function* (last: AgentEvent): AsyncGenerator<AgentEvent> {
-      const metered = await proxied?.close().catch(() => undefined);
-      const usage = largerUsage(reported, metered);
+      const closed = await proxied?.close().catch(() => undefined);
+      const usage = largerUsage(reported, closed?.usage);
       if (usage) yield usage;
-      yield last;
+      // The proxy refused its calls once the chat's budget ran out: that is why the run ended, whatever it said.
+      yield closed?.overBudget
+        ? { type: "error", classification: "quota", retryable: false, message: BUDGET_RAN_OUT }
+        : last;
     };
     for await (const event of this.events(payload, abort)) {
       if (event.type === "usage" && proxied) {
@@ -204,7 +207,7 @@ export class ContainerAgentAdapter implements AgentAdapter {
 
 interface ProxiedRun {
   /** Ends the run's access to the model proxy (once) and returns what its calls cost. */
-  close: () => Promise<ProxyUsage | undefined>;
+  close: () => Promise<ClosedRun | undefined>;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { AgentEvent } from "../protocol/events.ts";
 import type { AssistantMessage, HistoryMessage } from "../protocol/messages.ts";
 import type { ModelTool, RunPayload, ToolOutcome } from "../protocol/run-payload.ts";
+import type { RunAllowance } from "./agent-runs.ts";
 import type { MediaLibrary } from "./media-parts.ts";
 
 /** One model call: the conversation so far, the tools the model may call, and who may cancel it. */
@@ -53,6 +54,8 @@ export type ToolExecutor = (name: string, argumentsText: string) => Promise<Tool
 /** What an agent adapter runs: the run payload, the tools it may call here, and who may cancel it. */
 export interface AgentRunInput extends RunPayload {
   signal?: AbortSignal;
+  /** What the run may spend through the model proxy before its calls are refused (what is left of today's budget). */
+  allowance?: RunAllowance;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Container } from "@cloudflare/containers";
-import type { AgentContainerHandle, ProxyUsage } from "../adapters/agent-runs.ts";
+import type { AgentContainerHandle, ClosedRun, ProxyUsage, RunAllowance } from "../adapters/agent-runs.ts";
 import { settingsOf } from "../config/settings.ts";
 import type { Env } from "../env.ts";
 import type { Admission } from "./model-proxy-admission.ts";
@@ -71,8 +71,8 @@ export class AgentContainer extends Container<Env> implements AgentContainerHand
   }
 
   /** Before a run starts: its model calls may go through the proxy, pinned to `model`, until `closeRun`. */
-  async openRun(runKey: string, model: string): Promise<void> {
-    await this.runs().open(runKey, model);
+  async openRun(runKey: string, model: string, allowance: RunAllowance): Promise<void> {
+    await this.runs().open(runKey, model, allowance);
   }
 
   async admitModelCall(runKey: string): Promise<Admission> {
@@ -84,7 +84,7 @@ export class AgentContainer extends Container<Env> implements AgentContainerHand
   }
 
   /** The run is over: its token opens nothing any more. Returns what its model calls cost, as the proxy saw it. */
-  async closeRun(runKey: string): Promise<ProxyUsage | undefined> {
+  async closeRun(runKey: string): Promise<ClosedRun | undefined> {
     return this.runs().close(runKey);
   }
 }

@@ -1,6 +1,7 @@
 import type { ProxyUsage } from "../adapters/agent-runs.ts";
 import { settingsOf } from "../config/settings.ts";
 import type { Env } from "../env.ts";
+import { BUDGET_RAN_OUT } from "../protocol/events.ts";
 import { runKeyOf, verifyRunToken } from "../protocol/run-token.ts";
 
 /** Whether a model call of a run may go ahead now, and with which model. */
@@ -9,7 +10,9 @@ export type Admission =
   /** The run was closed (or never opened): its token opens nothing. */
   | { kind: "closed" }
   /** The run made MAX_MODEL_CALLS_PER_MINUTE calls in the last minute. */
-  | { kind: "rate_limited"; retryAfterSeconds: number };
+  | { kind: "rate_limited"; retryAfterSeconds: number }
+  /** The run has spent what its chat's daily budget left it when it started. */
+  | { kind: "over_budget" };
 
 /** The running turns of one chat's container, as the proxy needs them (the AgentContainer object in production). */
 export interface RunLedger {
@@ -24,7 +27,7 @@ const MAX_PROXIED_REQUEST_BYTES = 16 * 1024 * 1024;
 /** Whether a proxied model call may go ahead: with the run's model and ledger, or refused with why. */
 export type ProxyAdmission =
   | { kind: "admitted"; model: string; runKey: string; ledger: RunLedger }
-  | { kind: "refused"; status: 401; message: string }
+  | { kind: "refused"; status: 401 | 400; reason: "auth" | "budget"; message: string }
   | { kind: "rate_limited"; retryAfterSeconds: number; message: string };
 
 export interface AdmissionInput {
@@ -53,14 +56,22 @@ export async function admitProxiedCall(input: AdmissionInput): Promise<ProxyAdmi
       : undefined;
   // A token of another chat's run is refused too: each container pays only for its own chat's turns.
   if (!presented || !claims || env.AGENT_CONTAINER?.idFromName(claims.chatKey).toString() !== input.containerId) {
-    return { kind: "refused", status: 401, message: "Not the token of a turn running in this container." };
+    return {
+      kind: "refused",
+      status: 401,
+      reason: "auth",
+      message: "Not the token of a turn running in this container.",
+    };
   }
   const ledger = input.ledgerFor(claims.chatKey);
   const runKey = await runKeyOf(presented);
   const admission = await ledger.admit(runKey);
   switch (admission.kind) {
     case "closed":
-      return { kind: "refused", status: 401, message: "That turn is not running any more." };
+      return { kind: "refused", status: 401, reason: "auth", message: "That turn is not running any more." };
+    case "over_budget":
+      // Not retried by the CLIs (a 4xx that is not a rate limit): the run ends, and the turn says why.
+      return { kind: "refused", status: 400, reason: "budget", message: `Stopped: ${BUDGET_RAN_OUT}.` };
     case "rate_limited":
       return {
         kind: "rate_limited",

@@ -72,7 +72,12 @@ export async function proxyResponsesCall(input: AdmissionInput): Promise<Respons
   const admission = await admitProxiedCall(input);
   switch (admission.kind) {
     case "refused":
-      return apiError(admission.status, "invalid_request_error", "invalid_api_key", admission.message);
+      return apiError(
+        admission.status,
+        "invalid_request_error",
+        admission.reason === "auth" ? "invalid_api_key" : "budget_exceeded",
+        admission.message,
+      );
     case "rate_limited":
       return apiError(429, "rate_limit_error", "rate_limit_exceeded", admission.message, {
         "retry-after": String(admission.retryAfterSeconds),

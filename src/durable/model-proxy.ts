@@ -66,7 +66,11 @@ export async function proxyModelCall(input: ModelProxyInput): Promise<Response> 
   const admission = await admitProxiedCall(input);
   switch (admission.kind) {
     case "refused":
-      return refusal(admission.status, "authentication_error", admission.message);
+      return refusal(
+        admission.status,
+        admission.reason === "auth" ? "authentication_error" : "invalid_request_error",
+        admission.message,
+      );
     case "rate_limited":
       return refusal(429, "rate_limit_error", admission.message, {
         "retry-after": String(admission.retryAfterSeconds),
@@ -95,7 +99,7 @@ export async function proxyModelCall(input: ModelProxyInput): Promise<Response> 
       throw new Error(`unknown body ${JSON.stringify(unexpected)}`);
     }
   }
-  const pinned = pin(read.body, {
+  const pinned = pin(forwardedBody(read.body), {
     model,
     maxTokens: incoming.pathname === "/v1/messages" ? settings.agentMaxOutputTokens : undefined,
   });
@@ -103,11 +107,7 @@ export async function proxyModelCall(input: ModelProxyInput): Promise<Response> 
   const upstream = new URL(settings.anthropicBaseUrl ?? "https://api.anthropic.com");
   upstream.pathname = `${upstream.pathname.replace(/\/$/, "")}${incoming.pathname}`;
   upstream.search = incoming.search;
-  const headers = new Headers(request.headers);
-  headers.delete("authorization");
-  headers.delete("content-length");
-  headers.delete("host");
-  headers.set("x-api-key", settings.anthropicApiKey);
+  const headers = forwardedHeaders(request.headers, settings.anthropicApiKey);
   let answer: Response;
   try {
     answer = await fetch(upstream, { method: "POST", headers, body: JSON.stringify(pinned), signal: request.signal });
@@ -120,6 +120,68 @@ export async function proxyModelCall(input: ModelProxyInput): Promise<Response> 
     usageMeter((usage) => bestEffort("recording a proxied call's usage", () => ledger.record(runKey, usage))),
   );
   return new Response(metered, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
+}
+
+/**
+ * What the runner's CLI needs of the Messages API, and nothing more: these body fields (no `mcp_servers`, `container`
+ * or anything else that reaches past the egress list or the meter), client tools only (a tool with a `type` other
+ * than `custom` runs on Anthropic's side: web search and fetch, code execution, MCP toolsets — fees and egress around
+ * the meter), and these beta headers (what Claude Code sends; checked against the real CLI in the runner's tests).
+ */
+const FORWARDED_FIELDS = new Set([
+  "model",
+  "messages",
+  "system",
+  "tools",
+  "tool_choice",
+  "metadata",
+  "max_tokens",
+  "thinking",
+  "context_management",
+  "output_config",
+  "stream",
+  "stop_sequences",
+  "temperature",
+  "top_p",
+  "top_k",
+]);
+const FORWARDED_BETAS = new Set([
+  "claude-code-20250219",
+  "interleaved-thinking-2025-05-14",
+  "context-management-2025-06-27",
+  "mid-conversation-tool-changes-2026-07-01",
+  "thinking-token-count-2026-05-13",
+  "effort-2025-11-24",
+  "thinking-display-updates-2026-08-18",
+  "fine-grained-tool-streaming-2025-05-14",
+  "token-efficient-tools-2025-02-19",
+]);
+const FORWARDED_HEADERS = ["anthropic-version", "content-type", "accept"];
+
+export function forwardedBody(body: Record<string, unknown>): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(body)) if (FORWARDED_FIELDS.has(field)) kept[field] = value;
+  if (Array.isArray(kept.tools)) {
+    kept.tools = kept.tools.filter((tool: unknown) => {
+      const type = tool !== null && typeof tool === "object" ? (tool as { type?: unknown }).type : undefined;
+      return type === undefined || type === "custom";
+    });
+  }
+  return kept;
+}
+
+export function forwardedHeaders(incoming: Headers, apiKey: string): Headers {
+  const headers = new Headers({ "x-api-key": apiKey });
+  for (const name of FORWARDED_HEADERS) {
+    const value = incoming.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  const betas = (incoming.get("anthropic-beta") ?? "")
+    .split(",")
+    .map((beta) => beta.trim())
+    .filter((beta) => FORWARDED_BETAS.has(beta));
+  if (betas.length > 0) headers.set("anthropic-beta", betas.join(","));
+  return headers;
 }
 
 /** The request as it goes upstream: the run's model, and `max_tokens` (and a thinking budget) within the cap. */
@@ -147,11 +209,25 @@ export function pin(
 
 /**
  * Passes a Messages API answer through unchanged and reads its usage on the way: from the SSE events
- * (`message_start`, `message_delta`) of a stream, or from the JSON of a plain answer. Reports once, at the end.
+ * (`message_start`, `message_delta`) of a stream, or from the JSON of a plain answer. The input is reported as soon
+ * as `message_start` gives it, so a stream the client hangs up on is still counted; the rest at the end.
  */
 export function usageMeter(report: (usage: ProxyUsage) => Promise<unknown>): TransformStream<Uint8Array, Uint8Array> {
   const decoder = new TextDecoder();
   const usage: ProxyUsage = { ...EMPTY_USAGE, calls: 1 };
+  /** What was reported already: each report adds only what is new, so the ledger never counts a call twice. */
+  let reported: ProxyUsage = { ...EMPTY_USAGE };
+  const reportSoFar = (): Promise<unknown> => {
+    const delta: ProxyUsage = {
+      calls: usage.calls - reported.calls,
+      inputTokens: Math.max(0, usage.inputTokens - reported.inputTokens),
+      outputTokens: Math.max(0, usage.outputTokens - reported.outputTokens),
+      cacheReadTokens: Math.max(0, usage.cacheReadTokens - reported.cacheReadTokens),
+      cacheWriteTokens: Math.max(0, usage.cacheWriteTokens - reported.cacheWriteTokens),
+    };
+    reported = { ...usage };
+    return report(delta);
+  };
   let pending = "";
   /** A plain JSON answer is kept (bounded) to be read at the end. */
   let whole = "";
@@ -177,8 +253,10 @@ export function usageMeter(report: (usage: ProxyUsage) => Promise<unknown>): Tra
         message?: { usage?: unknown };
         usage?: unknown;
       };
-      if (event.type === "message_start") read(event.message?.usage);
-      else if (event.type === "message_delta") read(event.usage);
+      if (event.type === "message_start") {
+        read(event.message?.usage);
+        reportSoFar();
+      } else if (event.type === "message_delta") read(event.usage);
     } catch {
       // not an event we read
     }
@@ -206,7 +284,7 @@ export function usageMeter(report: (usage: ProxyUsage) => Promise<unknown>): Tra
           // a stream, or not JSON
         }
       }
-      await report(usage);
+      await reportSoFar();
     },
   });
 }

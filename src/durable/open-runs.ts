@@ -1,4 +1,4 @@
-import type { ProxyUsage } from "../adapters/agent-runs.ts";
+import type { ClosedRun, ProxyUsage, RunAllowance } from "../adapters/agent-runs.ts";
 import { admitCall, EMPTY_USAGE } from "./model-proxy.ts";
 import type { Admission, RunLedger } from "./model-proxy-admission.ts";
 
@@ -9,6 +9,10 @@ export interface OpenRun {
   usage: ProxyUsage;
   /** When its recent model calls were admitted (epoch ms, the last minute only). */
   recentCalls: number[];
+  /** What it may spend; absent in runs opened before allowances existed. */
+  allowance?: RunAllowance;
+  /** A call was refused because the run had spent its allowance. */
+  overBudget?: boolean;
 }
 
 /** Where the open runs are kept: the AgentContainer object's storage in production, a Map in tests. */
@@ -36,19 +40,23 @@ export class OpenRuns implements RunLedger {
   }
 
   /** Before a run starts: its model calls may go through the proxy, pinned to `model`, until `close`. */
-  async open(runKey: string, model: string): Promise<void> {
+  async open(runKey: string, model: string, allowance: RunAllowance = {}): Promise<void> {
     const now = this.now();
     const oldestFirst = [...(await this.store.all()).entries()].sort(([, a], [, b]) => a.openedAt - b.openedAt);
     const excess = oldestFirst.length - (MAX_OPEN_RUNS - 1);
     const expired = oldestFirst.filter(([, run], index) => index < excess || now - run.openedAt > FORGOTTEN_AFTER_MS);
     if (expired.length > 0) await this.store.delete(expired.map(([key]) => key));
-    await this.store.put(runKey, { model, openedAt: now, usage: { ...EMPTY_USAGE }, recentCalls: [] });
+    await this.store.put(runKey, { model, openedAt: now, usage: { ...EMPTY_USAGE }, recentCalls: [], allowance });
   }
 
   /** A model call of the run: admitted (and counted) while the run is open and within its rate. */
   async admit(runKey: string): Promise<Admission> {
     const run = await this.store.get(runKey);
     if (!run) return { kind: "closed" };
+    if (spentAllowance(run)) {
+      await this.store.put(runKey, { ...run, overBudget: true });
+      return { kind: "over_budget" };
+    }
     const decision = admitCall(run.recentCalls, this.now());
     await this.store.put(runKey, { ...run, recentCalls: decision.recent });
     return decision.admitted
@@ -62,11 +70,22 @@ export class OpenRuns implements RunLedger {
   }
 
   /** The run is over: its token opens nothing any more. Returns what its model calls cost, as the proxy saw it. */
-  async close(runKey: string): Promise<ProxyUsage | undefined> {
+  async close(runKey: string): Promise<ClosedRun | undefined> {
     const run = await this.store.get(runKey);
     await this.store.delete([runKey]);
-    return run?.usage;
+    return run ? { usage: run.usage, overBudget: run.overBudget === true } : undefined;
   }
+}
+
+/** Whether a run's calls so far reach what it may spend (tokens, or dollars at its model's price). */
+function spentAllowance(run: OpenRun): boolean {
+  const { allowance, usage } = run;
+  if (!allowance) return false;
+  const input = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+  if (allowance.maxTokens !== undefined && input + usage.outputTokens >= allowance.maxTokens) return true;
+  if (allowance.maxCostUsd === undefined || !allowance.price) return false;
+  const cost = (input * allowance.price.input + usage.outputTokens * allowance.price.output) / 1_000_000;
+  return cost >= allowance.maxCostUsd;
 }
 
 function addUsage(a: ProxyUsage, b: ProxyUsage): ProxyUsage {

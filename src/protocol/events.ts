@@ -20,6 +20,8 @@ export const errorClassificationSchema = z.enum([
 export type ErrorClassification = z.infer<typeof errorClassificationSchema>;
 
 export const TOOL_PREVIEW_LENGTH = 200;
+/** The message of the `quota` error a turn gets when its chat's daily budget runs out during it. */
+export const BUDGET_RAN_OUT = "the chat's daily budget ran out during the turn";
 /** The longest text one `text_delta` carries; a runner splits longer pieces. */
 export const MAX_DELTA_LENGTH = 16_000;
 

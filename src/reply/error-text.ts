@@ -1,9 +1,7 @@
-import type { AgentErrorEvent } from "../protocol/events.ts";
+import { type AgentErrorEvent, BUDGET_RAN_OUT } from "../protocol/events.ts";
 
 /** The message of the `timeout` error a turn gets when it runs into its time limit (see runTurn). */
 export const TURN_TIME_LIMIT = "the turn ran into its time limit";
-/** The message of the `quota` error a turn gets when the chat's daily budget runs out during it. */
-export const TURN_BUDGET = "the chat's daily budget ran out during the turn";
 
 /** One short message per kind of failure; the technical detail goes to the log, not the chat, except for refusals. */
 export function userFacingError(error: AgentErrorEvent): string {
@@ -11,7 +9,7 @@ export function userFacingError(error: AgentErrorEvent): string {
     case "auth":
       return "⚠️ The AI provider refused this bot's credentials. The bot's owner needs to check the API key.";
     case "quota":
-      if (error.message === TURN_BUDGET) {
+      if (error.message === BUDGET_RAN_OUT) {
         return "⏳ This chat's budget for today ran out while I was working on that, so I stopped. /status shows it.";
       }
       return "⚠️ The AI provider is rate-limiting this bot right now. Please try again in a minute.";

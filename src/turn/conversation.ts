@@ -1,3 +1,4 @@
+import type { RunAllowance } from "../adapters/agent-runs.ts";
 import { fitHistory } from "../adapters/fit-history.ts";
 import { type MediaLibrary, withFilesAsText } from "../adapters/media-parts.ts";
 import { runToolLoop } from "../adapters/tool-loop.ts";
@@ -8,15 +9,15 @@ import { bytesForTokens, summarySection } from "../compaction/summary.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
 import type { Provider } from "../config/providers.ts";
 import type { ToolCallbackRoute } from "../config/settings.ts";
+import type { ModelPrice } from "../config/settings-lists.ts";
 import { bestEffort } from "../lib/best-effort.ts";
 import type { ChatMcp } from "../mcp/chat-mcp.ts";
 import { planMedia } from "../media/load.ts";
 import { mediaBucket } from "../media/services.ts";
-import type { AgentEvent } from "../protocol/events.ts";
+import { type AgentEvent, BUDGET_RAN_OUT } from "../protocol/events.ts";
 import type { HistoryMessage } from "../protocol/messages.ts";
 import { agentToolsPath, WORKER_CALLBACK_HOST } from "../protocol/run-payload.ts";
 import { mintRunToken } from "../protocol/run-token.ts";
-import { TURN_BUDGET } from "../reply/error-text.ts";
 import type { DailySpend, HistorySummary } from "../store/chat-meta.ts";
 import { TurnTrust } from "../tools/context.ts";
 import type { ActiveRun } from "./active-run.ts";
@@ -133,7 +134,7 @@ export async function startConversation(
             config.budget,
           ) === undefined
             ? undefined
-            : TURN_BUDGET,
+            : BUDGET_RAN_OUT,
       });
       return { events, trust };
     }
@@ -154,6 +155,7 @@ export async function startConversation(
         ...(sessionId ? { sessionId } : {}),
         toolCallback: { url: toolCallbackUrl(settings.toolCallback, ctx.chatKey), token },
         signal: run.signal,
+        allowance: allowanceOf(config, input.spend, settings.modelPrices.get(input.model)),
       });
       return { events, trust };
     }
@@ -205,6 +207,16 @@ function cappedTools(
           ...outcome,
           content: `${outcome.content.slice(0, room)}\n[cut: this turn's tool results reached their limit]`,
         };
+  };
+}
+
+/** What is left of the chat's daily budget for an agent run: the proxy refuses its calls once it is spent. */
+function allowanceOf(config: EffectiveConfig, spend: DailySpend, price: ModelPrice | undefined): RunAllowance {
+  const { dailyTokens, dailyCostUsd } = config.budget;
+  return {
+    ...(dailyTokens === undefined ? {} : { maxTokens: Math.max(0, dailyTokens - spend.tokens) }),
+    ...(dailyCostUsd === undefined ? {} : { maxCostUsd: Math.max(0, dailyCostUsd - spend.costUsd) }),
+    ...(price ? { price } : {}),
   };
 }
 

@@ -359,7 +359,7 @@ describe("the container's outbound handlers", () => {
     expect(request!.headers["x-api-key"]).toBe("test-anthropic-key");
     expect(request!.headers.authorization).toBeUndefined();
     expect(request!.body).toMatchObject({ model: "claude-pinned", max_tokens: 16000 });
-    const usage = await containerOf(chatKey).close(runKey);
+    const usage = (await containerOf(chatKey).close(runKey))?.usage;
     expect(usage).toMatchObject({ calls: 1 });
     expect(usage!.inputTokens + usage!.outputTokens).toBeGreaterThan(0);
     // The turn is over: its token opens nothing any more.

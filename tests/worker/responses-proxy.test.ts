@@ -149,7 +149,7 @@ describe("the Responses API proxy (openai.internal)", () => {
     expect(toolTypes(additional.tools)).toEqual(["namespace"]);
 
     // The usage of the stream's last event, as the ledger keeps it (input without the cached tokens).
-    expect(await containerOf(chatKey).close(runKey)).toEqual({
+    expect((await containerOf(chatKey).close(runKey))?.usage).toEqual({
       calls: 1,
       inputTokens: 1000,
       outputTokens: 34,
@@ -168,7 +168,7 @@ describe("the Responses API proxy (openai.internal)", () => {
     const [first, second] = await fakes.requests("openai");
     expect(first!.body).toMatchObject({ max_output_tokens: 300, tool_choice: "auto" });
     expect(second!.body).toMatchObject({ max_output_tokens: 16000, model: "gpt-pinned" });
-    expect((await containerOf(chatKey).close(runKey))?.calls).toBe(2);
+    expect((await containerOf(chatKey).close(runKey))?.usage.calls).toBe(2);
   });
 
   it("records a call whose client hung up mid-stream, estimated from what was sent and what arrived", async () => {
@@ -190,7 +190,7 @@ describe("the Responses API proxy (openai.internal)", () => {
       seen += new TextDecoder().decode(value);
     }
     await reader.cancel("the CLI went away");
-    const usage = await containerOf(chatKey).close(runKey);
+    const usage = (await containerOf(chatKey).close(runKey))?.usage;
     expect(usage?.calls).toBe(1);
     // The request was about 2 KB (so hundreds of tokens in), the text that arrived a few tokens out.
     expect(usage!.inputTokens).toBeGreaterThan(300);

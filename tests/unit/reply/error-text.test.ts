@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import {
   type AgentErrorEvent,
+  BUDGET_RAN_OUT,
   type ErrorClassification,
   errorClassificationSchema,
 } from "../../../src/protocol/events.ts";
-import { TURN_BUDGET, TURN_TIME_LIMIT, userFacingError } from "../../../src/reply/error-text.ts";
+import { TURN_TIME_LIMIT, userFacingError } from "../../../src/reply/error-text.ts";
 
 const errorOf = (classification: ErrorClassification, message = "detail from the provider"): AgentErrorEvent => ({
   type: "error",
@@ -54,7 +55,7 @@ describe("userFacingError", () => {
   });
 
   it("tells a spent daily budget from the provider's rate limit", () => {
-    const budget = userFacingError(errorOf("quota", TURN_BUDGET));
+    const budget = userFacingError(errorOf("quota", BUDGET_RAN_OUT));
     expect(budget).toContain("budget for today ran out");
     expect(budget).not.toMatch(/rate-limiting/);
   });
