@@ -202,7 +202,9 @@ describe("a run's allowance", () => {
     const ledger = new OpenRuns({
       get: async (key) => runs.get(key),
       put: async (key, run) => void runs.set(key, run),
-      delete: async (keys) => keys.forEach((key) => runs.delete(key)),
+      delete: async (keys) => {
+        for (const key of keys) runs.delete(key);
+      },
       all: async () => new Map(runs),
     });
     await ledger.open("run", "claude-x", { maxTokens: 1_000 });
