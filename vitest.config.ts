@@ -44,7 +44,7 @@ export default defineConfig({
                 ALLOWED_CHAT_IDS: "1001,1002,-2001,-2002,-3001",
                 ADMIN_USER_IDS: "1001",
                 ADMIN_CHAT_IDS: "1001",
-                ADMIN_TOKEN: "test-admin-token",
+                ADMIN_TOKEN: "test-admin-token-0123456789abcdefghij",
                 OPENAI_API_KEY: "test-openai-key",
                 ANTHROPIC_API_KEY: "test-anthropic-key",
                 DEFAULT_PROVIDER: "openai",

@@ -38,7 +38,7 @@ if (playground) {
   const withPlaygroundChat = (list: string | undefined) =>
     [list?.trim(), String(PLAYGROUND_CHAT.id)].filter(Boolean).join(",");
   // A token made for this run only, when .dev.vars has none: the console needs one to sign in.
-  if (unset(variables.ADMIN_TOKEN)) playgroundAdminToken = randomBytes(12).toString("hex");
+  if (unset(variables.ADMIN_TOKEN)) playgroundAdminToken = randomBytes(24).toString("hex");
   const vars: Record<string, string> = {
     TELEGRAM_BOT_TOKEN: botToken,
     TELEGRAM_WEBHOOK_SECRET: webhookSecret,

@@ -53,7 +53,9 @@ export async function compactIfDue(ctx: CompactionContext, signal?: AbortSignal)
     // A backlog near the stored limit is folded even if a message is waiting, so that pruning never drops rows the
     // summary has not read; otherwise the next message stops this pass, and it runs again after that turn.
     const urgent = totals.count >= settings.historyMaxStored / 2;
-    const { config } = await effectiveConfigOf(ctx.configs, ctx.chat.id, settings);
+    const { config, stored } = await effectiveConfigOf(ctx.configs, ctx.chat.id, settings);
+    // An invalid stored config fails closed: no model call until it is fixed.
+    if (stored.state === "invalid") return;
     const started = ctx.now();
     const spend = spendOn(dayKey(started, config.timezone), stores.meta.get("spend"));
     // A disabled chat, or one over its budget, gets no model call of any kind.

@@ -1,4 +1,5 @@
 import { type ChatConfig, chatConfigSchema, type EffectiveConfig, resolveConfig } from "./chat-config.ts";
+import { ConfigProblemsStore } from "./config-problems.ts";
 import type { Settings } from "./settings.ts";
 
 const PREFIX = "chat-config:";
@@ -33,10 +34,12 @@ export class ChatConfigStore implements ConfigReader {
 
   async put(chatId: number, config: ChatConfig): Promise<void> {
     await this.kv.put(PREFIX + chatId, JSON.stringify(config));
+    await new ConfigProblemsStore(this.kv).clear(chatId);
   }
 
   async delete(chatId: number): Promise<void> {
     await this.kv.delete(PREFIX + chatId);
+    await new ConfigProblemsStore(this.kv).clear(chatId);
   }
 
   /** Every configured chat, following KV's list cursor. */

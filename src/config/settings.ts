@@ -20,7 +20,10 @@ export interface Settings {
   allowedChats: IdList;
   adminUserIds: IdList;
   adminChatIds: IdList;
+  /** The admin API's bearer token; undefined when unset or weaker than 32 characters (the admin surface stays shut). */
   adminToken: string | undefined;
+  /** ADMIN_TOKEN is set but shorter than 32 characters: /health and the console say so. */
+  adminTokenWeak: boolean;
   botName: string;
   openaiApiKey: string | undefined;
   openaiBaseUrl: string | undefined;
@@ -132,6 +135,18 @@ export function settingsOf(env: Env): Settings {
   return settings;
 }
 
+/** An admin token is the key to every chat's config and usage: too short to resist guessing, it opens nothing. */
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
+
+function adminTokenOf(token: string | undefined, problems: string[]): Pick<Settings, "adminToken" | "adminTokenWeak"> {
+  if (token === undefined || token.length >= MIN_ADMIN_TOKEN_LENGTH)
+    return { adminToken: token, adminTokenWeak: false };
+  problems.push(
+    `ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (e.g. openssl rand -hex 32): the admin API and the console stay closed until it is`,
+  );
+  return { adminToken: undefined, adminTokenWeak: true };
+}
+
 export function readSettings(env: Env): Settings {
   const read = new EnvReader(env);
   const { problems } = read;
@@ -190,7 +205,7 @@ export function readSettings(env: Env): Settings {
     allowedChats: read.idList("ALLOWED_CHAT_IDS", { everyoneAllowed: true }),
     adminUserIds: read.idList("ADMIN_USER_IDS", { everyoneAllowed: false }),
     adminChatIds: read.idList("ADMIN_CHAT_IDS", { everyoneAllowed: false }),
-    adminToken: read.text(env.ADMIN_TOKEN),
+    ...adminTokenOf(read.text(env.ADMIN_TOKEN), read.problems),
     botName: read.text(env.BOT_NAME) ?? "Assistant",
     openaiApiKey: read.text(env.OPENAI_API_KEY),
     openaiBaseUrl: read.url("OPENAI_BASE_URL"),

@@ -5,6 +5,7 @@ import { settingsOf } from "../config/settings.ts";
 import type { Env } from "../env.ts";
 import { adminRoutes } from "../http/routes/admin.ts";
 import { healthRoutes } from "../http/routes/health.ts";
+import { clientOf, countWrongTry, isBlocked } from "../http/wrong-tries.ts";
 import { secretsEqual } from "../protocol/http/bearer.ts";
 import { handleError } from "../protocol/http/error.ts";
 import {
@@ -65,16 +66,24 @@ export function consoleRoutes(): Hono<ConsoleEnv> {
   });
 
   app.get("/sign-in", (c) => {
-    const token = settingsOf(c.env).adminToken;
-    return c.html(<SignInPage failed={false} unavailable={token === undefined} />, token === undefined ? 503 : 200);
+    const { adminToken: token, adminTokenWeak: weak } = settingsOf(c.env);
+    return c.html(
+      <SignInPage failed={false} unavailable={token === undefined} weak={weak} />,
+      token === undefined ? 503 : 200,
+    );
   });
 
   app.post("/sign-in", async (c) => {
     const expected = settingsOf(c.env).adminToken;
-    if (expected === undefined) return c.html(<SignInPage failed={false} unavailable />, 503);
+    if (expected === undefined) {
+      return c.html(<SignInPage failed={false} unavailable weak={settingsOf(c.env).adminTokenWeak} />, 503);
+    }
+    const client = clientOf(c.req.raw);
+    if (isBlocked(client)) return c.html(<SignInPage failed blocked />, 429);
     const form = await c.req.parseBody();
     const presented = typeof form.token === "string" ? form.token.trim() : "";
     if (presented === "" || !(await secretsEqual(presented, expected))) {
+      await countWrongTry(c.env, client);
       return c.html(<SignInPage failed />, 401);
     }
     await startSession(c, expected, Date.now());

@@ -71,6 +71,8 @@ export const chatMetaSchemas = {
   pairing: z.object({ code: z.string(), expiresAt: z.number() }),
   /** Tool calls waiting for the person's confirmation, newest last. */
   pendingActions: z.array(pendingActionSchema).max(20),
+  /** When the chat was last told that its stored config is invalid (at most once an hour). */
+  configProblemNoticeAt: z.number(),
   /** Wrong setup codes tried this hour (`/pair <code>`). */
   setupAttempts: z.object({ since: z.number(), count: z.number().int() }),
 };

@@ -1,5 +1,7 @@
 import { budgetNotice, exhaustedLimit, spendOn } from "../budget/budget.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
+import { ConfigProblemsStore } from "../config/config-problems.ts";
+import type { StoredConfig } from "../config/config-store.ts";
 import { dayKey, startOfNextDay } from "../config/zones.ts";
 import { bestEffort } from "../lib/best-effort.ts";
 import type { DailySpend } from "../store/chat-meta.ts";
@@ -22,8 +24,12 @@ export type Admission =
       spend?: DailySpend;
     };
 
+/** A chat whose config is invalid is told at most this often. */
+const CONFIG_NOTICE_INTERVAL_MS = 60 * 60 * 1000;
+
 /** What a refused task or `/agent` run is recorded as (a refused chat message is kept, not failed). */
 const REFUSED: Record<RefusalReason, string> = {
+  "config invalid": "the chat's stored config is invalid",
   disabled: "the bot is disabled in this chat",
   "not allowed": "/agent is for admins in this chat",
   budget: "over the daily budget; not run",
@@ -36,9 +42,19 @@ const REFUSED: Record<RefusalReason, string> = {
 export function admit(
   ctx: Pick<ChatContext, "access" | "stores">,
   request: TurnRequest,
-  config: EffectiveConfig,
+  chatConfig: { effective: EffectiveConfig; stored: StoredConfig },
   now: number,
 ): Admission {
+  const { effective: config, stored } = chatConfig;
+  // An invalid stored config fails closed: it may have said `enabled: false`, a budget or a narrower tool list.
+  if (stored.state === "invalid") {
+    const last = ctx.stores.meta.get("configProblemNoticeAt");
+    const notice =
+      last !== undefined && now - last < CONFIG_NOTICE_INTERVAL_MS
+        ? undefined
+        : `⚠️ This chat's settings are invalid (${stored.problem}), so I won't answer until the bot's owner fixes them (the console, or the admin API's config routes).`;
+    return { kind: "refused", reason: "config invalid", notice };
+  }
   if (!config.enabled) {
     const notice = request.kind === "agent" ? "⏸ The bot is disabled in this chat." : undefined;
     return { kind: "refused", reason: "disabled", notice };
@@ -63,14 +79,21 @@ export function admit(
  * when it may again, and the inbox rows end (a task or `/agent` run as failed, with the reason).
  */
 export async function refuse(
-  ctx: Pick<ChatContext, "stores" | "telegram" | "target">,
+  ctx: Pick<ChatContext, "stores" | "telegram" | "target" | "env" | "chat">,
   request: TurnRequest,
   refusal: Extract<Admission, { kind: "refused" }>,
   now: number,
 ): Promise<TurnOutcome> {
   const { notice, spend } = refusal;
-  if (notice !== undefined)
+  if (notice !== undefined) {
     await bestEffort("telling why a turn did not run", () => ctx.telegram.sendPlain(ctx.target, notice));
+    if (refusal.reason === "config invalid") {
+      ctx.stores.meta.set("configProblemNoticeAt", now);
+      await bestEffort("reporting an invalid config", () =>
+        new ConfigProblemsStore(ctx.env.CONFIG).report(ctx.chat.id, notice, now),
+      );
+    }
+  }
   ctx.stores.atomically(() => {
     if (spend) ctx.stores.meta.set("spend", spend);
     if (request.kind === "chat") ctx.stores.history.append(usersWithoutFiles(request.input), now);

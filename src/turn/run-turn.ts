@@ -36,9 +36,9 @@ export async function runTurn(ctx: ChatContext, request: TurnRequest): Promise<T
 async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): Promise<TurnOutcome> {
   const started = ctx.now();
   const { config, stored } = await effectiveConfigOf(ctx.configs, ctx.chat.id, ctx.settings);
-  if (stored.state === "invalid") console.warn(`chat ${ctx.chat.id}: stored config ignored (${stored.problem})`);
+  if (stored.state === "invalid") console.warn(`chat ${ctx.chat.id}: stored config invalid (${stored.problem})`);
 
-  const admission = admit(ctx, request, config, started);
+  const admission = admit(ctx, request, { effective: config, stored }, started);
   if (admission.kind === "refused") return refuse(ctx, request, admission, started);
 
   const choice = chooseModel(ctx, request, config);

@@ -35,4 +35,4 @@ export type AdmittedTurn = TurnRequest & { users: UserMessage[] };
 export type TurnOutcome =
   | { ok: true; text: string }
   | { ok: false; error: AgentErrorEvent }
-  | { ok: "skipped"; reason: "disabled" | "not allowed" | "budget" };
+  | { ok: "skipped"; reason: "disabled" | "not allowed" | "budget" | "config invalid" };

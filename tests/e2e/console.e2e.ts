@@ -7,7 +7,7 @@ import { openaiCompletion } from "../fakes/bodies.ts";
 import { type Fakes, startFakes } from "../fakes/server.ts";
 import { CHROMIUM, HAVE_CHROMIUM } from "./browser.ts";
 
-const ADMIN_TOKEN = "e2e-admin-token";
+const ADMIN_TOKEN = "e2e-admin-token-0123456789abcdefghij";
 const CHAT = 4242;
 /** Each page's screenshot, saved by the run (docs/console.png is the chats page of one such run). */
 const SHOTS = join("test-results", "e2e");

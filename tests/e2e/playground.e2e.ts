@@ -13,7 +13,7 @@ import { openaiCompletion } from "../fakes/bodies.ts";
 import { type Fakes, startFakes } from "../fakes/server.ts";
 import { CHROMIUM, HAVE_CHROMIUM } from "./browser.ts";
 
-const ADMIN_TOKEN = "e2e-playground-token";
+const ADMIN_TOKEN = "e2e-playground-token-0123456789abcdefghij";
 const SHOTS = join("test-results", "e2e");
 
 let fakes: Fakes;

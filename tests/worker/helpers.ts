@@ -11,7 +11,7 @@ import type {
 } from "../fakes/server.ts";
 
 export const WEBHOOK_SECRET = "test-webhook-secret";
-export const ADMIN_TOKEN = "test-admin-token";
+export const ADMIN_TOKEN = "test-admin-token-0123456789abcdefghij";
 export const BOT = { id: 123456, username: "testbot" };
 export const PRIVATE_CHAT = 1001;
 export const OTHER_PRIVATE_CHAT = 1002;
@@ -187,9 +187,17 @@ export function session(chatId: number, threadId?: number) {
   return env.CHAT_SESSION.get(env.CHAT_SESSION.idFromName(key));
 }
 
+let nextClient = 1;
+
+/**
+ * A call of the admin API. Each comes from its own client address (wrong tokens are limited per client, and tests
+ * that send some must not lock the others out), unless the caller sets `cf-connecting-ip` itself.
+ */
 export async function admin(path: string, init: RequestInit & { token?: string | null } = {}): Promise<Response> {
   const { token = ADMIN_TOKEN, ...rest } = init;
   const headers = new Headers(rest.headers);
+  if (!headers.has("cf-connecting-ip"))
+    headers.set("cf-connecting-ip", `198.18.${nextClient >> 8}.${nextClient++ & 255}`);
   if (token !== null) headers.set("authorization", `Bearer ${token}`);
   if (rest.body !== undefined && !headers.has("content-type")) headers.set("content-type", "application/json");
   return exports.default.fetch(`http://bot.test/admin${path}`, { ...rest, headers });

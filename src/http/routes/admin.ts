@@ -21,6 +21,7 @@ import { changeTask, liveTasksOf } from "../../tasks/task-admin.ts";
 import { TelegramClient } from "../../telegram/client.ts";
 import { tools } from "../../tools/index.ts";
 import { validInput } from "../valid-input.ts";
+import { clientOf, countWrongTry, isBlocked } from "../wrong-tries.ts";
 import { adminOpenApiDocument } from "./admin-openapi.ts";
 
 type AdminEnv = { Bindings: Env };
@@ -61,7 +62,7 @@ const userIdParam = z.object({ userId: chatIdText });
  */
 export function adminRoutes(): Hono<AdminEnv> {
   const admin = new Hono<AdminEnv>();
-  admin.use("*", requireAdminTokenSet, requireBearer<AdminEnv>(adminTokenMatches));
+  admin.use("*", requireAdminTokenSet, refuseGuessers, requireBearer<AdminEnv>(adminTokenMatches));
 
   admin.get("/chats", async (c) => {
     const [configured, directory] = await Promise.all([store(c.env).list(), listChatDirectory(drizzle(c.env.DB))]);
@@ -265,9 +266,19 @@ const requireAdminTokenSet = createMiddleware<AdminEnv>(async (c, next) => {
   await next();
 });
 
+/** A client that made too many wrong tries is refused for a while before its token is even compared. */
+const refuseGuessers = createMiddleware<AdminEnv>(async (c, next) => {
+  if (isBlocked(clientOf(c.req.raw))) {
+    throw new HttpError(429, { code: "too_many_tries", message: "Too many wrong tokens; try again in a minute." });
+  }
+  await next();
+});
+
 async function adminTokenMatches(presented: string, c: Context<AdminEnv>): Promise<boolean> {
   const expected = settingsOf(c.env).adminToken;
-  return expected !== undefined && (await secretsEqual(presented, expected));
+  const matches = expected !== undefined && (await secretsEqual(presented, expected));
+  if (!matches) await countWrongTry(c.env, clientOf(c.req.raw));
+  return matches;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { ConfigProblemsStore } from "../../config/config-problems.ts";
 import { builtInProvider, type Settings, settingsOf } from "../../config/settings.ts";
 import type { Env } from "../../env.ts";
 import { mediaBucket } from "../../media/services.ts";
@@ -8,10 +9,26 @@ import { mediaBucket } from "../../media/services.ts";
  * values. The webhook refuses every call while TELEGRAM_WEBHOOK_SECRET is missing.
  */
 export function healthRoutes(): Hono<{ Bindings: Env }> {
-  return new Hono<{ Bindings: Env }>().get("/", (c) => c.json(healthReport(c.env)));
+  return new Hono<{ Bindings: Env }>().get("/", async (c) =>
+    c.json(await withChatProblems(c.env, healthReport(c.env))),
+  );
 }
 
-export function healthReport(env: Env): { ok: boolean; missing: string[]; problems: string[] } {
+/** The environment's report, and how many chats get no answers because their stored config is invalid (no ids). */
+async function withChatProblems(env: Env, report: HealthReport): Promise<HealthReport> {
+  const invalid = Object.keys(await new ConfigProblemsStore(env.CONFIG).read().catch(() => ({}))).length;
+  if (invalid === 0) return report;
+  const line = `${invalid} chat${invalid === 1 ? " has" : "s have"} an invalid stored config and get${invalid === 1 ? "s" : ""} no answers until it is fixed (GET /admin/chats names them)`;
+  return { ...report, ok: false, problems: [...report.problems, line] };
+}
+
+interface HealthReport {
+  ok: boolean;
+  missing: string[];
+  problems: string[];
+}
+
+export function healthReport(env: Env): HealthReport {
   const settings = settingsOf(env);
   const missing = missingVariables(settings, env);
   const problems = [

@@ -17,6 +17,14 @@ const chat = (kind: TurnRequest["kind"] = "chat", userId = 42): TurnRequest => (
   senders: [userId],
 });
 
+/** `admit` with a config that was stored valid (or not at all). */
+const decide = (
+  ctx: Parameters<typeof admit>[0],
+  request: TurnRequest,
+  config: ReturnType<typeof resolveConfig>,
+  now: number,
+) => admit(ctx, request, { effective: config, stored: { state: "none" } }, now);
+
 /** The checks against a chat object's real stores, with the test environment's settings (admin user 1001). */
 async function withStores<T>(work: (stores: ChatStores, access: ChatAccess) => T): Promise<T> {
   return runInDurableObject(session(7001), (instance) =>
@@ -25,9 +33,22 @@ async function withStores<T>(work: (stores: ChatStores, access: ChatAccess) => T
 }
 
 describe("admit", () => {
+  it("fails closed on an invalid stored config, telling the chat once an hour", async () => {
+    const config = resolveConfig(undefined, settingsOf(env));
+    const [first, again] = await withStores((stores, access) => {
+      const stored = { state: "invalid" as const, problem: "budget.dailyTokens" };
+      const once = admit({ stores, access }, chat(), { effective: config, stored }, NOW);
+      stores.meta.set("configProblemNoticeAt", NOW);
+      return [once, admit({ stores, access }, chat(), { effective: config, stored }, NOW + 60_000)];
+    });
+    expect(first).toMatchObject({ kind: "refused", reason: "config invalid" });
+    expect(first.kind === "refused" && first.notice).toContain("settings are invalid (budget.dailyTokens)");
+    expect(again).toMatchObject({ kind: "refused", reason: "config invalid", notice: undefined });
+  });
+
   it("admits an enabled chat within its budget, with today's spend", async () => {
     const admission = await withStores((stores, access) =>
-      admit({ stores, access }, chat(), resolveConfig(undefined, settingsOf(env)), NOW),
+      decide({ stores, access }, chat(), resolveConfig(undefined, settingsOf(env)), NOW),
     );
     expect(admission).toEqual({
       kind: "admitted",
@@ -38,8 +59,8 @@ describe("admit", () => {
   it("refuses a disabled chat, telling only an /agent request", async () => {
     const config = resolveConfig({ enabled: false }, settingsOf(env));
     const [message, agent] = await withStores((stores, access) => [
-      admit({ stores, access }, chat("chat"), config, NOW),
-      admit({ stores, access }, chat("agent", 1001), config, NOW),
+      decide({ stores, access }, chat("chat"), config, NOW),
+      decide({ stores, access }, chat("agent", 1001), config, NOW),
     ]);
     expect(message).toEqual({ kind: "refused", reason: "disabled", notice: undefined });
     expect(agent).toMatchObject({ kind: "refused", reason: "disabled", notice: "⏸ The bot is disabled in this chat." });
@@ -48,7 +69,7 @@ describe("admit", () => {
   it("lets an agent start only when every sender the turn answers is an admin", async () => {
     const settings = settingsOf(env);
     const mixed = await withStores((stores, access) =>
-      admit(
+      decide(
         { stores, access },
         { ...chat("agent", 1001), senders: [42, 1001] },
         resolveConfig(undefined, settings),
@@ -61,9 +82,9 @@ describe("admit", () => {
   it("lets only admins start an agent unless the chat opens it to everyone", async () => {
     const settings = settingsOf(env);
     const [member, owner, everyone] = await withStores((stores, access) => [
-      admit({ stores, access }, chat("agent", 42), resolveConfig(undefined, settings), NOW),
-      admit({ stores, access }, chat("agent", 1001), resolveConfig(undefined, settings), NOW),
-      admit({ stores, access }, chat("agent", 42), resolveConfig({ agentAccess: "everyone" }, settings), NOW),
+      decide({ stores, access }, chat("agent", 42), resolveConfig(undefined, settings), NOW),
+      decide({ stores, access }, chat("agent", 1001), resolveConfig(undefined, settings), NOW),
+      decide({ stores, access }, chat("agent", 42), resolveConfig({ agentAccess: "everyone" }, settings), NOW),
     ]);
     expect(member).toMatchObject({ kind: "refused", reason: "not allowed" });
     expect(owner.kind).toBe("admitted");
@@ -74,9 +95,9 @@ describe("admit", () => {
     const config = resolveConfig({ budget: { dailyTokens: 100 } }, settingsOf(env));
     const [first, second] = await withStores((stores, access) => {
       stores.meta.set("spend", { day: "2026-11-23", tokens: 150, costUsd: 0, noticeSent: false });
-      const once = admit({ stores, access }, chat(), config, NOW);
+      const once = decide({ stores, access }, chat(), config, NOW);
       stores.meta.set("spend", { day: "2026-11-23", tokens: 150, costUsd: 0, noticeSent: true });
-      return [once, admit({ stores, access }, chat(), config, NOW)];
+      return [once, decide({ stores, access }, chat(), config, NOW)];
     });
     expect(first).toMatchObject({ kind: "refused", reason: "budget", spend: { noticeSent: true } });
     expect(first.kind === "refused" && first.notice).toContain("used today's budget (100 tokens)");
@@ -87,7 +108,7 @@ describe("admit", () => {
     const config = resolveConfig({ budget: { dailyTokens: 100 } }, settingsOf(env));
     const admission = await withStores((stores, access) => {
       stores.meta.set("spend", { day: "2026-11-22", tokens: 150, costUsd: 0, noticeSent: true });
-      return admit({ stores, access }, chat(), config, NOW);
+      return decide({ stores, access }, chat(), config, NOW);
     });
     expect(admission).toMatchObject({ kind: "admitted", spend: { day: "2026-11-23", tokens: 0 } });
   });
