@@ -136,7 +136,7 @@ export function settingsOf(env: Env): Settings {
 }
 
 /** An admin token is the key to every chat's config and usage: too short to resist guessing, it opens nothing. */
-export const MIN_ADMIN_TOKEN_LENGTH = 32;
+const MIN_ADMIN_TOKEN_LENGTH = 32;
 
 function adminTokenOf(token: string | undefined, problems: string[]): Pick<Settings, "adminToken" | "adminTokenWeak"> {
   if (token === undefined || token.length >= MIN_ADMIN_TOKEN_LENGTH)
