@@ -98,7 +98,7 @@ async function writeSkills(root: string, skills: readonly RunnerSkill[]): Promis
 }
 
 /** A `SKILL.md`: the description JSON-quoted (valid YAML, whatever it holds; the payload keeps it to one line). */
-export function skillFile(skill: RunnerSkill): string {
+function skillFile(skill: RunnerSkill): string {
   return `---\nname: ${skill.name}\ndescription: ${JSON.stringify(skill.description)}\n---\n\n${skill.body}\n`;
 }
 

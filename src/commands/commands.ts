@@ -11,6 +11,7 @@ import { runTurn } from "../turn/run-turn.ts";
 import { userMessageOf } from "../turn/user-message.ts";
 import { modelMenu } from "./model-menu.ts";
 import { approveText } from "./pairing.ts";
+import { skillsText } from "./skills-command.ts";
 
 /** Commands answered without a model call (all but /agent). Returns false for a command this bot does not know. */
 export async function handleCommand(ctx: ChatContext, message: IncomingMessage, inboxId: number): Promise<boolean> {
@@ -59,6 +60,9 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
       break;
     case "tasks":
       await reply(await listTasksText(ctx.db, ctx.chat.id));
+      break;
+    case "skills":
+      await reply(await skillsText(ctx, message));
       break;
     case "pair":
       await reply("This chat may already talk to the bot.");

@@ -14,6 +14,7 @@ import { assertNever, errorText } from "../lib/errors.ts";
 import { redactSecrets } from "../lib/redact.ts";
 import { ingestServicesOf } from "../media/services.ts";
 import type { ToolOutcome } from "../protocol/run-payload.ts";
+import { CachedSkills } from "../skills/skill-store.ts";
 import { ChatStores } from "../store/chat-stores.ts";
 import type { InboxItem } from "../store/inbox-store.ts";
 import { nextDueAt } from "../tasks/task-store.ts";
@@ -59,6 +60,7 @@ export class ChatSession extends DurableObject<Env> {
   readonly schedule: WakeSchedule;
   readonly usage: UsageFlush;
   private readonly configs: CachedChatConfig;
+  private readonly skills: CachedSkills;
   /** The running turn, if any: /stop, the Stop button and remote tool calls find it here. */
   private readonly runs = new RunSlot();
   /** The summary pass running after a drain, if any: a new message stops it (it runs again after that turn). */
@@ -72,6 +74,7 @@ export class ChatSession extends DurableObject<Env> {
     this.stores = new ChatStores(ctx.storage);
     this.access = new ChatAccess(settingsOf(env), { chats: {}, admins: {} });
     this.configs = new CachedChatConfig(new ChatConfigStore(env.CONFIG, tools.names));
+    this.skills = new CachedSkills(() => database(env));
     this.usage = new UsageFlush(this.stores.usage, {
       source: ctx.id.toString(),
       flushMs: settingsOf(env).usageFlushMs,
@@ -107,6 +110,11 @@ export class ChatSession extends DurableObject<Env> {
   /** The admin API changed this chat's config: use it from the next turn, without waiting for KV to catch up. */
   async configChanged(chatId: number, stored: StoredConfig): Promise<void> {
     this.configs.remember(chatId, stored);
+  }
+
+  /** The admin API (or the console) changed this chat's skills: read them again for the next turn. */
+  async skillsChanged(): Promise<void> {
+    this.skills.forget();
   }
 
   /** Called when this chat's scheduled tasks change (from any chat's tool call): re-reads the next due time. */
@@ -338,6 +346,7 @@ export class ChatSession extends DurableObject<Env> {
       registry: tools,
       ingest: ingestServicesOf(this.env, settings, this.telegram().api),
       configs: this.configs,
+      skills: this.skills,
       agentContainers: agentContainersOf(this.env),
       chatKey: chatKeyOf(target),
       target,

@@ -13,7 +13,7 @@ export type ModelTool = z.infer<typeof modelToolSchema>;
  * A chat's skill as an agent gets it: installed by the runner as a native skill (a `SKILL.md`) for this run. Only the
  * skills read on demand come this way; those the chat gives the model whole are in `systemPrompt` already.
  */
-export const runnerSkillSchema = z.object({
+const runnerSkillSchema = z.object({
   name: z
     .string()
     .max(64)

@@ -3,6 +3,7 @@ import { forget, recall, remember } from "./memory.ts";
 import { ToolRegistry } from "./registry.ts";
 import { sendMessage } from "./send-message.ts";
 import { cancelTask, listTasks, pauseTask, resumeTask, scheduleTask, updateTask } from "./task-tools.ts";
+import { useSkill } from "./use-skill.ts";
 import { webFetch } from "./web-fetch.ts";
 
 /** Every tool the bot has, named as in the seeds so prompts written for NanoClaw work. */
@@ -19,4 +20,5 @@ export const tools = new ToolRegistry([
   sendMessage,
   webFetch,
   generateImageTool,
+  useSkill,
 ]);

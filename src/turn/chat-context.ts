@@ -5,6 +5,7 @@ import type { ConfigReader } from "../config/config-store.ts";
 import type { Settings } from "../config/settings.ts";
 import type { Env } from "../env.ts";
 import type { IngestServices } from "../media/ingest.ts";
+import type { TurnSkills } from "../skills/skill.ts";
 import type { ChatStores } from "../store/chat-stores.ts";
 import type { TelegramClient } from "../telegram/client.ts";
 import type { ChatDescription, ChatTarget } from "../telegram/incoming-message.ts";
@@ -14,6 +15,12 @@ import type { RunSlot } from "./active-run.ts";
 /** Re-arms a chat's alarm after a change to its scheduled tasks (this chat's, or another's). */
 interface TaskAlarm {
   changed(chatId: number, threadId?: number): Promise<void>;
+}
+
+/** A chat's skills as its turns get them (cached by the chat's object), and a way to read them afresh after a change. */
+interface SkillReader {
+  forChat(chatId: number): Promise<TurnSkills>;
+  forget(): void;
 }
 
 /**
@@ -30,6 +37,7 @@ export interface ChatContext {
   /** Bringing a message's photos, recordings and files in (R2, Telegram's file download, transcription). */
   ingest: IngestServices;
   configs: ConfigReader;
+  skills: SkillReader;
   /** Each chat's agent container, for agent adapters. */
   agentContainers: AgentContainers;
   chatKey: string;

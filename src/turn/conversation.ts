@@ -9,6 +9,7 @@ import type { EffectiveConfig } from "../config/chat-config.ts";
 import type { Provider } from "../config/providers.ts";
 import type { ToolCallbackRoute } from "../config/settings.ts";
 import { bestEffort } from "../lib/best-effort.ts";
+import { errorText } from "../lib/errors.ts";
 import type { ChatMcp } from "../mcp/chat-mcp.ts";
 import { planMedia } from "../media/load.ts";
 import { mediaBucket } from "../media/services.ts";
@@ -17,8 +18,11 @@ import type { HistoryMessage } from "../protocol/messages.ts";
 import { agentToolsPath, WORKER_CALLBACK_HOST } from "../protocol/run-payload.ts";
 import { mintRunToken } from "../protocol/run-token.ts";
 import { TURN_BUDGET } from "../reply/error-text.ts";
+import { NO_SKILLS, type TurnSkills } from "../skills/skill.ts";
+import { skillsSection } from "../skills/skill-prompt.ts";
 import type { DailySpend } from "../store/chat-meta.ts";
 import { TurnTrust } from "../tools/context.ts";
+import { USE_SKILL } from "../tools/use-skill.ts";
 import type { ActiveRun } from "./active-run.ts";
 import type { ChatContext } from "./chat-context.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
@@ -53,7 +57,15 @@ export async function startConversation(
   const { request, config, adapter, run } = input;
   const { settings, stores } = ctx;
   const registry = ctx.registry.extendedWith(input.mcp.tools);
-  const tools = registry.allowed(config.tools, settings);
+  const allowed = registry.allowed(config.tools, settings);
+  // Skills read on demand: with use_skill for a model, as native skills for an agent (its runner installs them).
+  const skills = await skillsOf(ctx);
+  const readsSkills = adapter.kind === "model" && skills.listed.length > 0 && allowed.some((t) => t.name === USE_SKILL);
+  const tools = allowed.filter((tool) => tool.name !== USE_SKILL || readsSkills);
+  const skillText = skillsSection(
+    adapter.kind === "agent" || readsSkills ? skills : { ...skills, listed: [] },
+    adapter.kind === "agent" ? "native" : "use_skill",
+  );
   // A task's prompt was written earlier, maybe by a steered model; an agent reads the web and files on its own.
   const trust = new TurnTrust(
     request.kind === "task"
@@ -72,7 +84,8 @@ export async function startConversation(
   const summary = stores.meta.get("summary");
   const window = [
     ...fitHistory(stores.history.window(settings.historyLimit, summary?.throughId ?? 0), {
-      fixedBytes: 0,
+      // The skills given whole and listed take their part of the window.
+      fixedBytes: new TextEncoder().encode(skillText).byteLength,
       maxBytes: bytesForTokens(settings.historyWindowTokens),
     }),
     ...request.users,
@@ -83,6 +96,7 @@ export async function startConversation(
       buildSystemPrompt({
         botName: settings.botName,
         ...(config.systemPrompt ? { chatPrompt: config.systemPrompt } : {}),
+        ...(skillText ? { skills: skillText } : {}),
         chat: {
           type: ctx.chat.type,
           ...(ctx.chat.title ? { title: ctx.chat.title } : {}),
@@ -138,9 +152,20 @@ export async function startConversation(
         tools: modelTools,
         ...(sessionId ? { sessionId } : {}),
         toolCallback: { url: toolCallbackUrl(settings.toolCallback, ctx.chatKey), token },
+        skills: skills.listed.map(({ name, description, body }) => ({ name, description, body })),
         signal: run.signal,
       });
     }
+  }
+}
+
+/** The chat's skills; a turn goes on without them when they cannot be read (D1 down), rather than failing. */
+async function skillsOf(ctx: ChatContext): Promise<TurnSkills> {
+  try {
+    return await ctx.skills.forChat(ctx.chat.id);
+  } catch (error) {
+    console.warn(`chat ${ctx.chat.id}: skills could not be read; the turn goes on without them`, errorText(error));
+    return NO_SKILLS;
   }
 }
 

@@ -22,6 +22,7 @@ import { TelegramClient } from "../../telegram/client.ts";
 import { tools } from "../../tools/index.ts";
 import { validInput } from "../valid-input.ts";
 import { adminOpenApiDocument } from "./admin-openapi.ts";
+import { adminSkillsRoutes, skillPatchSchema, skillUploadSchema } from "./admin-skills.ts";
 
 type AdminEnv = { Bindings: Env };
 
@@ -242,6 +243,8 @@ export function adminRoutes(): Hono<AdminEnv> {
     return c.json(await usageReport(drizzle(c.env.DB), chatId === undefined ? undefined : Number(chatId)), 200);
   });
 
+  admin.route("/", adminSkillsRoutes());
+
   admin.get("/openapi.json", (c) =>
     c.json(
       adminOpenApiDocument({
@@ -249,6 +252,8 @@ export function adminRoutes(): Hono<AdminEnv> {
         patch: patchSchema,
         chatId: chatIdText,
         pairingCode: pairingCodeParam.shape.code,
+        skillUpload: skillUploadSchema,
+        skillPatch: skillPatchSchema,
       }),
     ),
   );
