@@ -9,6 +9,7 @@ import { CachedChatConfig, ChatConfigStore, type StoredConfig } from "../config/
 import { settingsOf } from "../config/settings.ts";
 import { recordChatActivity } from "../db/chat-directory.ts";
 import type { Env } from "../env.ts";
+import type { HelperReport } from "../helpers/helper-job.ts";
 import { bestEffort } from "../lib/best-effort.ts";
 import { assertNever, errorText } from "../lib/errors.ts";
 import { redactSecrets } from "../lib/redact.ts";
@@ -26,11 +27,13 @@ import { database } from "../tools/context.ts";
 import { tools } from "../tools/index.ts";
 import { RunSlot } from "../turn/active-run.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
+import { deliverHelperReport, pressHelperStop, stopHelpers } from "../turn/helpers.ts";
 import { userMessagesOf } from "../turn/incoming-files.ts";
 import { runTurn } from "../turn/run-turn.ts";
 import { enqueueDueTasks, runTask } from "../turn/scheduled-task.ts";
 import { agentContainersOf } from "./agent-containers.ts";
 import { chatKeyOf, chatStub } from "./chat-key.ts";
+import { helperLauncherOf } from "./helper-launcher.ts";
 import { UsageFlush } from "./usage-flush.ts";
 import { WakeSchedule } from "./wake-schedule.ts";
 
@@ -94,10 +97,12 @@ export class ChatSession extends DurableObject<Env> {
     const entry = access === "allowed" ? { kind: "message" as const, message } : { kind: "stranger" as const, message };
     const id = this.stores.inbox.enqueue(`update:${message.updateId}`, entry, now);
     if (id === undefined) return "duplicate";
-    // /stop must reach a running turn now, not after it; the turn then says it stopped.
+    // /stop must reach a running turn now, not after it; the turn then says it stopped (and so do the sender's
+    // helpers, in their reports).
     const running = this.runs.current;
     if (access === "allowed" && message.command?.name === "stop" && running) {
       running.stop("stopped");
+      await stopHelpers(this.context(), { userId: message.from?.id, isAdmin: this.access.isAdmin(message.from?.id) });
       this.stores.inbox.finish([id], now);
       return "queued";
     }
@@ -136,9 +141,20 @@ export class ChatSession extends DurableObject<Env> {
     return run.execute(name, argumentsText);
   }
 
+  /**
+   * A background helper's report, from its own object: queued in the inbox (once: its key is the helper's) and
+   * delivered in order with the chat's messages.
+   */
+  async helperFinished(report: HelperReport): Promise<void> {
+    this.stores.inbox.enqueue(`helper:${report.id}`, { kind: "helper", report }, Date.now());
+    await this.schedule.workArrived(0);
+  }
+
   /** A press of one of this chat's buttons; returns what the presser is told. */
   async pressButton(press: ButtonPress, byAdmin: boolean): Promise<string> {
     if (isModelButton(press.data)) return this.pressModelButton(press, byAdmin);
+    const helper = /^hstop:(\d{1,9})$/.exec(press.data);
+    if (helper) return pressHelperStop(this.context(), { number: Number(helper[1]), userId: press.userId, byAdmin });
     const stop = /^stop:(.+)$/.exec(press.data);
     if (!stop) return "That button is not known any more.";
     const run = this.runs.current;
@@ -247,6 +263,8 @@ export class ChatSession extends DurableObject<Env> {
         return this.answerStranger(ctx, item.id, item.message);
       case "task":
         return runTask(ctx, item.id, item.task);
+      case "helper":
+        return deliverHelperReport(ctx, item.id, item.report);
       case "message":
         if (!(await handleCommand(ctx, item.message, item.id))) this.stores.inbox.finish([item.id], Date.now());
         return;
@@ -354,6 +372,7 @@ export class ChatSession extends DurableObject<Env> {
       access: this.access,
       runs: this.runs,
       tasks: { changed: (chatId, threadId) => this.taskChanged(target, { chatId, threadId }) },
+      helpers: helperLauncherOf(this.env),
       turnDeadline: this.schedule.drainStartedAt + TURN_WALL_MS,
       now: Date.now,
     };

@@ -109,7 +109,7 @@ export async function deleteSkill(db: DrizzleD1Database, scope: SkillScope, name
  * The skills a chat's turn has, in one query: its own enabled ones, and the bot's enabled ones it has no skill of the
  * same name for (a chat's own skill, even a disabled one, stands in for the bot's).
  */
-async function skillsForChat(db: DrizzleD1Database, chatId: number): Promise<TurnSkills> {
+export async function skillsForChat(db: DrizzleD1Database, chatId: number): Promise<TurnSkills> {
   const rows = await db
     .select()
     .from(skills)

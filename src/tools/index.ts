@@ -2,6 +2,7 @@ import { generateImageTool } from "./generate-image.ts";
 import { forget, recall, remember } from "./memory.ts";
 import { ToolRegistry } from "./registry.ts";
 import { sendMessage } from "./send-message.ts";
+import { spawn } from "./spawn.ts";
 import { cancelTask, listTasks, pauseTask, resumeTask, scheduleTask, updateTask } from "./task-tools.ts";
 import { useSkill } from "./use-skill.ts";
 import { webFetch } from "./web-fetch.ts";
@@ -21,4 +22,5 @@ export const tools = new ToolRegistry([
   webFetch,
   generateImageTool,
   useSkill,
+  spawn,
 ]);

@@ -2,7 +2,7 @@ import { fitHistory } from "../adapters/fit-history.ts";
 import { type MediaLibrary, withFilesAsText } from "../adapters/media-parts.ts";
 import { runToolLoop } from "../adapters/tool-loop.ts";
 import type { Adapter } from "../adapters/types.ts";
-import { addSpend, exhaustedLimit } from "../budget/budget.ts";
+import { addSpend, exhaustedLimit, latestSpend } from "../budget/budget.ts";
 import type { PaidCalls } from "../budget/paid-calls.ts";
 import { bytesForTokens, summarySection } from "../compaction/summary.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
@@ -25,6 +25,7 @@ import { TurnTrust } from "../tools/context.ts";
 import { USE_SKILL } from "../tools/use-skill.ts";
 import type { ActiveRun } from "./active-run.ts";
 import type { ChatContext } from "./chat-context.ts";
+import { helperSpawner } from "./helpers.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
 import type { Tally } from "./tally.ts";
 import { toolContext } from "./tool-context.ts";
@@ -74,7 +75,13 @@ export async function startConversation(
         ? "the agent's own tools"
         : undefined,
   );
-  const context = toolContext(ctx, { userId: request.userId, trust, timezone: config.timezone, paid: input.paid });
+  const context = toolContext(ctx, {
+    userId: request.userId,
+    trust,
+    timezone: config.timezone,
+    paid: input.paid,
+    helpers: helperSpawner(ctx, { userId: request.userId, trust, config, tally: input.tally, paid: input.paid }),
+  });
   run.useTools(
     cappedTools(settings.toolResultsMaxChars, (name, argumentsText) =>
       registry.execute(name, argumentsText, context, config.tools),
@@ -126,10 +133,15 @@ export async function startConversation(
         executeTool: (name, argumentsText) => run.execute(name, argumentsText),
         // Someone is watching a chat's turn; a task's turn only delivers its end.
         stream: request.kind !== "task",
-        // A long tool loop stops at the daily budget rather than running past it.
+        // A long tool loop stops at the daily budget rather than running past it (the stored spend, which holds
+        // what helpers started meanwhile have been given, plus this turn's own).
         stopBeforeCall: () =>
           exhaustedLimit(
-            addSpend(input.spend, input.tally.usage, input.tally.costUsd + input.paid.costUsd),
+            addSpend(
+              latestSpend(input.spend, stores.meta.get("spend")),
+              input.tally.usage,
+              input.tally.costUsd + input.paid.costUsd,
+            ),
             config.budget,
           ) === undefined
             ? undefined

@@ -1,13 +1,13 @@
 import type { PaidCallGate } from "../budget/paid-calls.ts";
 import { mediaBucket } from "../media/services.ts";
 import { storeMedia } from "../media/store.ts";
-import type { ToolContext, TurnTrust } from "../tools/context.ts";
+import type { HelperSpawner, ToolContext, TurnTrust } from "../tools/context.ts";
 import type { ChatContext } from "./chat-context.ts";
 
 /** Who is asking and where, for the tools of one turn. */
 export function toolContext(
   ctx: ChatContext,
-  turn: { userId: number | undefined; trust: TurnTrust; timezone: string; paid: PaidCallGate },
+  turn: { userId: number | undefined; trust: TurnTrust; timezone: string; paid: PaidCallGate; helpers?: HelperSpawner },
 ): ToolContext {
   const { userId, trust } = turn;
   return {
@@ -37,5 +37,6 @@ export function toolContext(
     },
     paid: turn.paid,
     tasksChanged: (chatId, threadId) => ctx.tasks.changed(chatId, threadId),
+    ...(turn.helpers ? { helpers: turn.helpers } : {}),
   };
 }

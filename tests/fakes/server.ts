@@ -370,7 +370,18 @@ function serviceOf(path: string): Service | undefined {
 
 /** What Telegram itself would refuse in a default answer: HTML it cannot parse, or an edit that changes nothing. */
 function telegramRefusal(method: string, body: unknown): string | undefined {
-  const payload = (body ?? {}) as { text?: string; parse_mode?: string; chat_id?: number; message_id?: number };
+  const payload = (body ?? {}) as {
+    text?: string;
+    parse_mode?: string;
+    chat_id?: number;
+    message_id?: number;
+    reply_markup?: { inline_keyboard?: { callback_data?: string }[][] };
+  };
+  // Telegram's limit on a button's data: 1-64 bytes.
+  for (const button of payload.reply_markup?.inline_keyboard?.flat() ?? []) {
+    const bytes = new TextEncoder().encode(button.callback_data ?? "").byteLength;
+    if (button.callback_data !== undefined && (bytes === 0 || bytes > 64)) return "Bad Request: BUTTON_DATA_INVALID";
+  }
   if (payload.parse_mode === "HTML" && typeof payload.text === "string") {
     const problem = htmlProblem(payload.text);
     if (problem) return `Bad Request: can't parse entities: ${problem}`;
