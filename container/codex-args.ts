@@ -1,4 +1,5 @@
 import type { AgentSandbox } from "./agent-run.ts";
+import type { CodexSkills } from "./skills.ts";
 
 /** The environment variables Codex reads its two secrets from (names with KEY/TOKEN: Codex keeps them out of the
  * environment of the commands it runs). */
@@ -24,6 +25,8 @@ export interface CodexInvocation {
   toolServerUrl: string | undefined;
   /** Retries of a failed model request and of a dropped stream (the CLI's own backoff). */
   maxRetries: number;
+  /** The chat's skills for this run: listed (the runner's, with every other one turned off), or none. */
+  skills: CodexSkills;
 }
 
 /**
@@ -32,8 +35,9 @@ export interface CodexInvocation {
  * silently ignored safety setting), and no configuration file is read: `--ignore-user-config` skips
  * `$CODEX_HOME/config.toml`, an untrusted workspace's `.codex/config.toml` is never loaded, `project_doc_max_bytes = 0`
  * turns off `AGENTS.md`, `project_root_markers = []` stops the search for a project above the workspace, and
- * `--ignore-rules` skips execpolicy rules. Skills found in the workspace are not listed to the model
- * (`skills.include_instructions = false`); prompt.ts keeps a message's `$name` from invoking one.
+ * `--ignore-rules` skips execpolicy rules. Skills: without the chat's own, none is listed to the model
+ * (`skills.include_instructions = false`); with them, the CLI's bundled skills are off and every `SKILL.md` but the
+ * runner's is turned off by path (skills.ts). prompt.ts keeps a message's `$name` from invoking one.
  *
  * Sandbox: in the container (the isolation boundary) commands run without Codex's sandbox and without approvals;
  * in a runner started by hand, Codex's `workspace-write` sandbox (writes in the workspace and temp only, no network),
@@ -53,7 +57,8 @@ export function codexArguments(invocation: CodexInvocation): string[] {
     ["sandbox_workspace_write.network_access", false],
     ["project_doc_max_bytes", 0],
     ["project_root_markers", []],
-    ["skills.include_instructions", false],
+    ["skills.include_instructions", invocation.skills.kind === "listed"],
+    ["skills.bundled.enabled", false],
     // Server-side web search would reach the web past the container's egress list and the proxy's meter.
     ["web_search", "disabled"],
     ["analytics.enabled", false],
@@ -88,6 +93,10 @@ export function codexArguments(invocation: CodexInvocation): string[] {
     );
   }
   const overrides = config.flatMap(([key, value]) => ["-c", `${key}=${toml(value)}`]);
+  if (invocation.skills.kind === "listed" && invocation.skills.disabledPaths.length > 0) {
+    const rules = invocation.skills.disabledPaths.map((file) => `{ path = ${toml(file)}, enabled = false }`);
+    overrides.push("-c", `skills.config=[${rules.join(", ")}]`);
+  }
   const common = ["--json", "--strict-config", "--skip-git-repo-check", "--ignore-user-config", "--ignore-rules"];
   const model = ["--model", invocation.model];
   return invocation.resume === undefined

@@ -9,6 +9,7 @@ import { BRIDGE_SERVER_NAME, BRIDGE_TOOL_PREFIX, createToolBridge } from "./mcp-
 import { buildPrompt } from "./prompt.ts";
 import { truncate } from "./redact.ts";
 import { messageOf, nonNegative } from "./run-output.ts";
+import { type ClaudeSkills, installClaudeSkills } from "./skills.ts";
 
 /** The built-in Claude Code tools a chat's agent gets; the bot's own tools come on top as `mcp__bot__*`. */
 // No WebSearch: it is a server-side tool of the Messages API (outside the egress list and the meter), which the
@@ -62,6 +63,10 @@ export async function runClaude(run: AgentRun): Promise<void> {
     return {};
   };
 
+  // The chat's skills, from this run's payload: the only skills the CLI lists (see skills.ts).
+  const skills: ClaudeSkills | undefined = await installClaudeSkills(directories.claudeSkills, payload.skills ?? []);
+  const tools: string[] = [...BUILTIN_TOOLS, ...(skills ? ["Skill"] : [])];
+
   /** One query; `session_missing` when the CLI refused to resume because it has no such session. */
   const attempt = async (resume: string | undefined): Promise<"done" | "session_missing"> => {
     const controller = new AbortController();
@@ -77,8 +82,11 @@ export async function runClaude(run: AgentRun): Promise<void> {
       model: payload.model,
       ...(resume ? { resume } : {}),
       abortController: controller,
-      tools: [...BUILTIN_TOOLS],
-      allowedTools: [...BUILTIN_TOOLS, ...(bridge ? [`${BRIDGE_TOOL_PREFIX}*`] : [])],
+      tools,
+      allowedTools: [...tools, ...(bridge ? [`${BRIDGE_TOOL_PREFIX}*`] : [])],
+      ...(skills
+        ? { plugins: [{ type: "local", path: skills.pluginPath, skipMcpDiscovery: true }], skills: skills.names }
+        : {}),
       mcpServers: bridge ? { [BRIDGE_SERVER_NAME]: bridge } : {},
       strictMcpConfig: true,
       permissionMode: "bypassPermissions",
@@ -92,8 +100,9 @@ export async function runClaude(run: AgentRun): Promise<void> {
         snapshot: false,
       },
       // No settings files at all: not the machine's, not the chat's config directory's, and not the workspace's
-      // `.claude/settings.json` or `CLAUDE.md`, which a steered agent could have written to plant hooks or
-      // instructions for every later turn. The Worker's system prompt is the only standing instruction.
+      // `.claude/settings.json`, `CLAUDE.md` or `.claude/skills`, which a steered agent could have written to plant
+      // hooks or instructions for every later turn. The Worker's system prompt and the chat's skills from the
+      // payload are the only standing instructions.
       settingSources: [],
       // The answer as it streams (`stream_event` messages), forwarded as text_delta events.
       includePartialMessages: true,

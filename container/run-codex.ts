@@ -10,6 +10,7 @@ import { type CodexToolServer, startCodexToolServer } from "./codex-mcp.ts";
 import { CodexThreads, instructionParagraphs, instructionsUpdate } from "./codex-threads.ts";
 import { buildPrompt, withoutSkillMentions } from "./prompt.ts";
 import { messageOf } from "./run-output.ts";
+import { type CodexSkills, installCodexSkills } from "./skills.ts";
 
 /** After the turn's last event, how long the CLI may take to finish writing its session and exit. */
 const EXIT_AFTER_END_MS = 5_000;
@@ -55,12 +56,18 @@ export async function runCodex(run: AgentRun): Promise<void> {
     output.addSecret(tools.token);
   }
   try {
-    const first = await attempt(run, { launcher, tools, resume: payload.sessionId });
+    // The chat's skills, from this run's payload: the only skills the CLI lists (see skills.ts).
+    const skills = await installCodexSkills(
+      { codexHome: run.directories.codex, workspace: run.directories.workspace, home: run.directories.home },
+      payload.skills ?? [],
+    );
+    if (skills.kind === "none" && skills.reason) output.stderrLine(`no skills are listed this run: ${skills.reason}`);
+    const first = await attempt(run, { launcher, tools, skills, resume: payload.sessionId });
     if (first === "session_missing") {
       output.stderrLine(
         `thread ${payload.sessionId} is not on this runner any more; starting a new one with the chat's history`,
       );
-      await attempt(run, { launcher, tools, resume: undefined });
+      await attempt(run, { launcher, tools, skills, resume: undefined });
     }
   } finally {
     await tools?.close();
@@ -70,7 +77,7 @@ export async function runCodex(run: AgentRun): Promise<void> {
 /** One `codex exec`; `session_missing` when it refused to resume a thread it does not have. */
 async function attempt(
   run: AgentRun,
-  options: { launcher: string; tools: CodexToolServer | undefined; resume: string | undefined },
+  options: { launcher: string; tools: CodexToolServer | undefined; skills: CodexSkills; resume: string | undefined },
 ): Promise<"done" | "session_missing"> {
   const { payload, output, signal, directories } = run;
   const { resume } = options;
@@ -94,6 +101,7 @@ async function attempt(
     sandbox: run.sandbox,
     toolServerUrl: options.tools?.url,
     maxRetries,
+    skills: options.skills,
   });
   const env = codexChildEnv({
     base: run.env,

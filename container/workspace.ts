@@ -26,6 +26,8 @@ export interface ChatDirectories {
   codex: string;
   /** The runner's own notes on the chat's Codex threads (codex-threads.ts). */
   codexThreads: string;
+  /** Where the runner installs the chat's skills for Claude Code, afresh each run (skills.ts). */
+  claudeSkills: string;
 }
 
 /**
@@ -43,5 +45,9 @@ export async function ensureChatDirectories(workspaceRoot: string, chatKey: stri
     codex: path.join(state, "codex"),
   };
   for (const directory of Object.values(directories)) await mkdir(directory, { recursive: true, mode: 0o700 });
-  return { ...directories, codexThreads: path.join(state, "codex-threads.json") };
+  return {
+    ...directories,
+    codexThreads: path.join(state, "codex-threads.json"),
+    claudeSkills: path.join(state, "claude-skills"),
+  };
 }

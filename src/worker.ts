@@ -15,6 +15,7 @@ import { WORKER_CALLBACK_HOST } from "./protocol/run-payload.ts";
 export { ContainerProxy } from "@cloudflare/containers";
 export { AgentContainer } from "./durable/agent-container.ts";
 export { ChatSession } from "./durable/chat-session.ts";
+export { HelperSession } from "./durable/helper-session.ts";
 
 const app = new Hono<{ Bindings: Env }>();
 

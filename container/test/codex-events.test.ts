@@ -173,6 +173,7 @@ describe("the Codex command line", () => {
     developerInstructions: "Be brief.",
     toolServerUrl: "http://127.0.0.1:4000/mcp",
     maxRetries: 3,
+    skills: { kind: "none" } as const,
   };
   const overrides = (args: string[]): Map<string, string> =>
     new Map(

@@ -195,6 +195,7 @@ try {
       sandbox: "container",
       toolServerUrl: tools?.url,
       maxRetries: 0,
+      skills: { kind: "none" },
     });
     const env = codexChildEnv({
       base: process.env,

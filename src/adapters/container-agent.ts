@@ -40,12 +40,14 @@ export class ContainerAgentAdapter implements AgentAdapter {
       model: input.model,
       systemPrompt: input.systemPrompt,
       history: fitHistory(input.history, {
-        fixedBytes: new TextEncoder().encode(input.systemPrompt + JSON.stringify(input.tools)).byteLength,
+        fixedBytes: new TextEncoder().encode(input.systemPrompt + JSON.stringify([input.tools, input.skills ?? []]))
+          .byteLength,
         maxBytes: MAX_PAYLOAD_BYTES,
       }),
       tools: input.tools,
       ...(input.sessionId ? { sessionId: input.sessionId } : {}),
       ...(input.toolCallback ? { toolCallback: input.toolCallback } : {}),
+      ...(input.skills && input.skills.length > 0 ? { skills: input.skills } : {}),
     };
     const abort = new AbortController();
     input.signal?.addEventListener("abort", () => abort.abort(input.signal?.reason), { once: true });

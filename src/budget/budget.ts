@@ -7,6 +7,14 @@ export function spendOn(day: string, stored: DailySpend | undefined): DailySpend
   return stored?.day === day ? stored : { day, tokens: 0, costUsd: 0, noticeSent: false };
 }
 
+/**
+ * The day's spend as stored now, when it is still the day a turn began in (helpers started or reporting during the
+ * turn change it); else the spend the turn began with.
+ */
+export function latestSpend(turnStart: DailySpend, stored: DailySpend | undefined): DailySpend {
+  return stored?.day === turnStart.day ? stored : turnStart;
+}
+
 /** Which limit today's spend has reached, if any. */
 export function exhaustedLimit(spend: DailySpend, budget: EffectiveConfig["budget"]): string | undefined {
   if (budget.dailyTokens !== undefined && spend.tokens >= budget.dailyTokens) {

@@ -7,10 +7,12 @@ import { listTasksText } from "../tasks/tasks-text.ts";
 import { BOT_COMMANDS } from "../telegram/bot-commands.ts";
 import type { IncomingMessage } from "../telegram/incoming-message.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
+import { helpersText, stopHelpers } from "../turn/helpers.ts";
 import { runTurn } from "../turn/run-turn.ts";
 import { userMessageOf } from "../turn/user-message.ts";
 import { modelMenu } from "./model-menu.ts";
 import { approveText } from "./pairing.ts";
+import { skillsText } from "./skills-command.ts";
 
 /** Commands answered without a model call (all but /agent). Returns false for a command this bot does not know. */
 export async function handleCommand(ctx: ChatContext, message: IncomingMessage, inboxId: number): Promise<boolean> {
@@ -57,8 +59,13 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
     case "provider":
       await reply(await setProvider(ctx, message));
       break;
-    case "tasks":
-      await reply(await listTasksText(ctx.db, ctx.chat.id));
+    case "tasks": {
+      const helpers = helpersText(ctx);
+      await reply([await listTasksText(ctx.db, ctx.chat.id), ...(helpers ? [helpers] : [])].join("\n\n"));
+      break;
+    }
+    case "skills":
+      await reply(await skillsText(ctx, message));
       break;
     case "pair":
       await reply("This chat may already talk to the bot.");
@@ -66,10 +73,17 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
     case "approve":
       await reply(await approveText(ctx, message));
       break;
-    case "stop":
-      // A running turn was stopped when this message arrived (see ChatSession.enqueue); here nothing runs.
-      await reply("Nothing is running.");
+    case "stop": {
+      // A running turn was stopped when this message arrived (see ChatSession.enqueue); here only helpers may run.
+      const number = /^#?(\d{1,9})$/.exec(command.args)?.[1];
+      const answer = await stopHelpers(ctx, {
+        userId: message.from?.id,
+        isAdmin: ctx.access.isAdmin(message.from?.id),
+        ...(number === undefined ? {} : { number: Number(number) }),
+      });
+      await reply(answer);
       break;
+    }
     case "agent": {
       const config = await effectiveConfig(ctx);
       if (command.args === "") {

@@ -81,6 +81,13 @@ export interface Settings {
   imageModel: string | undefined;
   /** What paid calls besides tokens cost, and the caps of chats without their own `limits`. */
   paid: { prices: Record<PaidKind, number>; caps: Record<PaidKind, PaidCap> };
+  /** Skills: the most characters of one skill (description and instructions), and of one chat's (or the bot's). */
+  skills: { maxChars: number; maxTotalChars: number };
+  /**
+   * Background helpers: how many may run at once per chat (0: none), the longest one may run, and the share of what
+   * is left of the chat's daily budget and paid-call allowance each gets when it starts.
+   */
+  helpers: { maxRunning: number; timeoutMs: number; budgetShare: number };
   /** Variables that are set but unusable, by name, with what is wrong. Never their values. */
   problems: string[];
 }
@@ -286,6 +293,16 @@ export function readSettings(env: Env): Settings {
         },
       },
     },
+    skills: {
+      maxChars: read.integer("SKILL_MAX_CHARS", 8_000, 100, 100_000),
+      maxTotalChars: read.integer("SKILLS_MAX_TOTAL_CHARS", 32_000, 1_000, 1_000_000),
+    },
+    helpers: {
+      maxRunning: read.integer("HELPERS_MAX_RUNNING", 2, 0, 10),
+      // A helper runs on its object's alarm, which the platform ends at 15 minutes: 13 at most leaves room to report.
+      timeoutMs: read.integer("HELPER_TIMEOUT_SECONDS", 600, 10, 780) * 1000,
+      budgetShare: helperShare(read.number("HELPER_BUDGET_SHARE", 0.5, 1), problems),
+    },
     mcp: {
       listCacheMs: read.integer("MCP_LIST_CACHE_SECONDS", 300, 0, 86_400) * 1000,
       timeoutMs: read.integer("MCP_TIMEOUT_SECONDS", 20, 1, 300) * 1000,
@@ -293,6 +310,13 @@ export function readSettings(env: Env): Settings {
     playgroundUrl: read.url("PLAYGROUND_URL"),
     problems,
   };
+}
+
+/** A helper's share of what is left: more than nothing, at most all of it. */
+function helperShare(share: number, problems: string[]): number {
+  if (share > 0) return share;
+  problems.push("HELPER_BUDGET_SHARE must be a number above 0 and at most 1");
+  return 0.5;
 }
 
 export function includes(list: IdList, id: number): boolean {

@@ -112,3 +112,22 @@ export interface AccessView {
   allowedChatIds: number[] | "*";
   adminUserIds: number[] | "*";
 }
+
+/** One skill of `GET /admin/(chats/:chatId/)skills?full=1`. */
+interface SkillRow {
+  name: string;
+  description: string;
+  always: boolean;
+  enabled: boolean;
+  chars: number;
+  updatedAt: string;
+  markdown: string;
+}
+
+/** `GET /admin/(chats/:chatId/)skills?full=1`. */
+export interface SkillsView {
+  skills: SkillRow[];
+  totalChars: number;
+  maxChars: number;
+  maxTotalChars: number;
+}

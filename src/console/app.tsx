@@ -15,6 +15,7 @@ import {
   type ConfigView,
   type DailyUsage,
   fieldProblems,
+  type SkillsView,
   type TaskRow,
   type UsageReport,
 } from "./admin-client.ts";
@@ -24,9 +25,11 @@ import { ChatPage } from "./pages/chat.tsx";
 import { ChatsPage } from "./pages/chats.tsx";
 import { HealthPage, type HealthView } from "./pages/health.tsx";
 import { SignInPage } from "./pages/sign-in.tsx";
+import type { SkillForm } from "./pages/skills.tsx";
 import { UsagePage } from "./pages/usage.tsx";
 import { playgroundRoutes } from "./playground.tsx";
 import { endSession, hasSession, startSession } from "./session.ts";
+import { addSkillRoutes, SKILL_NOTICES } from "./skills-routes.tsx";
 
 type ConsoleEnv = { Bindings: Env; Variables: { admin: AdminClient } };
 
@@ -43,6 +46,7 @@ const NOTICES: Record<string, string> = {
   approve: "Approved: the chat may talk to the bot now, and was told so.",
   revoke: "Revoked: the chat is refused from now on (within about a minute everywhere).",
   remove: "Removed from the admins.",
+  ...SKILL_NOTICES,
 };
 
 /**
@@ -141,6 +145,8 @@ export function consoleRoutes(): Hono<ConsoleEnv> {
     );
   });
 
+  addSkillRoutes(app, { chatPage, extraPages });
+
   app.get("/access", async (c) => {
     const notice = NOTICES[c.req.query("done") ?? ""];
     return c.html(await accessPage(c, notice ? { text: notice, bad: false } : undefined));
@@ -214,14 +220,15 @@ async function accessPage(c: Context<ConsoleEnv>, notice: { text: string; bad: b
 async function chatPage(
   c: Context<ConsoleEnv>,
   chatId: number,
-  form: Partial<Pick<Parameters<typeof ChatPage>[0], "values" | "errors" | "notice">>,
+  form: Partial<Pick<Parameters<typeof ChatPage>[0], "values" | "errors" | "notice">> & { skills?: SkillForm },
 ) {
-  const [config, chats, tasks, daily, report] = await Promise.all([
+  const [config, chats, tasks, daily, report, skills] = await Promise.all([
     c.var.admin.get<ConfigView>(`/chats/${chatId}/config?effective=1`),
     c.var.admin.get<{ chats: ChatRow[] }>("/chats"),
     c.var.admin.get<{ tasks: TaskRow[] }>(`/chats/${chatId}/tasks`),
     c.var.admin.get<DailyUsage>(`/usage/daily?days=30&chatId=${chatId}`),
     c.var.admin.get<UsageReport>(`/usage?chatId=${chatId}`),
+    c.var.admin.get<SkillsView>(`/chats/${chatId}/skills?full=1`),
   ]);
   const view = expect(config);
   const row = expect(chats).chats.find((chat) => chat.chatId === chatId);
@@ -234,6 +241,8 @@ async function chatPage(
       errors={form.errors ?? {}}
       {...(form.notice ? { notice: form.notice } : {})}
       tasks={expect(tasks).tasks}
+      skills={expect(skills)}
+      {...(form.skills ? { skillForm: form.skills } : {})}
       daily={expect(daily)}
       report={expect(report)}
       now={Date.now()}

@@ -1,4 +1,4 @@
-import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { PaidUnits } from "../config/paid-kinds.ts";
 
 /** Facts a chat asked the bot to remember. Every query is scoped by `chat_id`. */
@@ -26,7 +26,7 @@ export const usageRecords = sqliteTable(
     id: integer("id").primaryKey({ autoIncrement: true }),
     source: text("source").unique(),
     chatId: integer("chat_id").notNull(),
-    kind: text("kind", { enum: ["chat", "task", "agent", "summary"] }).notNull(),
+    kind: text("kind", { enum: ["chat", "task", "agent", "summary", "helper"] }).notNull(),
     provider: text("provider").notNull(),
     model: text("model").notNull(),
     inputTokens: integer("input_tokens").notNull(),
@@ -101,4 +101,25 @@ export const chats = sqliteTable(
     lastActivityAt: integer("last_activity_at").notNull(),
   },
   (table) => [index("chats_activity_idx").on(table.lastActivityAt)],
+);
+
+/**
+ * Skills: Markdown instructions with a name and a description, for one chat (`chat_id`) or for the whole bot
+ * (`chat_id` 0, which no Telegram chat has). D1 rather than the MEDIA bucket: a turn reads a chat's enabled skills in
+ * one indexed query, names are unique per chat, the caps are sums, and MEDIA is optional.
+ */
+export const skills = sqliteTable(
+  "skills",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    chatId: integer("chat_id").notNull(),
+    name: text("name").notNull(),
+    description: text("description").notNull(),
+    body: text("body").notNull(),
+    always: integer("always", { mode: "boolean" }).notNull(),
+    enabled: integer("enabled", { mode: "boolean" }).notNull(),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (table) => [uniqueIndex("skills_chat_name_unique").on(table.chatId, table.name)],
 );

@@ -10,11 +10,13 @@ import { CachedChatConfig, ChatConfigStore, type StoredConfig } from "../config/
 import { settingsOf } from "../config/settings.ts";
 import { recordChatActivity } from "../db/chat-directory.ts";
 import type { Env } from "../env.ts";
+import type { HelperReport } from "../helpers/helper-job.ts";
 import { bestEffort } from "../lib/best-effort.ts";
 import { assertNever, errorText } from "../lib/errors.ts";
 import { redactSecrets } from "../lib/redact.ts";
 import { ingestServicesOf } from "../media/services.ts";
 import type { ToolOutcome } from "../protocol/run-payload.ts";
+import { CachedSkills } from "../skills/skill-store.ts";
 import { ChatStores } from "../store/chat-stores.ts";
 import type { InboxItem } from "../store/inbox-store.ts";
 import { nextDueAt } from "../tasks/task-store.ts";
@@ -26,11 +28,13 @@ import { database } from "../tools/context.ts";
 import { tools } from "../tools/index.ts";
 import { RunSlot } from "../turn/active-run.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
+import { deliverHelperReport, pressHelperStop, stopHelpers } from "../turn/helpers.ts";
 import { PENDING_BUTTON } from "../turn/pending-actions.ts";
 import { runTurn } from "../turn/run-turn.ts";
 import { enqueueDueTasks, runTask } from "../turn/scheduled-task.ts";
 import { agentContainersOf } from "./agent-containers.ts";
 import { chatKeyOf, chatStub } from "./chat-key.ts";
+import { helperLauncherOf } from "./helper-launcher.ts";
 import { UsageFlush } from "./usage-flush.ts";
 import { WakeSchedule } from "./wake-schedule.ts";
 
@@ -60,6 +64,7 @@ export class ChatSession extends DurableObject<Env> {
   readonly schedule: WakeSchedule;
   readonly usage: UsageFlush;
   private readonly configs: CachedChatConfig;
+  private readonly skills: CachedSkills;
   /** The running turn, if any: /stop, the Stop button and remote tool calls find it here. */
   private readonly runs = new RunSlot();
   /** The summary pass running after a drain, if any: a new message stops it (it runs again after that turn). */
@@ -73,6 +78,7 @@ export class ChatSession extends DurableObject<Env> {
     this.stores = new ChatStores(ctx.storage);
     this.access = new ChatAccess(settingsOf(env), { chats: {}, admins: {} });
     this.configs = new CachedChatConfig(new ChatConfigStore(env.CONFIG, tools.names));
+    this.skills = new CachedSkills(() => database(env));
     this.usage = new UsageFlush(this.stores.usage, {
       source: ctx.id.toString(),
       flushMs: settingsOf(env).usageFlushMs,
@@ -92,12 +98,15 @@ export class ChatSession extends DurableObject<Env> {
     const entry = access === "allowed" ? { kind: "message" as const, message } : { kind: "stranger" as const, message };
     const id = this.stores.inbox.enqueue(`update:${message.updateId}`, entry, now);
     if (id === undefined) return "duplicate";
-    // /stop must reach a running turn now, not after it; the turn then says it stopped.
+    // /stop must reach a running turn now, not after it; the turn then says it stopped (and so do the sender's
+    // helpers, in their reports).
     const running = this.runs.current;
     if (access === "allowed" && message.command?.name === "stop" && running) {
       this.stores.inbox.finish([id], now);
+      const byAdmin = await this.isAdmin(message.from?.id);
+      await stopHelpers(this.context(), { userId: message.from?.id, isAdmin: byAdmin });
       // Like the Stop button: whoever asked, or an admin; another member's /stop leaves the turn running.
-      if (running.mayBeStoppedBy(message.from?.id, await this.isAdmin(message.from?.id))) running.stop("stopped");
+      if (running.mayBeStoppedBy(message.from?.id, byAdmin)) running.stop("stopped");
       else this.tellLater(message, "Only the person who asked, or an admin, can stop this.");
       return "queued";
     }
@@ -125,6 +134,11 @@ export class ChatSession extends DurableObject<Env> {
     this.configs.remember(chatId, stored);
   }
 
+  /** The admin API (or the console) changed this chat's skills: read them again for the next turn. */
+  async skillsChanged(): Promise<void> {
+    this.skills.forget();
+  }
+
   /** Called when this chat's scheduled tasks change (from any chat's tool call): re-reads the next due time. */
   async tasksChanged(chatId: number, threadId?: number): Promise<void> {
     if (this.stores.meta.get("target") === undefined) {
@@ -144,6 +158,15 @@ export class ChatSession extends DurableObject<Env> {
     return run.execute(name, argumentsText);
   }
 
+  /**
+   * A background helper's report, from its own object: queued in the inbox (once: its key is the helper's) and
+   * delivered in order with the chat's messages.
+   */
+  async helperFinished(report: HelperReport): Promise<void> {
+    this.stores.inbox.enqueue(`helper:${report.id}`, { kind: "helper", report }, Date.now());
+    await this.schedule.workArrived(0);
+  }
+
   /** A press of one of this chat's buttons; returns what the presser is told. */
   async pressButton(press: ButtonPress, byAdmin: boolean): Promise<string> {
     if (isModelButton(press.data)) return this.pressModelButton(press, byAdmin);
@@ -151,6 +174,8 @@ export class ChatSession extends DurableObject<Env> {
       this.access = new ChatAccess(settingsOf(this.env), await new AccessStore(this.env.CONFIG).read());
       return answerConfirmation(this.context(), press, byAdmin);
     }
+    const helper = /^hstop:(\d{1,9})$/.exec(press.data);
+    if (helper) return pressHelperStop(this.context(), { number: Number(helper[1]), userId: press.userId, byAdmin });
     const stop = /^stop:(.+)$/.exec(press.data);
     if (!stop) return "That button is not known any more.";
     const run = this.runs.current;
@@ -259,6 +284,8 @@ export class ChatSession extends DurableObject<Env> {
         return this.answerStranger(ctx, item.id, item.message);
       case "task":
         return runTask(ctx, item.id, item.task);
+      case "helper":
+        return deliverHelperReport(ctx, item.id, item.report);
       case "message":
         if (!(await handleCommand(ctx, item.message, item.id))) this.stores.inbox.finish([item.id], Date.now());
         return;
@@ -358,6 +385,7 @@ export class ChatSession extends DurableObject<Env> {
       registry: tools,
       ingest: ingestServicesOf(this.env, settings, this.telegram().api),
       configs: this.configs,
+      skills: this.skills,
       agentContainers: agentContainersOf(this.env),
       chatKey: chatKeyOf(target),
       target,
@@ -365,6 +393,7 @@ export class ChatSession extends DurableObject<Env> {
       access: this.access,
       runs: this.runs,
       tasks: { changed: (chatId, threadId) => this.taskChanged(target, { chatId, threadId }) },
+      helpers: helperLauncherOf(this.env),
       turnDeadline: this.schedule.drainStartedAt + TURN_WALL_MS,
       now: Date.now,
     };

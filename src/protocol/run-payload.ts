@@ -9,6 +9,24 @@ export const modelToolSchema = z.object({
 });
 export type ModelTool = z.infer<typeof modelToolSchema>;
 
+/**
+ * A chat's skill as an agent gets it: installed by the runner as a native skill (a `SKILL.md`) for this run. Only the
+ * skills read on demand come this way; those the chat gives the model whole are in `systemPrompt` already.
+ */
+const runnerSkillSchema = z.object({
+  name: z
+    .string()
+    .max(64)
+    .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/),
+  description: z
+    .string()
+    .min(1)
+    .max(1024)
+    .regex(/^[^\p{Cc}\p{Zl}\p{Zp}]*$/u, "one line"),
+  body: z.string().min(1).max(200_000),
+});
+export type RunnerSkill = z.infer<typeof runnerSkillSchema>;
+
 /** The agents a runner can run, by the provider name a chat uses for them. */
 const RUNNER_AGENTS = ["claude-agent", "codex-agent"] as const;
 const runnerAgentSchema = z.enum(RUNNER_AGENTS);
@@ -18,7 +36,8 @@ export type RunnerAgent = z.infer<typeof runnerAgentSchema>;
  * One agent run, as the Worker posts it to the agent runner's `POST /run` (JSON). `history` ends with the turn's new
  * user message(s); `sessionId` resumes the runner's own session (of that agent); `toolCallback` is where the runner
  * calls the bot's tools back, with the per-run secret it must present. `agent` is which agent runs the turn; a payload
- * without one (from a Worker older than Codex) means `claude-agent`.
+ * without one (from a Worker older than Codex) means `claude-agent`. `skills` are the chat's skills the agent reads
+ * on demand, which the runner makes its only native skills for the run.
  */
 export const runPayloadSchema = z.object({
   chatKey: z.string().min(1).max(200),
@@ -29,6 +48,7 @@ export const runPayloadSchema = z.object({
   tools: z.array(modelToolSchema),
   sessionId: z.string().min(1).max(500).optional(),
   toolCallback: z.object({ url: z.url(), token: z.string().min(16).max(500) }).optional(),
+  skills: z.array(runnerSkillSchema).max(100).optional(),
 });
 export type RunPayload = z.infer<typeof runPayloadSchema>;
 

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { paidUnitsSchema } from "../config/paid-kinds.ts";
+import { helperHoldSchema } from "../helpers/helper-job.ts";
 import { chatDescriptionSchema, chatTargetSchema } from "../telegram/incoming-message.ts";
 
 /** What a chat has spent on one calendar day (in its time zone). */
@@ -43,6 +44,23 @@ const pendingActionSchema = z.object({
 });
 export type PendingAction = z.infer<typeof pendingActionSchema>;
 
+/** A background helper this chat started that has not reported yet. */
+const runningHelperSchema = z.object({
+  /** Its object's id. */
+  id: z.string(),
+  number: z.number().int().positive(),
+  label: z.string(),
+  startedBy: z.number().int().optional(),
+  startedAt: z.number(),
+  /** When it must have ended (its time limit); long after that it counts as lost. */
+  deadlineAt: z.number(),
+  /** Its slice, held in the day's spend until it reports. */
+  hold: helperHoldSchema,
+  /** The "started" line in the chat, whose Stop button goes when it ends. */
+  statusMessageId: z.number().int().optional(),
+});
+export type RunningHelper = z.infer<typeof runningHelperSchema>;
+
 /** The chat object's small named values, each with the schema it is read back through. */
 export const chatMetaSchemas = {
   /** Where answers go: the chat, and its forum topic. */
@@ -75,6 +93,10 @@ export const chatMetaSchemas = {
   configProblemNoticeAt: z.number(),
   /** Wrong setup codes tried this hour (`/pair <code>`). */
   setupAttempts: z.object({ since: z.number(), count: z.number().int() }),
+  /** The background helpers running for this chat. */
+  helpers: z.array(runningHelperSchema),
+  /** How many helpers this chat has started: the next one's number is one more. */
+  helperCount: z.number().int(),
 };
 
 export type ChatMetaKey = keyof typeof chatMetaSchemas;

@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
 import * as z from "zod";
 import * as schema from "../db/chat-schema.ts";
+import { type HelperReport, helperReportSchema } from "../helpers/helper-job.ts";
 import { type IncomingMessage, incomingMessageSchema } from "../telegram/incoming-message.ts";
 import type { ChatDatabase } from "./chat-database.ts";
 import { preparedOnce } from "./statements.ts";
@@ -14,11 +15,15 @@ const taskPayloadSchema = z.object({
 });
 export type TaskPayload = z.infer<typeof taskPayloadSchema>;
 
-/** What waits in the inbox: a message from an allowed chat, one from a stranger, or a due scheduled task. */
+/**
+ * What waits in the inbox: a message from an allowed chat, one from a stranger, a due scheduled task, or a background
+ * helper's report (delivered in order with the rest).
+ */
 export type InboxEntry =
   | { kind: "message"; message: IncomingMessage }
   | { kind: "stranger"; message: IncomingMessage }
-  | { kind: "task"; task: TaskPayload };
+  | { kind: "task"; task: TaskPayload }
+  | { kind: "helper"; report: HelperReport };
 
 /** A taken row: its entry, or (a row written by another version that no schema reads now) why it cannot be read. */
 export type InboxItem = (InboxEntry | { kind: "unreadable"; problem: string }) & { id: number; attempts: number };
@@ -88,7 +93,7 @@ export class InboxStore {
 
   /** The new row's id, or undefined when the key was seen before: a redelivered update is a no-op. */
   enqueue(key: string, entry: InboxEntry, now: number): number | undefined {
-    const payload = JSON.stringify(entry.kind === "task" ? entry.task : entry.message);
+    const payload = JSON.stringify(payloadOf(entry));
     return this.statements().enqueue.all({ key, kind: entry.kind, payload, now })[0]?.id;
   }
 
@@ -143,5 +148,23 @@ function entryOf(kind: InboxEntry["kind"], payload: string): InboxEntry | { kind
         ? { kind, task: task.data }
         : { kind: "unreadable", problem: "its task does not match the current schema" };
     }
+    case "helper": {
+      const report = helperReportSchema.safeParse(json);
+      return report.success
+        ? { kind, report: report.data }
+        : { kind: "unreadable", problem: "its helper report does not match the current schema" };
+    }
+  }
+}
+
+function payloadOf(entry: InboxEntry): unknown {
+  switch (entry.kind) {
+    case "message":
+    case "stranger":
+      return entry.message;
+    case "task":
+      return entry.task;
+    case "helper":
+      return entry.report;
   }
 }

@@ -10,9 +10,10 @@ export const BOT_COMMANDS = [
     command: "provider",
     description: "Set this chat's provider: /provider <name> [model] or /provider reset (admins)",
   },
-  { command: "tasks", description: "This chat's scheduled tasks and their next run" },
+  { command: "tasks", description: "This chat's scheduled tasks and running helpers" },
+  { command: "skills", description: "This chat's skills: /skills, /skills show|on|off|delete <name>" },
   { command: "agent", description: "Run one task with this chat's agent (Claude or Codex): /agent <task>" },
-  { command: "stop", description: "Stop the running agent session" },
+  { command: "stop", description: "Stop the running answer and your background helpers" },
   { command: "pair", description: "Ask for access to this bot with a code" },
   { command: "approve", description: "Let a waiting chat in: /approve ABCD-EFGH (admins)" },
 ] as const;

@@ -35,6 +35,20 @@ export interface ToolContext {
   confirm?: (action: PendingActionRequest) => Promise<string>;
   /** Tells a chat's (or forum topic's) object that its scheduled tasks changed, so it re-arms its alarm. */
   tasksChanged: (chatId: number, threadId?: number) => Promise<void>;
+  /** Starts a background helper (`spawn`); absent where none may be started (a helper's own turn). */
+  helpers?: HelperSpawner;
+}
+
+/** What `spawn` asks for: the helper's task, a short name, and a shorter time limit than the bot's. */
+export interface HelperRequest {
+  task: string;
+  label?: string | undefined;
+  timeLimitSeconds?: number | undefined;
+}
+
+/** Starts a helper for the running turn's chat: what the model is told, or why none was started. */
+export interface HelperSpawner {
+  spawn(request: HelperRequest): Promise<{ started: true; text: string } | { started: false; reason: string }>;
 }
 
 /** A tool call held back for the person's confirmation: the call as made, and what it would do, in words. */

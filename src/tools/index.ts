@@ -2,7 +2,9 @@ import { generateImageTool } from "./generate-image.ts";
 import { forget, recall, remember } from "./memory.ts";
 import { ToolRegistry } from "./registry.ts";
 import { sendMessage } from "./send-message.ts";
+import { spawn } from "./spawn.ts";
 import { cancelTask, listTasks, pauseTask, resumeTask, scheduleTask, updateTask } from "./task-tools.ts";
+import { useSkill } from "./use-skill.ts";
 import { webFetch } from "./web-fetch.ts";
 
 /** Every tool the bot has, named as in the seeds so prompts written for NanoClaw work. */
@@ -19,4 +21,6 @@ export const tools = new ToolRegistry([
   sendMessage,
   webFetch,
   generateImageTool,
+  useSkill,
+  spawn,
 ]);

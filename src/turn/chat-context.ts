@@ -4,7 +4,9 @@ import type { AgentContainers } from "../adapters/agent-runs.ts";
 import type { ConfigReader } from "../config/config-store.ts";
 import type { Settings } from "../config/settings.ts";
 import type { Env } from "../env.ts";
+import type { HelperJob } from "../helpers/helper-job.ts";
 import type { IngestServices } from "../media/ingest.ts";
+import type { TurnSkills } from "../skills/skill.ts";
 import type { ChatStores } from "../store/chat-stores.ts";
 import type { TelegramClient } from "../telegram/client.ts";
 import type { ChatDescription, ChatTarget } from "../telegram/incoming-message.ts";
@@ -14,6 +16,20 @@ import type { RunSlot } from "./active-run.ts";
 /** Re-arms a chat's alarm after a change to its scheduled tasks (this chat's, or another's). */
 interface TaskAlarm {
   changed(chatId: number, threadId?: number): Promise<void>;
+}
+
+/** The background helpers' own objects: a new one's id, starting one with its job, and stopping one. */
+export interface HelperLauncher {
+  newId(): string;
+  start(job: HelperJob): Promise<void>;
+  /** "unknown" when the helper's object has no job (it reported already). */
+  stop(id: string): Promise<"stopping" | "unknown">;
+}
+
+/** A chat's skills as its turns get them (cached by the chat's object), and a way to read them afresh after a change. */
+interface SkillReader {
+  forChat(chatId: number): Promise<TurnSkills>;
+  forget(): void;
 }
 
 /**
@@ -30,6 +46,7 @@ export interface ChatContext {
   /** Bringing a message's photos, recordings and files in (R2, Telegram's file download, transcription). */
   ingest: IngestServices;
   configs: ConfigReader;
+  skills: SkillReader;
   /** Each chat's agent container, for agent adapters. */
   agentContainers: AgentContainers;
   chatKey: string;
@@ -38,6 +55,7 @@ export interface ChatContext {
   access: ChatAccess;
   runs: RunSlot;
   tasks: TaskAlarm;
+  helpers: HelperLauncher;
   /** When a running turn must end (epoch ms), well within the alarm's 15 minutes. */
   turnDeadline: number;
   now: () => number;

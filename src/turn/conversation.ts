@@ -3,7 +3,7 @@ import { fitHistory } from "../adapters/fit-history.ts";
 import { type MediaLibrary, withFilesAsText } from "../adapters/media-parts.ts";
 import { runToolLoop } from "../adapters/tool-loop.ts";
 import type { Adapter } from "../adapters/types.ts";
-import { addSpend, exhaustedLimit } from "../budget/budget.ts";
+import { addSpend, exhaustedLimit, latestSpend } from "../budget/budget.ts";
 import type { PaidCalls } from "../budget/paid-calls.ts";
 import { bytesForTokens, summarySection } from "../compaction/summary.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
@@ -11,6 +11,7 @@ import type { Provider } from "../config/providers.ts";
 import type { ToolCallbackRoute } from "../config/settings.ts";
 import type { ModelPrice } from "../config/settings-lists.ts";
 import { bestEffort } from "../lib/best-effort.ts";
+import { errorText } from "../lib/errors.ts";
 import type { ChatMcp } from "../mcp/chat-mcp.ts";
 import { planMedia } from "../media/load.ts";
 import { mediaBucket } from "../media/services.ts";
@@ -18,10 +19,14 @@ import { type AgentEvent, BUDGET_RAN_OUT } from "../protocol/events.ts";
 import type { HistoryMessage } from "../protocol/messages.ts";
 import { agentToolsPath, WORKER_CALLBACK_HOST } from "../protocol/run-payload.ts";
 import { mintRunToken } from "../protocol/run-token.ts";
+import { NO_SKILLS, type TurnSkills } from "../skills/skill.ts";
+import { skillsSection } from "../skills/skill-prompt.ts";
 import type { DailySpend, HistorySummary } from "../store/chat-meta.ts";
 import { TurnTrust } from "../tools/context.ts";
+import { USE_SKILL } from "../tools/use-skill.ts";
 import type { ActiveRun } from "./active-run.ts";
 import type { ChatContext } from "./chat-context.ts";
+import { helperSpawner } from "./helpers.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
 import type { Tally } from "./tally.ts";
 import { toolContext } from "./tool-context.ts";
@@ -75,17 +80,32 @@ export async function startConversation(
   const { request, config, adapter, run } = input;
   const { settings, stores } = ctx;
   const registry = ctx.registry.extendedWith(input.mcp.tools);
-  const tools = registry.allowed(config.tools, settings);
+  const allowed = registry.allowed(config.tools, settings);
+  // Skills read on demand: with use_skill for a model, as native skills for an agent (its runner installs them).
+  const skills = await skillsOf(ctx);
+  const readsSkills = adapter.kind === "model" && skills.listed.length > 0 && allowed.some((t) => t.name === USE_SKILL);
+  const tools = allowed.filter((tool) => tool.name !== USE_SKILL || readsSkills);
+  const skillText = skillsSection(
+    adapter.kind === "agent" || readsSkills ? skills : { ...skills, listed: [] },
+    adapter.kind === "agent" ? "native" : "use_skill",
+  );
   const summary = stores.meta.get("summary");
   const window = [
     ...fitHistory(stores.history.window(settings.historyLimit, summary?.throughId ?? 0), {
-      fixedBytes: 0,
+      // The skills given whole and listed take their part of the window.
+      fixedBytes: new TextEncoder().encode(skillText).byteLength,
       maxBytes: bytesForTokens(settings.historyWindowTokens),
     }),
     ...request.users,
   ];
   const trust = startingTrust({ request, adapter, mcp: input.mcp, summary, window });
-  const context = toolContext(ctx, { senders: request.senders, trust, timezone: config.timezone, paid: input.paid });
+  const context = toolContext(ctx, {
+    senders: request.senders,
+    trust,
+    timezone: config.timezone,
+    paid: input.paid,
+    helpers: helperSpawner(ctx, { senders: request.senders, trust, config, tally: input.tally, paid: input.paid }),
+  });
   run.useTools(
     cappedTools(settings.toolResultsMaxChars, (name, argumentsText) =>
       registry.execute(name, argumentsText, context, config.tools),
@@ -98,6 +118,7 @@ export async function startConversation(
       buildSystemPrompt({
         botName: settings.botName,
         ...(config.systemPrompt ? { chatPrompt: config.systemPrompt } : {}),
+        ...(skillText ? { skills: skillText } : {}),
         chat: {
           type: ctx.chat.type,
           ...(ctx.chat.title ? { title: ctx.chat.title } : {}),
@@ -127,10 +148,15 @@ export async function startConversation(
         executeTool: (name, argumentsText) => run.execute(name, argumentsText),
         // Someone is watching a chat's turn; a task's turn only delivers its end.
         stream: request.kind !== "task",
-        // A long tool loop stops at the daily budget rather than running past it.
+        // A long tool loop stops at the daily budget rather than running past it (the stored spend, which holds
+        // what helpers started meanwhile have been given, plus this turn's own).
         stopBeforeCall: () =>
           exhaustedLimit(
-            addSpend(input.spend, input.tally.usage, input.tally.costUsd + input.paid.costUsd),
+            addSpend(
+              latestSpend(input.spend, stores.meta.get("spend")),
+              input.tally.usage,
+              input.tally.costUsd + input.paid.costUsd,
+            ),
             config.budget,
           ) === undefined
             ? undefined
@@ -154,11 +180,22 @@ export async function startConversation(
         tools: modelTools,
         ...(sessionId ? { sessionId } : {}),
         toolCallback: { url: toolCallbackUrl(settings.toolCallback, ctx.chatKey), token },
+        skills: skills.listed.map(({ name, description, body }) => ({ name, description, body })),
         signal: run.signal,
         allowance: allowanceOf(config, input.spend, settings.modelPrices.get(input.model)),
       });
       return { events, trust };
     }
+  }
+}
+
+/** The chat's skills; a turn goes on without them when they cannot be read (D1 down), rather than failing. */
+async function skillsOf(ctx: ChatContext): Promise<TurnSkills> {
+  try {
+    return await ctx.skills.forChat(ctx.chat.id);
+  } catch (error) {
+    console.warn(`chat ${ctx.chat.id}: skills could not be read; the turn goes on without them`, errorText(error));
+    return NO_SKILLS;
   }
 }
 

@@ -1,4 +1,4 @@
-import { addSpend } from "../budget/budget.ts";
+import { addSpend, latestSpend } from "../budget/budget.ts";
 import { addUnits } from "../budget/paid-calls.ts";
 import type { PaidUnits } from "../config/paid-kinds.ts";
 import type { UsageRecord } from "../db/usage.ts";
@@ -67,7 +67,9 @@ export function recordTurn(ctx: RecordContext, request: AdmittedTurn, end: TurnE
     stores.history.prune(settings.historyMaxStored);
     if (cost && usage) {
       stores.usage.add(usage, now);
-      stores.meta.set("spend", addUnits(addSpend(cost.spend, cost.tally.usage, usage.costUsd ?? 0), cost.paid.units));
+      // Added to the day's spend as stored now: a helper started during the turn holds its slice there.
+      const spend = latestSpend(cost.spend, stores.meta.get("spend"));
+      stores.meta.set("spend", addUnits(addSpend(spend, cost.tally.usage, usage.costUsd ?? 0), cost.paid.units));
     }
   });
 }

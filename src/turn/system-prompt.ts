@@ -2,6 +2,8 @@ export interface SystemPromptInput {
   botName: string;
   /** The chat's own instructions from its config, if any. */
   chatPrompt?: string;
+  /** The chat's skills: those always given whole, and a listing of the others (src/skills/skill-prompt.ts). */
+  skills?: string;
   chat: { type: "private" | "group" | "supergroup"; title?: string; isForumTopic: boolean };
   toolNames: string[];
   now: Date;
@@ -18,6 +20,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   ];
   if (input.toolNames.length > 0) parts.push(describeTools(input.toolNames));
   if (input.chatPrompt) parts.push(`Instructions for this chat:\n${input.chatPrompt}`);
+  if (input.skills) parts.push(input.skills);
   parts.push(`The current date and time is ${formatNow(input.now, input.timezone)} (${input.timezone}).`);
   return parts.join("\n\n");
 }

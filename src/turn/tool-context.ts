@@ -1,7 +1,7 @@
 import type { PaidCallGate } from "../budget/paid-calls.ts";
 import { mediaBucket } from "../media/services.ts";
 import { storeMedia } from "../media/store.ts";
-import type { ToolContext, TurnTrust } from "../tools/context.ts";
+import type { HelperSpawner, ToolContext, TurnTrust } from "../tools/context.ts";
 import type { ChatContext } from "./chat-context.ts";
 import { askToConfirm } from "./pending-actions.ts";
 import { actingUser, sendersAreAdmins } from "./senders.ts";
@@ -17,6 +17,8 @@ export function toolContext(
     paid: PaidCallGate;
     /** Whether a call this turn may not make alone can be put to the person (not when running a confirmed one). */
     canAsk?: boolean;
+    /** How the `spawn` tool starts a background helper (not offered where a helper may not start another). */
+    helpers?: HelperSpawner;
   },
 ): ToolContext {
   const { senders, trust } = turn;
@@ -48,5 +50,6 @@ export function toolContext(
     paid: turn.paid,
     ...(turn.canAsk === false ? {} : { confirm: (action) => askToConfirm(ctx, { ...action, askers: senders }) }),
     tasksChanged: (chatId, threadId) => ctx.tasks.changed(chatId, threadId),
+    ...(turn.helpers ? { helpers: turn.helpers } : {}),
   };
 }

@@ -51,6 +51,11 @@ export interface ScriptedResponse {
   destroy?: boolean;
   /** Model APIs: how a streamed request gets this answer (a JSON `body`, sent as server-sent events). */
   stream?: StreamShape;
+  /**
+   * Model APIs: this answer is only for a request whose body contains every one of these texts (a fake model that
+   * decides by what it is shown, or two turns running at once that each take their own answer).
+   */
+  when?: string[];
 }
 
 export interface RecordedRequest {
@@ -215,16 +220,21 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
         return;
       }
       if (service === "telegram") return await telegramCall(method, body as Record<string, unknown>, record, response);
+      // A scripted model answer may wait for a request that shows given text (`when`), for concurrent callers.
+      const shown = (script: ScriptedResponse) => (script.when ?? []).every((text) => raw.includes(text));
       const scripted =
         service === "web"
           ? take(service, (script) => script.path === url.pathname)
           : service === "openai"
-            ? take(service, (script) =>
-                url.pathname.endsWith("/chat/completions")
-                  ? script.path === undefined || script.path === url.pathname
-                  : script.path === url.pathname,
+            ? take(
+                service,
+                (script) =>
+                  shown(script) &&
+                  (url.pathname.endsWith("/chat/completions")
+                    ? script.path === undefined || script.path === url.pathname
+                    : script.path === url.pathname),
               )
-            : take(service, () => true);
+            : take(service, shown);
       const streamed =
         (service === "openai" || service === "anthropic") && (body as { stream?: unknown })?.stream === true;
       if (scripted) return await answer(response, scripted, streamed ? service : undefined);

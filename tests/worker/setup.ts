@@ -25,6 +25,22 @@ beforeEach(async () => {
  * wait for a running alarm, and for an alarm that is due to start.
  */
 afterEach(async () => {
+  // Background helpers first: a helper that reports wakes its chat.
+  for (const id of await listDurableObjectIds(env.HELPER_SESSION)) {
+    for (let round = 0; round < 100; round++) {
+      const busy = await runInDurableObject(env.HELPER_SESSION.get(id), async (instance, state) => {
+        if (instance.work) {
+          await instance.work.catch(() => undefined);
+          instance.work = undefined;
+          return true;
+        }
+        const alarm = await state.storage.getAlarm();
+        return alarm !== null && alarm <= Date.now() + 50;
+      });
+      if (!busy) break;
+      await scheduler.wait(5);
+    }
+  }
   for (const id of await listDurableObjectIds(env.CHAT_SESSION)) {
     for (let round = 0; round < 100; round++) {
       const busy = await runInDurableObject(env.CHAT_SESSION.get(id), async (instance, state) => {

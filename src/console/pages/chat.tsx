@@ -1,6 +1,7 @@
-import type { ConfigView, DailyUsage, TaskRow, UsageReport } from "../admin-client.ts";
+import type { ConfigView, DailyUsage, SkillsView, TaskRow, UsageReport } from "../admin-client.ts";
 import { type FormField, type FormValues, PROVIDER_CHOICES } from "../config-form.ts";
 import { formatTime, Layout, Notice } from "../layout.tsx";
+import { type SkillForm, SkillsSection } from "./skills.tsx";
 import { UsageSection } from "./usage.tsx";
 
 export interface ChatPageProps {
@@ -11,6 +12,9 @@ export interface ChatPageProps {
   errors: Partial<Record<FormField, string>>;
   notice?: { text: string; bad: boolean };
   tasks: TaskRow[];
+  skills: SkillsView;
+  /** A refused skill form, shown again with its problems. */
+  skillForm?: SkillForm;
   daily: DailyUsage;
   report: UsageReport;
   now: number;
@@ -139,6 +143,14 @@ export function ChatPage(props: ChatPageProps) {
           </table>
         </div>
       )}
+
+      <h2>Skills</h2>
+      <SkillsSection
+        base={`/console/chats/${props.chatId}/skills`}
+        view={props.skills}
+        whose="This chat's"
+        {...(props.skillForm ? { form: props.skillForm } : {})}
+      />
 
       <h2>Usage, last 30 days</h2>
       <UsageSection daily={props.daily} report={props.report} now={props.now} />

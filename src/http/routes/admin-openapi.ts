@@ -5,6 +5,8 @@ interface AdminSchemas {
   patch: z.ZodType;
   chatId: z.ZodType;
   pairingCode: z.ZodType;
+  skillUpload: z.ZodType;
+  skillPatch: z.ZodType;
 }
 
 /**
@@ -26,6 +28,7 @@ export function adminOpenApiDocument(schemas: AdminSchemas): object {
   const config = { $ref: "#/components/schemas/ChatConfig" };
   const notFound = json({ $ref: "#/components/schemas/Error" }, "No config stored");
   const body = (schema: object) => ({ required: true, content: { "application/json": { schema } } });
+  const skillPaths = skillsPaths({ json, body, refusals });
   return {
     openapi: "3.1.0",
     info: { title: "Telegram edge agent: admin API", version: "1.0.0" },
@@ -35,6 +38,25 @@ export function adminOpenApiDocument(schemas: AdminSchemas): object {
       schemas: {
         ChatConfig: jsonSchema(schemas.config),
         ChatConfigPatch: jsonSchema(schemas.patch),
+        SkillUpload: jsonSchema(schemas.skillUpload),
+        SkillPatch: jsonSchema(schemas.skillPatch),
+        Skill: {
+          type: "object",
+          required: ["name", "description", "always", "enabled", "chars", "updatedAt"],
+          properties: {
+            name: { type: "string" },
+            description: { type: "string" },
+            always: {
+              type: "boolean",
+              description: "Given whole in the system prompt; else listed and read on demand",
+            },
+            enabled: { type: "boolean" },
+            chars: { type: "integer", description: "Description and instructions, counted against the caps" },
+            updatedAt: { type: "string", format: "date-time" },
+            body: { type: "string", description: "The instructions (reading one skill only)" },
+            markdown: { type: "string", description: "The skill as a file (reading one skill only)" },
+          },
+        },
         McpServers: {
           type: "object",
           required: ["chatId", "servers"],
@@ -95,6 +117,13 @@ export function adminOpenApiDocument(schemas: AdminSchemas): object {
           responses: { 200: json(config, "Merged"), ...refusals },
         },
         delete: { responses: { 204: { description: "Removed" }, 404: notFound, ...refusals } },
+      },
+      "/skills": skillPaths.list,
+      "/skills/{name}": skillPaths.one,
+      "/chats/{chatId}/skills": { parameters: [chatIdParameter], ...skillPaths.list },
+      "/chats/{chatId}/skills/{name}": {
+        ...skillPaths.one,
+        parameters: [chatIdParameter, ...skillPaths.one.parameters],
       },
       "/chats/{chatId}/mcp": {
         parameters: [chatIdParameter],
@@ -184,6 +213,61 @@ export function adminOpenApiDocument(schemas: AdminSchemas): object {
           responses: { 200: json({ type: "object" }, "Token use per chat and per model"), ...refusals },
         },
       },
+    },
+  };
+}
+
+/** The skills routes, the same for the bot's (`/skills`) and a chat's (`/chats/{chatId}/skills`). */
+function skillsPaths(parts: {
+  json: (schema: object, description: string) => object;
+  body: (schema: object) => object;
+  refusals: object;
+}) {
+  const { json, body, refusals } = parts;
+  const skill = { $ref: "#/components/schemas/Skill" };
+  const error = (description: string) => json({ $ref: "#/components/schemas/Error" }, description);
+  const one = json({ type: "object", properties: { skill } }, "The skill");
+  const notFound = error("No skill of that name");
+  return {
+    list: {
+      get: {
+        parameters: [
+          { name: "full", in: "query", schema: { enum: ["0", "1"] }, description: "1: with body and markdown" },
+        ],
+        responses: {
+          200: json(
+            {
+              type: "object",
+              properties: { skills: { type: "array", items: skill }, totalChars: {}, maxTotalChars: {} },
+            },
+            "The skills, with their total size and the caps",
+          ),
+          ...refusals,
+        },
+      },
+      post: {
+        requestBody: body({ $ref: "#/components/schemas/SkillUpload" }),
+        responses: {
+          201: one,
+          409: error("A skill of that name exists (PUT replaces it)"),
+          ...refusals,
+        },
+      },
+    },
+    one: {
+      parameters: [
+        { name: "name", in: "path", required: true, schema: { type: "string", pattern: "^[a-z0-9]+(?:-[a-z0-9]+)*$" } },
+      ],
+      get: { responses: { 200: one, 404: notFound, ...refusals } },
+      put: {
+        requestBody: body({ $ref: "#/components/schemas/SkillUpload" }),
+        responses: { 200: one, 201: one, ...refusals },
+      },
+      patch: {
+        requestBody: body({ $ref: "#/components/schemas/SkillPatch" }),
+        responses: { 200: one, 404: notFound, ...refusals },
+      },
+      delete: { responses: { 204: { description: "Deleted" }, 404: notFound, ...refusals } },
     },
   };
 }

@@ -23,6 +23,7 @@ import { tools } from "../../tools/index.ts";
 import { validInput } from "../valid-input.ts";
 import { clientOf, countWrongTry, isBlocked } from "../wrong-tries.ts";
 import { adminOpenApiDocument } from "./admin-openapi.ts";
+import { adminSkillsRoutes, skillPatchSchema, skillUploadSchema } from "./admin-skills.ts";
 
 type AdminEnv = { Bindings: Env };
 
@@ -243,6 +244,8 @@ export function adminRoutes(): Hono<AdminEnv> {
     return c.json(await usageReport(drizzle(c.env.DB), chatId === undefined ? undefined : Number(chatId)), 200);
   });
 
+  admin.route("/", adminSkillsRoutes());
+
   admin.get("/openapi.json", (c) =>
     c.json(
       adminOpenApiDocument({
@@ -250,6 +253,8 @@ export function adminRoutes(): Hono<AdminEnv> {
         patch: patchSchema,
         chatId: chatIdText,
         pairingCode: pairingCodeParam.shape.code,
+        skillUpload: skillUploadSchema,
+        skillPatch: skillPatchSchema,
       }),
     ),
   );

@@ -1,0 +1,22 @@
+/**
+ * What a helper may not call: sending to any chat (its report is its only message), scheduling, starting helpers,
+ * changing the chat's memory, and sending pictures. Everything else the chat may use (reading the web, recalling facts,
+ * listing tasks, the chat's MCP tools, reading skills) it may use too. A new tool that acts beyond its own answer
+ * belongs here.
+ */
+const DENIED = new Set([
+  "send_message",
+  "schedule_task",
+  "update_task",
+  "pause_task",
+  "resume_task",
+  "cancel_task",
+  "spawn",
+  "remember",
+  "forget",
+  "generate_image",
+]);
+
+export function isHelperTool(name: string): boolean {
+  return !DENIED.has(name);
+}

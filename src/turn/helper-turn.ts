@@ -1,0 +1,263 @@
+import type { DrizzleD1Database } from "drizzle-orm/d1";
+import { errorEventOf } from "../adapters/errors.ts";
+import { createAdapter } from "../adapters/index.ts";
+import { runToolLoop } from "../adapters/tool-loop.ts";
+import { PaidCalls } from "../budget/paid-calls.ts";
+import type { EffectiveConfig } from "../config/chat-config.ts";
+import { ChatConfigStore, effectiveConfigOf } from "../config/config-store.ts";
+import { PAID_KINDS, type PaidCap, type PaidKind } from "../config/paid-kinds.ts";
+import { DEFAULT_MODELS, isModelProvider, type ModelProvider } from "../config/providers.ts";
+import { builtInProvider, type Settings } from "../config/settings.ts";
+import { dayKey } from "../config/zones.ts";
+import type { Env } from "../env.ts";
+import { helperStop } from "../helpers/helper-budget.ts";
+import type { HelperJob, HelperReport } from "../helpers/helper-job.ts";
+import { isHelperTool } from "../helpers/helper-tools.ts";
+import { errorText } from "../lib/errors.ts";
+import { openChatMcp } from "../mcp/chat-mcp.ts";
+import { mediaBucket } from "../media/services.ts";
+import { storeMedia } from "../media/store.ts";
+import { userFacingError } from "../reply/error-text.ts";
+import { NO_SKILLS, type TurnSkills } from "../skills/skill.ts";
+import { skillsSection } from "../skills/skill-prompt.ts";
+import { skillsForChat } from "../skills/skill-store.ts";
+import { type ToolContext, TurnTrust } from "../tools/context.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
+import { USE_SKILL } from "../tools/use-skill.ts";
+import type { ActiveRun } from "./active-run.ts";
+import { buildSystemPrompt } from "./system-prompt.ts";
+import { Tally } from "./tally.ts";
+
+/** What a helper's turn works with, in its own object. */
+export interface HelperTurnContext {
+  env: Env;
+  settings: Settings;
+  db: DrizzleD1Database;
+  registry: ToolRegistry;
+  now: () => number;
+}
+
+const HELPER_INSTRUCTIONS =
+  "You are working as a background helper for this chat. Nobody watches your steps: only your final answer is " +
+  "posted in the chat, as your report. Do the task completely with your tools, then answer with the report itself " +
+  "(short, with the sources you used). You cannot send messages, schedule tasks, change the chat's memory or start " +
+  "helpers; do not offer to.";
+
+/**
+ * A helper's one turn: the chat's model (a model provider's; an agent chat's helper uses the built-in provider), the
+ * chat's tools without those that act beyond the answer (helper-tools.ts), its instructions and skills, and the task
+ * as the only message. It stops at its time limit (`run`), at `/stop`, or before a call that would pass its slice of
+ * the budget; whatever happens, it returns a report for the chat, with what it used.
+ */
+export async function runHelperTurn(ctx: HelperTurnContext, job: HelperJob, run: ActiveRun): Promise<HelperReport> {
+  const started = ctx.now();
+  const { settings } = ctx;
+  const { config } = await effectiveConfigOf(
+    new ChatConfigStore(ctx.env.CONFIG, ctx.registry.names),
+    job.chat.id,
+    settings,
+  );
+  const { provider, model } = helperModelOf(config, settings);
+  const tally = new Tally({ provider, model }, (name) => settings.modelPrices.get(name));
+  const paid = new PaidCalls(
+    { prices: settings.paid.prices, caps: capsOf(job, config), dailyCostUsd: job.slice.costUsd },
+    { day: dayKey(started, config.timezone), tokens: 0, costUsd: 0, noticeSent: false },
+    () => tally.costUsd,
+  );
+  const report = (outcome: HelperReport["outcome"], text: string, trust?: TurnTrust): HelperReport => ({
+    id: job.id,
+    number: job.number,
+    label: job.label,
+    outcome,
+    text,
+    ...(trust?.untrustedSource === undefined ? {} : { untrustedSource: trust.untrustedSource }),
+    usage: {
+      provider: tally.answeredBy.provider,
+      model: tally.answeredBy.model,
+      inputTokens: tally.usage.inputTokens,
+      outputTokens: tally.usage.outputTokens,
+      toolCalls: tally.toolCalls,
+      costUsd: tally.cost === null && paid.costUsd === 0 ? null : (tally.cost ?? 0) + paid.costUsd,
+      ...(Object.keys(paid.units).length > 0 ? { paidUnits: paid.units } : {}),
+      durationMs: ctx.now() - started,
+    },
+    finishedAt: ctx.now(),
+  });
+  if (!config.enabled) return report("failed", "The bot is disabled in this chat, so the helper did not run.");
+  const choice = createAdapter(provider, { settings, env: ctx.env, agentContainers: () => undefined });
+  if (choice.kind === "unavailable" || choice.adapter.kind !== "model") {
+    return report("failed", `The helper could not run: ${choice.kind === "unavailable" ? choice.problem : provider}.`);
+  }
+
+  const trust = new TurnTrust(job.untrustedSource);
+  const mcp = await openChatMcp(
+    config.mcpServers.filter((server) => config.tools?.some((name) => name.startsWith(`${server.name}__`)) ?? true),
+    { env: ctx.env, settings, signal: run.signal },
+  );
+  try {
+    const registry = ctx.registry.extendedWith(mcp.tools);
+    const skills = await skillsOf(ctx, job.chat.id);
+    const usable = registry.allowed(config.tools, settings).filter((tool) => isHelperTool(tool.name));
+    const readsSkills = skills.listed.length > 0 && usable.some((tool) => tool.name === USE_SKILL);
+    const tools = usable.filter((tool) => tool.name !== USE_SKILL || readsSkills);
+    const names = new Set(tools.map((tool) => tool.name));
+    const context = helperToolContext(ctx, job, { trust, timezone: config.timezone, paid });
+    let fed = 0;
+    const executeTool = async (name: string, argumentsText: string) => {
+      if (!names.has(name)) {
+        return { isError: true, content: `Error: "${name}" is not a tool a background helper may use.` };
+      }
+      if (fed >= settings.toolResultsMaxChars) {
+        return { isError: true, content: "Error: this helper has read all the tool results it may; report now." };
+      }
+      const outcome = await registry.execute(name, argumentsText, context, config.tools);
+      const room = settings.toolResultsMaxChars - fed;
+      fed += Math.min(outcome.content.length, room);
+      return outcome.content.length <= room ? outcome : { ...outcome, content: outcome.content.slice(0, room) };
+    };
+
+    const system = [
+      buildSystemPrompt({
+        botName: settings.botName,
+        ...(config.systemPrompt ? { chatPrompt: config.systemPrompt } : {}),
+        skills: skillsSection(readsSkills ? skills : { ...skills, listed: [] }, "use_skill"),
+        chat: {
+          type: job.chat.type,
+          ...(job.chat.title ? { title: job.chat.title } : {}),
+          isForumTopic: job.target.threadId !== undefined,
+        },
+        toolNames: tools.map((tool) => tool.name),
+        now: new Date(started),
+        timezone: config.timezone,
+      }),
+      HELPER_INSTRUCTIONS,
+      ...(mcp.note ? [mcp.note] : []),
+    ].join("\n\n");
+
+    let last = { tokens: 0, costUsd: 0 };
+    let before = { tokens: 0, costUsd: 0 };
+    let outOfSlice: string | undefined;
+    const events = runToolLoop({
+      adapter: choice.adapter,
+      request: {
+        model,
+        system,
+        messages: [{ role: "user", content: `Task:\n${job.task}` }],
+        tools: tools.map((tool) => registry.modelTool(tool)),
+        signal: run.signal,
+      },
+      executeTool,
+      stopBeforeCall: () => {
+        outOfSlice = helperStop(job.slice, { tokens: spentTokens(tally), costUsd: tally.costUsd + paid.costUsd }, last);
+        return outOfSlice;
+      },
+    });
+    try {
+      for await (const event of events) {
+        tally.apply(event);
+        if (event.type === "usage") {
+          const now = { tokens: spentTokens(tally), costUsd: tally.costUsd };
+          last = { tokens: now.tokens - before.tokens, costUsd: now.costUsd - before.costUsd };
+          before = now;
+        }
+        if (tally.finished) break;
+      }
+    } catch (thrown) {
+      tally.error = errorEventOf(thrown, provider);
+    }
+    switch (run.stopReason) {
+      case "deadline":
+        return report(
+          "timeout",
+          `It ran out of time (${Math.round(job.timeLimitMs / 1000)} s) before it finished.`,
+          trust,
+        );
+      case "stopped":
+        return report("stopped", "It was stopped.", trust);
+      case undefined:
+        break;
+    }
+    if (tally.error) {
+      return report("failed", outOfSlice ? `It stopped: ${outOfSlice}.` : userFacingError(tally.error), trust);
+    }
+    const text = tally.result?.trim() ?? "";
+    return report("answered", text === "" ? "(The helper finished without a report.)" : text, trust);
+  } catch (error) {
+    return report("failed", `⚠️ The helper failed: ${errorText(error).slice(0, 200)}`, trust);
+  } finally {
+    await mcp.close();
+  }
+}
+
+/** The chat's model when it is a model provider's; an agent chat's helpers use the built-in provider. */
+function helperModelOf(config: EffectiveConfig, settings: Settings): { provider: ModelProvider; model: string } {
+  if (isModelProvider(config.provider)) return { provider: config.provider, model: config.model };
+  if (settings.defaultProvider !== undefined && isModelProvider(settings.defaultProvider)) {
+    return {
+      provider: settings.defaultProvider,
+      model: settings.defaultModel ?? DEFAULT_MODELS[settings.defaultProvider],
+    };
+  }
+  const provider = builtInProvider(settings);
+  return isModelProvider(provider)
+    ? { provider, model: DEFAULT_MODELS[provider] }
+    : { provider: "workers-ai", model: DEFAULT_MODELS["workers-ai"] };
+}
+
+/** The helper's paid-call caps: its slice where the chat has a cap, as one turn of the chat otherwise. */
+function capsOf(job: HelperJob, config: EffectiveConfig): Record<PaidKind, PaidCap> {
+  const caps = {} as Record<PaidKind, PaidCap>;
+  for (const kind of PAID_KINDS) {
+    const allowance = job.slice.units[kind] ?? config.paidCaps[kind].perTurn;
+    caps[kind] = allowance === undefined ? {} : { perTurn: allowance };
+  }
+  return caps;
+}
+
+/** Who asks and where, for a helper's tools: never an admin chat, and nothing that sends or schedules. */
+function helperToolContext(
+  ctx: HelperTurnContext,
+  job: HelperJob,
+  turn: { trust: TurnTrust; timezone: string; paid: PaidCalls },
+): ToolContext {
+  const refuse = async () => {
+    throw new Error("a background helper cannot send or schedule anything");
+  };
+  return {
+    chatId: job.chat.id,
+    threadId: job.target.threadId,
+    userId: job.startedBy,
+    isAdminChat: false,
+    isAdminUser: job.isAdminUser,
+    trust: turn.trust,
+    env: ctx.env,
+    db: ctx.db,
+    timezone: turn.timezone,
+    now: ctx.now,
+    isChatAllowed: () => false,
+    sendMessage: refuse,
+    sendPhoto: refuse,
+    storeGenerated: async (bytes, mediaType) => {
+      const bucket = mediaBucket(ctx.env);
+      if (!bucket) return undefined;
+      const key = `generated/${crypto.randomUUID()}`;
+      await storeMedia(bucket, key, bytes, { mediaType });
+      return key;
+    },
+    paid: turn.paid,
+    tasksChanged: refuse,
+  };
+}
+
+async function skillsOf(ctx: HelperTurnContext, chatId: number): Promise<TurnSkills> {
+  try {
+    return await skillsForChat(ctx.db, chatId);
+  } catch (error) {
+    console.warn(`chat ${chatId}: a helper goes on without skills`, errorText(error));
+    return NO_SKILLS;
+  }
+}
+
+function spentTokens(tally: Tally): number {
+  return tally.usage.inputTokens + tally.usage.outputTokens;
+}
