@@ -11,6 +11,7 @@ import { runTurn } from "../turn/run-turn.ts";
 import { userMessageOf } from "../turn/user-message.ts";
 import { modelMenu } from "./model-menu.ts";
 import { approveText } from "./pairing.ts";
+import { voiceText } from "./voice.ts";
 
 /** Commands answered without a model call (all but /agent). Returns false for a command this bot does not know. */
 export async function handleCommand(ctx: ChatContext, message: IncomingMessage, inboxId: number): Promise<boolean> {
@@ -58,6 +59,9 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
       break;
     case "tasks":
       await reply(await listTasksText(ctx.db, ctx.chat.id));
+      break;
+    case "voice":
+      await reply(await voiceText(ctx, message));
       break;
     case "pair":
       await reply("This chat may already talk to the bot.");

@@ -78,9 +78,34 @@ export interface Settings {
   imageModel: string | undefined;
   /** What paid calls besides tokens cost, and the caps of chats without their own `limits`. */
   paid: { prices: Record<PaidKind, number>; caps: Record<PaidKind, PaidCap> };
+  /** Spoken answers: which speech model, where, and how much of an answer is spoken. */
+  speech: SpeechSettings;
+  /** Who may summon the bot as a guest in a chat it is not in (Bot API 10.0 guest mode). */
+  guestMode: GuestMode;
   /** Variables that are set but unusable, by name, with what is wrong. Never their values. */
   problems: string[];
 }
+
+/**
+ * Text to speech: OpenAI's `/audio/speech` (or a compatible server) with OPENAI_API_KEY, a Workers AI model through
+ * the `AI` binding, or off. `voice` undefined: the model's default.
+ */
+export type SpeechRoute =
+  | { kind: "off" }
+  | { kind: "openai"; model: string; voice: string | undefined; baseUrl: string | undefined }
+  | { kind: "workers-ai"; model: string; voice: string | undefined };
+type SpeechSettings = SpeechRoute & {
+  /** The most characters of an answer spoken; a longer one is spoken in part. */
+  maxChars: number;
+};
+
+export const GUEST_MODES = ["off", "admins", "known"] as const;
+/** off: nobody; admins: the bot's admins; known: admins and people whose private chat is allowed (listed or paired). */
+export type GuestMode = (typeof GUEST_MODES)[number];
+
+/** OpenAI's speech model when SPEECH_MODEL is unset and OPENAI_API_KEY is set; Workers AI's otherwise. */
+const DEFAULT_OPENAI_SPEECH_MODEL = "gpt-4o-mini-tts";
+const DEFAULT_WORKERS_AI_SPEECH_MODEL = "@cf/myshell-ai/melotts";
 
 /**
  * The provider of chats without their own when DEFAULT_PROVIDER is unset: the first with a key (OpenAI, then
@@ -182,6 +207,14 @@ export function readSettings(env: Env): Settings {
     problems.push("VISION_MODELS must be comma-separated model names, where * matches anything");
   }
   const callbackUrl = read.url("AGENT_CALLBACK_URL");
+  const speechModel = read.text(env.SPEECH_MODEL);
+  if (speechModel !== undefined && !isWorkersAiModel(speechModel) && speechModel.toLowerCase() !== "off") {
+    if (!read.text(env.OPENAI_API_KEY)) {
+      problems.push(
+        "SPEECH_MODEL needs OPENAI_API_KEY (or a @cf/ model on Workers AI, or off): answers are not spoken",
+      );
+    }
+  }
 
   return {
     botToken: read.text(env.TELEGRAM_BOT_TOKEN),
@@ -271,6 +304,15 @@ export function readSettings(env: Env): Settings {
         },
       },
     },
+    speech: {
+      ...speechRouteOf(speechModel, {
+        hasOpenAiKey: read.text(env.OPENAI_API_KEY) !== undefined,
+        voice: read.text(env.SPEECH_VOICE),
+        baseUrl: read.url("SPEECH_BASE_URL") ?? read.url("OPENAI_BASE_URL"),
+      }),
+      maxChars: read.integer("SPEECH_MAX_CHARS", 1500, 100, 4000),
+    },
+    guestMode: read.choice("GUEST_MODE", GUEST_MODES, "known"),
     mcp: {
       listCacheMs: read.integer("MCP_LIST_CACHE_SECONDS", 300, 0, 86_400) * 1000,
       timeoutMs: read.integer("MCP_TIMEOUT_SECONDS", 20, 1, 300) * 1000,
@@ -278,6 +320,25 @@ export function readSettings(env: Env): Settings {
     playgroundUrl: read.url("PLAYGROUND_URL"),
     problems,
   };
+}
+
+/** Workers AI's catalogue names its models `@cf/…` (and `@hf/…`): those run on the `AI` binding. */
+function isWorkersAiModel(model: string): boolean {
+  return /^@(cf|hf)\//.test(model);
+}
+
+/** SPEECH_MODEL: unset picks OpenAI's model when there is a key, else Workers AI's; `off` turns speech off. */
+function speechRouteOf(
+  model: string | undefined,
+  options: { hasOpenAiKey: boolean; voice: string | undefined; baseUrl: string | undefined },
+): SpeechRoute {
+  const { hasOpenAiKey, voice, baseUrl } = options;
+  if (model?.toLowerCase() === "off") return { kind: "off" };
+  if (model !== undefined && isWorkersAiModel(model)) return { kind: "workers-ai", model, voice };
+  if (model === undefined && !hasOpenAiKey)
+    return { kind: "workers-ai", model: DEFAULT_WORKERS_AI_SPEECH_MODEL, voice };
+  if (!hasOpenAiKey) return { kind: "off" };
+  return { kind: "openai", model: model ?? DEFAULT_OPENAI_SPEECH_MODEL, voice, baseUrl };
 }
 
 export function includes(list: IdList, id: number): boolean {

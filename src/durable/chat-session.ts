@@ -25,7 +25,7 @@ import { database } from "../tools/context.ts";
 import { tools } from "../tools/index.ts";
 import { RunSlot } from "../turn/active-run.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
-import { userMessagesOf } from "../turn/incoming-files.ts";
+import { isSpokenTo, userMessagesOf } from "../turn/incoming-files.ts";
 import { runTurn } from "../turn/run-turn.ts";
 import { enqueueDueTasks, runTask } from "../turn/scheduled-task.ts";
 import { agentContainersOf } from "./agent-containers.ts";
@@ -206,6 +206,7 @@ export class ChatSession extends DurableObject<Env> {
           messageId: last.messageId,
           ...(last.from ? { userId: last.from.id } : {}),
           ...(last.chat.type === "private" ? {} : { replyToMessageId: last.messageId }),
+          ...(isSpokenTo(messages) ? { spokenTo: true } : {}),
         }),
       );
     };

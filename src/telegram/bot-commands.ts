@@ -11,6 +11,7 @@ export const BOT_COMMANDS = [
     description: "Set this chat's provider: /provider <name> [model] or /provider reset (admins)",
   },
   { command: "tasks", description: "This chat's scheduled tasks and their next run" },
+  { command: "voice", description: "Spoken answers: /voice [off|when-spoken-to|always]" },
   { command: "agent", description: "Run one task with the Claude agent: /agent <task>" },
   { command: "stop", description: "Stop the running agent session" },
   { command: "pair", description: "Ask for access to this bot with a code" },

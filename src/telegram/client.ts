@@ -179,6 +179,22 @@ export class TelegramClient {
     });
   }
 
+  /**
+   * A voice message uploaded from bytes (OGG/Opus or MP3, which the Bot API takes for voice), with a plain caption
+   * cut to Telegram's 1,024 characters, replying where asked.
+   */
+  async sendVoice(
+    target: ChatTarget,
+    voice: { bytes: Uint8Array; fileName: string; caption?: string; replyToMessageId?: number },
+  ): Promise<number> {
+    const sent = await this.api.sendVoice(target.chatId, new InputFile(voice.bytes, voice.fileName), {
+      ...threadOf(target),
+      ...replyOf(voice),
+      ...(voice.caption ? { caption: voice.caption.slice(0, 1024) } : {}),
+    });
+    return sent.message_id;
+  }
+
   async sendTyping(target: ChatTarget): Promise<void> {
     await this.api.sendChatAction(target.chatId, "typing", threadOf(target));
   }

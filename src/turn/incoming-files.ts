@@ -38,3 +38,10 @@ async function quotesTranscripts(ctx: ChatContext): Promise<boolean> {
   const stored = await ctx.configs.get(ctx.chat.id);
   return stored.state === "valid" && stored.config.quoteTranscripts === true;
 }
+
+/** Whether the person spoke to the bot: a voice note or a round video note among the messages (not an audio file). */
+export function isSpokenTo(messages: readonly IncomingMessage[]): boolean {
+  return messages.some((message) =>
+    (message.media ?? []).some((item) => item.kind === "recording" && item.source !== "audio"),
+  );
+}

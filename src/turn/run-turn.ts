@@ -13,6 +13,7 @@ import type { ChatContext } from "./chat-context.ts";
 import { startConversation } from "./conversation.ts";
 import { chooseModel } from "./model-chain.ts";
 import { recordTurn } from "./record.ts";
+import { speakAnswer } from "./spoken-answer.ts";
 import { Tally } from "./tally.ts";
 import type { TurnOutcome, TurnRequest } from "./turn-request.ts";
 
@@ -119,6 +120,7 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
     const result = tally.result ?? "";
     const text = result.trim() === "" ? "…" : result;
     const delivered = await display.deliver(text);
+    if (delivered) await speakAnswer(ctx, { request, config, paid, text });
     recordTurn(ctx, request, { kind: "answered", text, delivered }, cost);
     return { ok: true, text: result };
   } finally {

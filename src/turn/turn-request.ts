@@ -14,6 +14,8 @@ export interface TurnRequest {
   replyToMessageId?: number;
   /** `/agent` runs one turn on an agent provider whatever the chat's provider. */
   providerOverride?: Provider;
+  /** The turn answers a voice or video note: a chat whose voiceReplies is `when-spoken-to` hears the answer too. */
+  spokenTo?: boolean;
   /** Said before the error text when the turn fails (a scheduled task's failure names the task). */
   failureNote?: string;
 }
