@@ -99,9 +99,9 @@ type SpeechSettings = SpeechRoute & {
   maxChars: number;
 };
 
-export const GUEST_MODES = ["off", "admins", "known"] as const;
+const GUEST_MODES = ["off", "admins", "known"] as const;
 /** off: nobody; admins: the bot's admins; known: admins and people whose private chat is allowed (listed or paired). */
-export type GuestMode = (typeof GUEST_MODES)[number];
+type GuestMode = (typeof GUEST_MODES)[number];
 
 /** OpenAI's speech model when SPEECH_MODEL is unset and OPENAI_API_KEY is set; Workers AI's otherwise. */
 const DEFAULT_OPENAI_SPEECH_MODEL = "gpt-4o-mini-tts";

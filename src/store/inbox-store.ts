@@ -1,7 +1,12 @@
 import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
 import * as z from "zod";
 import * as schema from "../db/chat-schema.ts";
-import { type IncomingMessage, incomingMessageSchema } from "../telegram/incoming-message.ts";
+import {
+  type GuestQuery,
+  guestQuerySchema,
+  type IncomingMessage,
+  incomingMessageSchema,
+} from "../telegram/incoming-message.ts";
 import type { ChatDatabase } from "./chat-database.ts";
 import { preparedOnce } from "./statements.ts";
 
@@ -14,11 +19,15 @@ const taskPayloadSchema = z.object({
 });
 export type TaskPayload = z.infer<typeof taskPayloadSchema>;
 
-/** What waits in the inbox: a message from an allowed chat, one from a stranger, or a due scheduled task. */
+/**
+ * What waits in the inbox: a message from an allowed chat, one from a stranger, a due scheduled task, or a guest
+ * query its person made in another chat.
+ */
 export type InboxEntry =
   | { kind: "message"; message: IncomingMessage }
   | { kind: "stranger"; message: IncomingMessage }
-  | { kind: "task"; task: TaskPayload };
+  | { kind: "task"; task: TaskPayload }
+  | { kind: "guest"; query: GuestQuery };
 
 /** A taken row: its entry, or (a row written by another version that no schema reads now) why it cannot be read. */
 export type InboxItem = (InboxEntry | { kind: "unreadable"; problem: string }) & { id: number; attempts: number };
@@ -83,12 +92,17 @@ export class InboxStore {
         })
         .where(eq(inbox.id, placeholder("id")))
         .prepare(),
+      eraseOne: db
+        .update(inbox)
+        .set({ payload: "{}" })
+        .where(eq(inbox.id, placeholder("id")))
+        .prepare(),
     }));
   }
 
   /** The new row's id, or undefined when the key was seen before: a redelivered update is a no-op. */
   enqueue(key: string, entry: InboxEntry, now: number): number | undefined {
-    const payload = JSON.stringify(entry.kind === "task" ? entry.task : entry.message);
+    const payload = JSON.stringify(payloadOf(entry));
     return this.statements().enqueue.all({ key, kind: entry.kind, payload, now })[0]?.id;
   }
 
@@ -112,12 +126,29 @@ export class InboxStore {
     for (const id of ids) this.statements().finishOne.run({ id, status, now, error: error ?? null });
   }
 
+  /** Blanks rows' payloads (their key stays, so a redelivery is still a no-op): a guest query keeps nothing. */
+  erase(ids: readonly number[]): void {
+    for (const id of ids) this.statements().eraseOne.run({ id });
+  }
+
   pruneFinished(now: number): void {
     const { inbox } = schema;
     this.database.db
       .delete(inbox)
       .where(and(inArray(inbox.status, ["done", "failed"]), lt(inbox.receivedAt, now - FINISHED_RETENTION_MS)))
       .run();
+  }
+}
+
+function payloadOf(entry: InboxEntry): unknown {
+  switch (entry.kind) {
+    case "task":
+      return entry.task;
+    case "guest":
+      return entry.query;
+    case "message":
+    case "stranger":
+      return entry.message;
   }
 }
 
@@ -142,6 +173,12 @@ function entryOf(kind: InboxEntry["kind"], payload: string): InboxEntry | { kind
       return task.success
         ? { kind, task: task.data }
         : { kind: "unreadable", problem: "its task does not match the current schema" };
+    }
+    case "guest": {
+      const query = guestQuerySchema.safeParse(json);
+      return query.success
+        ? { kind, query: query.data }
+        : { kind: "unreadable", problem: "its guest query does not match the current schema" };
     }
   }
 }

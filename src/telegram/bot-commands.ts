@@ -26,5 +26,8 @@ export function isBotCommand(name: string): name is BotCommandName {
   return names.has(name);
 }
 
-/** The update kinds the bot handles: messages, and presses of its buttons (Stop). */
-export const ALLOWED_UPDATES = ["message", "callback_query"] as const;
+/**
+ * The update kinds the bot handles: messages, presses of its buttons (Stop), and guest queries (Bot API 10.0: the bot
+ * summoned by name in a chat it is not in; Telegram sends them only when they are listed here).
+ */
+export const ALLOWED_UPDATES = ["message", "callback_query", "guest_message"] as const;

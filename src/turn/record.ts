@@ -65,6 +65,35 @@ export function recordTurn(ctx: ChatContext, request: TurnRequest, end: TurnEnd,
   });
 }
 
+/**
+ * A guest turn (a question from another chat): only its usage and the day's spend are kept, nothing of the chat it
+ * came from. Its inbox row ends and is emptied (the key stays, so a redelivered update is still a no-op).
+ */
+export function recordGuestTurn(
+  ctx: ChatContext,
+  request: TurnRequest,
+  end: TurnEnd,
+  cost: TurnCost | undefined,
+): void {
+  const { stores } = ctx;
+  const now = ctx.now();
+  const usage = cost === undefined ? undefined : usageRecord(ctx, request, { ...cost, end, now });
+  const error =
+    end.kind === "failed"
+      ? `${end.error.classification}: ${redactSecrets(end.error.message).slice(0, 300)}`
+      : end.delivered
+        ? undefined
+        : "the answer could not be delivered to Telegram";
+  stores.atomically(() => {
+    stores.inbox.finish(request.inboxIds, now, error);
+    stores.inbox.erase(request.inboxIds);
+    if (cost && usage) {
+      stores.usage.add(usage, now);
+      stores.meta.set("spend", addUnits(addSpend(cost.spend, cost.tally.usage, usage.costUsd ?? 0), cost.paid.units));
+    }
+  });
+}
+
 function usageRecord(
   ctx: RecordContext,
   request: TurnRequest,

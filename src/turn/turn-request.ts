@@ -4,7 +4,8 @@ import type { UserMessage } from "../protocol/messages.ts";
 
 /** One turn to run: what started it, its new messages, and the inbox rows it answers. */
 export interface TurnRequest {
-  kind: "chat" | "task" | "agent";
+  /** A guest turn answers someone who summoned the bot in another chat (see guest-turn.ts). */
+  kind: "chat" | "task" | "agent" | "guest";
   /** The turn's new messages, in order. */
   users: UserMessage[];
   inboxIds: number[];

@@ -437,6 +437,7 @@ function telegramRefusal(method: string, body: unknown): string | undefined {
     const problem = htmlProblem(payload.text);
     if (problem) return `Bad Request: can't parse entities: ${problem}`;
   }
+  if (method === "answerGuestQuery") return guestAnswerRefusal(body);
   if (method === "sendMessage" || method === "editMessageText") {
     const key = `${payload.chat_id}:${payload.message_id}`;
     if (method === "editMessageText" && shownTexts.get(key) === JSON.stringify(body)) {
@@ -444,6 +445,34 @@ function telegramRefusal(method: string, body: unknown): string | undefined {
     }
     if (method === "editMessageText") shownTexts.set(key, JSON.stringify(body));
   }
+  return undefined;
+}
+
+/** What Telegram refuses in `answerGuestQuery`: no query id, a result without an article's fields, bad message text. */
+function guestAnswerRefusal(body: unknown): string | undefined {
+  const payload = (body ?? {}) as {
+    guest_query_id?: unknown;
+    result?: { type?: unknown; id?: unknown; title?: unknown; input_message_content?: Record<string, unknown> };
+  };
+  if (typeof payload.guest_query_id !== "string" || payload.guest_query_id === "") {
+    return "Bad Request: query is too old and response timeout expired or query ID is invalid";
+  }
+  const result = payload.result;
+  if (!result || typeof result.id !== "string" || result.id === "" || new TextEncoder().encode(result.id).length > 64) {
+    return "Bad Request: RESULT_ID_INVALID";
+  }
+  if (result.type === "article" && (typeof result.title !== "string" || !result.input_message_content)) {
+    return "Bad Request: RESULT_TYPE_INVALID";
+  }
+  const content = result.input_message_content ?? {};
+  const text = content.message_text;
+  if (typeof text !== "string" || text.trim() === "") return "Bad Request: message text is empty";
+  if (content.parse_mode === "HTML") {
+    const problem = htmlProblem(text);
+    if (problem) return `Bad Request: can't parse entities: ${problem}`;
+  }
+  const visible = content.parse_mode === "HTML" ? text.replace(/<[^>]*>/g, "").replace(/&[a-z#0-9]+;/gi, "x") : text;
+  if (visible.length > 4096) return "Bad Request: MESSAGE_TOO_LONG";
   return undefined;
 }
 
@@ -476,6 +505,8 @@ function telegramDefault(method: string, body: unknown, messageId: number): unkn
         chat: { id: Number(payload.chat_id), type: "private" },
         voice: { file_id: `voice-${messageId}`, file_unique_id: `voice-u-${messageId}`, duration: 1 },
       };
+    case "answerGuestQuery":
+      return { inline_message_id: `guest-${messageId}` };
     case "getUpdates":
       return [];
     case "getWebhookInfo":

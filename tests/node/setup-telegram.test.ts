@@ -52,6 +52,8 @@ describe("npm run setup:telegram", () => {
     expect(setWebhook?.body).toMatchObject({
       url: "https://bot.example.workers.dev/telegram/webhook",
       secret_token: secret,
+      // Guest queries (Bot API 10.0) arrive only when asked for.
+      allowed_updates: ["message", "callback_query", "guest_message"],
     });
     expect(done.output).not.toContain(secret);
     expect(done.output).not.toContain("SETUP-TEST");
