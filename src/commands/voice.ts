@@ -1,4 +1,5 @@
 import { resolveConfig, VOICE_REPLIES, type VoiceReplies } from "../config/chat-config.ts";
+import { workersAiBinding } from "../env.ts";
 import { speakerOf } from "../media/speech.ts";
 import type { IncomingMessage } from "../telegram/incoming-message.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
@@ -28,7 +29,7 @@ export async function voiceText(ctx: ChatContext, message: IncomingMessage): Pro
   if (next !== "off") {
     const speaker = speakerOf(ctx.settings.speech, {
       openaiApiKey: ctx.settings.openaiApiKey,
-      ai: ctx.env.AI,
+      ai: workersAiBinding(ctx.env),
       timeoutMs: ctx.settings.providerTimeoutMs,
     });
     if ("unavailable" in speaker) return `🔇 Spoken answers are not available: ${speaker.unavailable}.`;

@@ -207,6 +207,9 @@ export function readSettings(env: Env): Settings {
     problems.push("VISION_MODELS must be comma-separated model names, where * matches anything");
   }
   const callbackUrl = read.url("AGENT_CALLBACK_URL");
+  // Read in the order their problems are reported.
+  const telegramApiBaseUrl = read.url("TELEGRAM_API_BASE_URL") ?? "https://api.telegram.org";
+  const openaiBaseUrl = read.url("OPENAI_BASE_URL");
   const speechModel = read.text(env.SPEECH_MODEL);
   if (speechModel !== undefined && !isWorkersAiModel(speechModel) && speechModel.toLowerCase() !== "off") {
     if (!read.text(env.OPENAI_API_KEY)) {
@@ -219,14 +222,14 @@ export function readSettings(env: Env): Settings {
   return {
     botToken: read.text(env.TELEGRAM_BOT_TOKEN),
     webhookSecret: read.text(env.TELEGRAM_WEBHOOK_SECRET),
-    telegramApiBaseUrl: read.url("TELEGRAM_API_BASE_URL") ?? "https://api.telegram.org",
+    telegramApiBaseUrl,
     allowedChats: read.idList("ALLOWED_CHAT_IDS", { everyoneAllowed: true }),
     adminUserIds: read.idList("ADMIN_USER_IDS", { everyoneAllowed: false }),
     adminChatIds: read.idList("ADMIN_CHAT_IDS", { everyoneAllowed: false }),
     adminToken: read.text(env.ADMIN_TOKEN),
     botName: read.text(env.BOT_NAME) ?? "Assistant",
     openaiApiKey: read.text(env.OPENAI_API_KEY),
-    openaiBaseUrl: read.url("OPENAI_BASE_URL"),
+    openaiBaseUrl,
     anthropicApiKey: read.text(env.ANTHROPIC_API_KEY),
     anthropicBaseUrl: read.url("ANTHROPIC_BASE_URL"),
     workersAi: workersAiRouteOf(read.url("WORKERS_AI_BASE_URL"), read.text(env.WORKERS_AI_API_TOKEN), problems),
@@ -308,7 +311,7 @@ export function readSettings(env: Env): Settings {
       ...speechRouteOf(speechModel, {
         hasOpenAiKey: read.text(env.OPENAI_API_KEY) !== undefined,
         voice: read.text(env.SPEECH_VOICE),
-        baseUrl: read.url("SPEECH_BASE_URL") ?? read.url("OPENAI_BASE_URL"),
+        baseUrl: read.url("SPEECH_BASE_URL") ?? openaiBaseUrl,
       }),
       maxChars: read.integer("SPEECH_MAX_CHARS", 1500, 100, 4000),
     },

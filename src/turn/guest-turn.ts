@@ -3,6 +3,7 @@ import { runToolLoop } from "../adapters/tool-loop.ts";
 import { addSpend, exhaustedLimit } from "../budget/budget.ts";
 import { PaidCalls } from "../budget/paid-calls.ts";
 import { effectiveConfigOf } from "../config/config-store.ts";
+import { providerSetupOf } from "../config/provider-setup.ts";
 import { bestEffort } from "../lib/best-effort.ts";
 import { errorText } from "../lib/errors.ts";
 import { redactSecrets } from "../lib/redact.ts";
@@ -139,7 +140,7 @@ export async function answerGuestQuery(ctx: ChatContext, inboxId: number, query:
           : undefined));
   if (error) {
     console.warn(`guest query of ${query.from.id} failed (${error.classification}): ${redactSecrets(error.message)}`);
-    return failed(error, userFacingError(error), cost);
+    return failed(error, userFacingError(error, providerSetupOf(choice.provider, ctx.settings)), cost);
   }
   const text = tally.result?.trim() ? tally.result : "…";
   const delivered = await ctx.telegram

@@ -1,5 +1,6 @@
 import type { PaidCallGate } from "../budget/paid-calls.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
+import { workersAiBinding } from "../env.ts";
 import { bestEffort } from "../lib/best-effort.ts";
 import { speakerOf } from "../media/speech.ts";
 import { sendVoiceReply } from "../reply/voice-reply.ts";
@@ -19,7 +20,7 @@ export async function speakAnswer(
   if (request.kind !== "chat" || !wantsVoice(config.voiceReplies, request.spokenTo === true)) return;
   const speaker = speakerOf(ctx.settings.speech, {
     openaiApiKey: ctx.settings.openaiApiKey,
-    ai: ctx.env.AI,
+    ai: workersAiBinding(ctx.env),
     timeoutMs: ctx.settings.providerTimeoutMs,
   });
   await bestEffort("speaking an answer", () =>

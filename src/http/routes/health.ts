@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { builtInProvider, type Settings, settingsOf } from "../../config/settings.ts";
-import type { Env } from "../../env.ts";
+import { type Env, workersAiBinding } from "../../env.ts";
 import { mediaBucket } from "../../media/services.ts";
 
 /**
@@ -35,6 +35,7 @@ function missingVariables(settings: Settings, env: Env): string[] {
     missing.push("ANTHROPIC_API_KEY");
   }
   // Workers AI needs no key: the `[ai]` binding, or WORKERS_AI_BASE_URL with WORKERS_AI_API_TOKEN.
-  if (provider === "workers-ai" && settings.workersAi.kind === "binding" && !env.AI) missing.push("AI (binding)");
+  if (provider === "workers-ai" && settings.workersAi.kind === "binding" && !workersAiBinding(env))
+    missing.push("AI (binding)");
   return missing;
 }
