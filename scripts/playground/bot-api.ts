@@ -92,7 +92,8 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
   const waiters = new Set<() => void>();
   let version = 0;
   let nextMessageId = 1;
-  let nextUpdateId = 1;
+  // Not 1: the chat objects keep the update ids they saw (a redelivery is a no-op), and survive a restart of `npm run dev`.
+  let nextUpdateId = Date.now();
   let nextNoteId = 1;
 
   const changed = () => {
