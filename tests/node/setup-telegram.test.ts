@@ -57,6 +57,8 @@ describe("npm run setup:telegram", () => {
     });
     expect(done.output).not.toContain(secret);
     expect(done.output).not.toContain("SETUP-TEST");
+    // The fake's getMe has no supports_guest_queries: guest mode is off until @BotFather turns it on.
+    expect(done.output).toContain("Guest mode: off for this bot");
   });
 
   it("prints the owner's setup code, derived from the secret the Worker checks it against", async () => {

@@ -34,7 +34,7 @@ function missingVariables(settings: Settings, env: Env): string[] {
   if (provider === "claude-agent" && settings.agentRunner.kind === "container" && !settings.anthropicApiKey) {
     missing.push("ANTHROPIC_API_KEY");
   }
-  // Workers AI needs no key: the `[ai]` binding, or WORKERS_AI_BASE_URL with WORKERS_AI_API_TOKEN.
+  // Workers AI needs no key: the `AI` binding (deployed only), or WORKERS_AI_BASE_URL with WORKERS_AI_API_TOKEN.
   if (provider === "workers-ai" && settings.workersAi.kind === "binding" && !workersAiBinding(env))
     missing.push("AI (binding)");
   return missing;
