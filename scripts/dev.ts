@@ -4,29 +4,33 @@
  * - with a bot token in `.dev.vars`: runs the polling bridge (unless `--no-poll`), so the bot answers your real
  *   Telegram messages without a public URL; or
  * - without one (or with `--playground`): starts a local stand-in for the Bot API and opens the console's
- *   playground, a chat page where you play Telegram's part. Only a model key is needed.
- * Other arguments go to wrangler (e.g. `--port 8788`).
- * Remote bindings are off (`--local`): the Workers AI binding would need a Cloudflare login, so `workers-ai` reaches
- * Workers AI through WORKERS_AI_BASE_URL and WORKERS_AI_API_TOKEN in dev; `--remote-ai` uses the binding instead.
+ *   playground, a chat page where you play Telegram's part.
+ * Without a model key either (no OPENAI_API_KEY, ANTHROPIC_API_KEY or WORKERS_AI_BASE_URL with its token), it also
+ * starts a local stand-in model (scripts/stand-in-model/) and points the bot at it, so that a fresh clone shows the
+ * whole pipeline; every answer says it is a stand-in and how to add a key. `--stand-in` uses it even with a key.
+ * Other arguments go to wrangler (e.g. `--port 8788`). Remote bindings are off (`--local`); the Workers AI binding
+ * does not exist in dev anyway (see wrangler.toml), so `workers-ai` uses WORKERS_AI_BASE_URL and its token here.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { localVariables } from "./dev-vars.ts";
 import { PLAYGROUND_CHAT, startBotApiStandIn } from "./playground/bot-api.ts";
 import { BridgeStopped, runPollingBridge } from "./polling-bridge.ts";
+import { STAND_IN_MODEL } from "./stand-in-model/replies.ts";
+import { startStandInModel } from "./stand-in-model/server.ts";
 
 const args = process.argv.slice(2);
 const poll = !args.includes("--no-poll");
-const remoteAi = args.includes("--remote-ai");
-const wranglerArgs = args.filter((arg) => arg !== "--no-poll" && arg !== "--playground" && arg !== "--remote-ai");
-if (!remoteAi) wranglerArgs.push("--local");
+const ownFlags = new Set(["--no-poll", "--playground", "--stand-in"]);
+const wranglerArgs = args.filter((arg) => !ownFlags.has(arg));
+wranglerArgs.push("--local");
 const portIndex = wranglerArgs.indexOf("--port");
 const port = portIndex >= 0 ? Number(wranglerArgs[portIndex + 1]) : 8787;
 if (portIndex < 0) wranglerArgs.push("--port", String(port));
 
 const variables = localVariables();
-/** Unset, or still the placeholder `.dev.vars.example` ships with. */
-const unset = (value: string | undefined) => !value?.trim() || value.includes("replace-with");
+/** Unset, or still a placeholder `.dev.vars.example` ships with. */
+const unset = (value: string | undefined) => !value?.trim() || /replace-(with|me)/.test(value);
 const playground = args.includes("--playground") || unset(variables.TELEGRAM_BOT_TOKEN);
 const local = `http://127.0.0.1:${port}`;
 let playgroundAdminToken: string | undefined;
@@ -49,6 +53,24 @@ if (playground) {
     ADMIN_USER_IDS: withPlaygroundChat(variables.ADMIN_USER_IDS),
     ADMIN_CHAT_IDS: withPlaygroundChat(variables.ADMIN_CHAT_IDS),
     ...(playgroundAdminToken ? { ADMIN_TOKEN: playgroundAdminToken } : {}),
+  };
+  wranglerArgs.push(...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]));
+}
+
+// No model at all: a local stand-in answers, so that the pipeline can be tried before any key is at hand.
+const hasModel =
+  !unset(variables.OPENAI_API_KEY) ||
+  !unset(variables.ANTHROPIC_API_KEY) ||
+  (!unset(variables.WORKERS_AI_BASE_URL) && !unset(variables.WORKERS_AI_API_TOKEN));
+let standInModel: Awaited<ReturnType<typeof startStandInModel>> | undefined;
+if (!hasModel || args.includes("--stand-in")) {
+  standInModel = await startStandInModel();
+  const vars: Record<string, string> = {
+    OPENAI_BASE_URL: standInModel.url,
+    OPENAI_API_KEY: "stand-in",
+    DEFAULT_PROVIDER: "openai",
+    // Transcription and speech go to OPENAI_BASE_URL too: the stand-in serves both, in its own way.
+    DEFAULT_MODEL: STAND_IN_MODEL,
   };
   wranglerArgs.push(...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]));
 }
@@ -76,6 +98,7 @@ const shutdown = () => {
   stop.abort();
   wrangler.kill("SIGINT");
   void standIn?.close();
+  void standInModel?.close();
 };
 process.on("SIGINT", shutdown);
 process.on("SIGTERM", shutdown);
@@ -83,6 +106,19 @@ wrangler.on("exit", (code) => {
   stop.abort();
   process.exit(code ?? 0);
 });
+
+if (standInModel) {
+  await waitForHealth(local, stop.signal);
+  console.log(
+    [
+      "",
+      `[model] ${hasModel ? "--stand-in:" : "no model key in .dev.vars:"} a local stand-in model answers (${standInModel.url}).`,
+      "[model] It is not an AI; it shows the pipeline (streaming, tools, tables, voice). For real answers put",
+      "[model] OPENAI_API_KEY=… (or ANTHROPIC_API_KEY=… with DEFAULT_PROVIDER=anthropic) in .dev.vars and restart.",
+      "",
+    ].join("\n"),
+  );
+}
 
 if (playground) {
   await waitForHealth(local, stop.signal);

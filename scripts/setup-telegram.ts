@@ -55,6 +55,13 @@ const info = (await call("getWebhookInfo", {})) as {
 console.log(`Webhook set: ${info.url || webhookUrl} (${info.pending_update_count ?? 0} pending updates)`);
 if (info.last_error_message) console.log(`Telegram's last delivery error: ${info.last_error_message}`);
 console.log(`Commands registered: ${BOT_COMMANDS.map(({ command }) => `/${command}`).join(" ")}`);
+// Guest mode (Bot API 10.0) is switched on for a bot in @BotFather; getMe says whether it is.
+const me = (await call("getMe", {})) as { username?: string; supports_guest_queries?: boolean };
+console.log(
+  me.supports_guest_queries
+    ? `Guest mode: on (people GUEST_MODE allows can summon @${me.username} in other chats)`
+    : "Guest mode: off for this bot (turn it on in @BotFather to let people summon it in chats it is not in)",
+);
 // Derived from the secret, not the secret: it makes the first private chat to send it the bot's owner, and only
 // while the bot has no admin (ADMIN_USER_IDS empty and nobody paired as owner yet).
 console.log(

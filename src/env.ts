@@ -8,3 +8,12 @@ export type Env = Cloudflare.Env;
 
 /** The names of the plain-text variables and secrets (not the bindings). */
 export type EnvVariable = { [Name in keyof Env]: Env[Name] extends string ? Name : never }[keyof Env];
+
+/**
+ * The Workers AI binding, when there is one. wrangler.toml declares it as an unsafe binding of type "ai" (see there
+ * why), which `wrangler types` types as `any`: read it only through here. Absent in local dev and in the tests.
+ */
+export function workersAiBinding(env: Env): Ai | undefined {
+  const binding: Ai | undefined = env.AI;
+  return binding ?? undefined;
+}

@@ -26,6 +26,11 @@ export interface BotApiOptions {
   bot: { id: number; is_bot: true; first_name: string; username: string };
   /** The chat an id names, or undefined for "chat not found" (default: any id, private when positive). */
   chatOf?: (chatId: number) => ChatInfo | undefined;
+  /**
+   * Guest mode (Bot API 10.0): whether a guest query id is open (default: any non-empty id), and where its answer
+   * goes (the playground posts it in the chat the bot was summoned in; the tests' fake keeps nothing).
+   */
+  guestQuery?: (queryId: string) => { answered(text: string, parseMode: string | undefined): void } | undefined;
 }
 
 /** A call's answer: Telegram's `result`, or its refusal; `detail` says more than Telegram does (rich checks). */
@@ -110,6 +115,8 @@ export class BotApi {
           // Only the emoji Telegram offers as reactions (the Bot API lists them) are taken.
           return invalid ? refused(badRequest("REACTION_INVALID")) : ok(true);
         });
+      case "answerGuestQuery":
+        return this.answerGuestQuery(params);
       case "answerCallbackQuery": {
         const text = params.text === undefined ? "" : String(params.text);
         return text.length > CALLBACK_ANSWER_LIMIT ? refused(badRequest("MESSAGE_TOO_LONG")) : ok(true);
@@ -216,6 +223,35 @@ export class BotApi {
       entities: params[field === "caption" ? "caption_entities" : "entities"],
       use,
     });
+  }
+
+  /**
+   * `answerGuestQuery`: an open query's id, and an article result whose message Telegram can send (the same text
+   * checks as a message). Returns a `SentGuestMessage`.
+   */
+  private async answerGuestQuery(params: Record<string, unknown>): Promise<Outcome> {
+    const queryId = typeof params.guest_query_id === "string" ? params.guest_query_id : "";
+    // Without a guestQuery option every well-formed id is open (the test fake); with one, it says which are.
+    const lookUp = this.options.guestQuery ?? (() => ({ answered: () => undefined }));
+    const query = queryId === "" ? undefined : lookUp(queryId);
+    if (!query) return refused(badRequest("query is too old and response timeout expired or query ID is invalid"));
+    const result = isRecord(params.result) ? params.result : {};
+    if (typeof result.id !== "string" || result.id === "" || new TextEncoder().encode(result.id).length > 64) {
+      return refused(badRequest("RESULT_ID_INVALID"));
+    }
+    const content = isRecord(result.input_message_content) ? result.input_message_content : undefined;
+    if (result.type !== "article" || typeof result.title !== "string" || !content) {
+      return refused(badRequest("RESULT_TYPE_INVALID"));
+    }
+    const text = await checkFormattedText(this.parser, {
+      text: content.message_text,
+      parseMode: content.parse_mode,
+      entities: content.entities,
+      use: "send",
+    });
+    if (!text.ok) return refused(text.refusal);
+    query.answered(String(content.message_text), optionalString(content.parse_mode));
+    return ok({ inline_message_id: `guest-${queryId}` });
   }
 
   private async sendMessage(params: Record<string, unknown>): Promise<Outcome> {

@@ -2,9 +2,9 @@
  * A local stand-in for Telegram's Bot API, for `npm run dev` without a bot token: the Worker's Bot API calls
  * (TELEGRAM_API_BASE_URL points here) are answered by the same Telegram-faithful core the tests' fake uses
  * (scripts/bot-api/: methods and fields checked, texts parsed by TDLib's parser, rich messages checked, messages
- * kept per chat), and the console's playground page reads each chat's state and posts what a person types, which
- * this server turns into a Telegram update for the real webhook. Plain, erasable TypeScript: Node runs it with type
- * stripping.
+ * kept per chat), and the console's playground page reads each chat's state and posts what a person types (or says:
+ * a voice note), which this server turns into a Telegram update for the real webhook. A third chat is a group the bot
+ * is not in, to try guest mode. Plain, erasable TypeScript: Node runs it with type stripping.
  */
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -13,7 +13,8 @@ import { ChatStore, type StoredMessage } from "../bot-api/chat-store.ts";
 import { readParams } from "../bot-api/params.ts";
 import { startTdlib } from "../bot-api/tdlib.ts";
 import { describeViolation } from "../bot-api/vocabulary.ts";
-import { readBody } from "../read-body.ts";
+import { multipartFields, readBodyBytes } from "../read-body.ts";
+import { silentOggOpus } from "../stand-in-model/ogg-opus.ts";
 
 /**
  * The playground's private chats, each with its person (whose user id is the chat id): you, allowed and an admin,
@@ -24,6 +25,16 @@ export const PLAYGROUND_CHATS = [
   { id: 100_002, firstName: "A friend", note: "new here: try /pair" },
 ] as const;
 export const PLAYGROUND_CHAT = PLAYGROUND_CHATS[0];
+/**
+ * A group the bot is not in (Bot API 10.0 guest mode): nothing said there reaches the bot unless it names the bot,
+ * which makes a `guest_message` update; the bot answers with answerGuestQuery, posted here.
+ */
+export const PLAYGROUND_GUEST_CHAT = {
+  id: -100_003,
+  firstName: "Friends' group",
+  note: "the bot is not in it: write @playground_bot …",
+} as const;
+const ALL_CHATS = [...PLAYGROUND_CHATS, PLAYGROUND_GUEST_CHAT];
 const BOT = { id: 100_000, is_bot: true, first_name: "Playground bot", username: "playground_bot" } as const;
 const TYPING_MS = 5000;
 
@@ -42,6 +53,10 @@ export interface ShownMessage {
   rich?: Record<string, unknown>;
   /** A photo, voice note… (its kind), shown with its caption as `text`. */
   media?: string;
+  /** A voice message (sendVoice, or the person's 🎤): where the page plays it. */
+  voice?: { url: string };
+  /** User messages in the guest chat: who wrote it. Bot messages there: posted as a guest, summoned by this person. */
+  by?: string;
 }
 
 /** A private chat's draft (sendMessageDraft, sendRichMessageDraft): shown until the final message replaces it. */
@@ -83,6 +98,9 @@ interface ChatExtras {
   typingUntil: number;
   notes: { id: number; text: string }[];
   reactions: Map<number, string>;
+  /** Messages with a voice recording (their page URL), and who wrote each guest-chat message. */
+  voices: Map<number, string>;
+  authors: Map<number, string>;
 }
 
 export async function startBotApiStandIn(options: StandInOptions): Promise<BotApiStandIn> {
@@ -93,23 +111,53 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
     );
   }
   const store = new ChatStore();
+  /** Voice messages and voice notes by id: their bytes, played by the page and downloaded by the bot (getFile). */
+  const audio = new Map<string, { bytes: Uint8Array; type: string }>();
+  /** Open guest queries: which chat each was summoned in, and by whom. */
+  const guestQueries = new Map<string, { chatId: number; by: string }>();
   const telegram = new BotApi({
     parser,
     store,
     bot: BOT,
+    // The bot is not in the guest chat: it can only answer a guest query there.
     chatOf: (id) => {
       const known = PLAYGROUND_CHATS.find((chat) => chat.id === id);
       return known ? { id, type: "private", first_name: known.firstName } : undefined;
     },
+    guestQuery: (queryId) => {
+      const query = guestQueries.get(queryId);
+      if (!query) return undefined;
+      return {
+        answered: (text, parseMode) => {
+          guestQueries.delete(queryId);
+          const id = store.newMessageId();
+          store.add({
+            chatId: query.chatId,
+            messageId: id,
+            from: "bot",
+            content: { kind: "text", text, entities: [] },
+            keyboard: [],
+            sent: { text, ...(parseMode ? { parseMode } : {}) },
+            date: seconds(),
+          });
+          extras.get(query.chatId)!.authors.set(id, query.by);
+          changed();
+        },
+      };
+    },
   });
   const extras = new Map<number, ChatExtras>(
-    PLAYGROUND_CHATS.map((chat) => [chat.id, { typingUntil: 0, notes: [], reactions: new Map() }]),
+    ALL_CHATS.map((chat) => [
+      chat.id,
+      { typingUntil: 0, notes: [], reactions: new Map(), voices: new Map(), authors: new Map() },
+    ]),
   );
   /** Which chat a button press came from, so its callback answer shows there. */
   const pressedIn = new Map<string, number>();
   const waiters = new Set<() => void>();
   let version = 0;
-  let nextUpdateId = 1;
+  // Not 1: the chat objects keep the update ids they saw (a redelivery is a no-op), and survive a restart of `npm run dev`.
+  let nextUpdateId = Date.now();
   let nextNoteId = 1;
   let violationsSeen = 0;
 
@@ -145,6 +193,12 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
       at: message.date * 1000,
       ...(content.kind === "rich" ? { rich: content.rich.input } : {}),
       ...(content.kind === "media" ? { media: content.media } : {}),
+      ...(extras.get(message.chatId)?.voices.has(message.messageId)
+        ? { voice: { url: extras.get(message.chatId)!.voices.get(message.messageId)! } }
+        : {}),
+      ...(extras.get(message.chatId)?.authors.has(message.messageId)
+        ? { by: extras.get(message.chatId)!.authors.get(message.messageId)! }
+        : {}),
     };
   };
   const messagesOf = (chatId: number) => store.messages(chatId).map(shown);
@@ -171,13 +225,31 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
   };
 
   const chatOf = (id: number) => {
+    if (id === PLAYGROUND_GUEST_CHAT.id) return { id, type: "group", title: PLAYGROUND_GUEST_CHAT.firstName };
     const known = PLAYGROUND_CHATS.find((chat) => chat.id === id)!;
     return { id, type: "private", first_name: known.firstName };
   };
-  const personOf = (id: number) => ({ id, is_bot: false, first_name: chatOf(id).first_name });
+  const personOf = (id: number) => ({
+    id,
+    is_bot: false,
+    first_name: PLAYGROUND_CHATS.find((chat) => chat.id === id)?.firstName ?? "Someone",
+  });
 
   /** One Bot API call: answered by the shared core, then reflected in what the page shows. */
-  const botMethod = async (method: string, params: Record<string, unknown>) => {
+  const botMethod = async (method: string, params: Record<string, unknown>, upload?: Uint8Array) => {
+    // A voice note the person sent is a file the bot downloads (getFile, then /file/bot<token>/<path>).
+    if (method === "getFile" && audio.has(String(params.file_id ?? ""))) {
+      const fileId = String(params.file_id);
+      telegram.inspect(method, params);
+      const size = audio.get(fileId)!.bytes.length;
+      const file = {
+        file_id: fileId,
+        file_unique_id: `${fileId}-u`,
+        file_size: size,
+        file_path: `voice/${fileId}.ogg`,
+      };
+      return { ok: true as const, result: file };
+    }
     const outcome = await telegram.call(method, params);
     for (; violationsSeen < telegram.violations.length; violationsSeen++) {
       console.warn(
@@ -205,6 +277,16 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
         changed();
         break;
       }
+      case "sendVoice": {
+        const id = (outcome.result as { message_id?: number }).message_id;
+        if (chat && id !== undefined && upload) {
+          audio.set(`sent-${id}`, { bytes: upload, type: "audio/ogg" });
+          chat.voices.set(id, `voice/sent-${id}`);
+        }
+        if (chat) chat.typingUntil = 0;
+        changed();
+        break;
+      }
       default:
         // A message sent by the bot ends "typing…" (as a Telegram client shows it).
         if (chat && method.startsWith("send") && method !== "sendMessageDraft" && method !== "sendRichMessageDraft") {
@@ -217,6 +299,13 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
 
   /** The page's side: read a chat (long-polled), type a message in it, press a button. */
   const playground = async (path: string, url: URL, raw: string, response: ServerResponse) => {
+    if (path === "voice") {
+      const file = audio.get(url.searchParams.get("id") ?? "");
+      if (!file) return send(response, 404, { error: "no such voice message" });
+      response.writeHead(200, { "content-type": file.type, "content-length": String(file.bytes.length) });
+      response.end(file.bytes);
+      return;
+    }
     const input = path === "state" ? Object.fromEntries(url.searchParams) : parse(raw);
     const chatId = Number(input.chat ?? PLAYGROUND_CHAT.id);
     const chatExtras = extras.get(chatId);
@@ -237,7 +326,7 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
       const state: PlaygroundState = {
         version,
         chat: chatId,
-        chats: PLAYGROUND_CHATS.map((chat) => ({
+        chats: ALL_CHATS.map((chat) => ({
           id: chat.id,
           name: chat.firstName,
           note: chat.note,
@@ -251,13 +340,41 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
       return send(response, 200, state);
     }
     const chat = chatOf(chatId);
-    const person = personOf(chatId);
+    // In the guest chat you write as yourself or as your friend; in a private chat, as its person.
+    const person = personOf(chatId === PLAYGROUND_GUEST_CHAT.id ? Number(input.as ?? PLAYGROUND_CHAT.id) : chatId);
     if (path === "send") {
       const text = typeof input.text === "string" ? input.text.trim().slice(0, 4096) : "";
       if (text === "") return send(response, 400, { error: "empty message" });
       const id = store.newMessageId();
-      telegram.receive({ chatId, messageId: id, text });
+      const spoken = input.voice === true && chatId !== PLAYGROUND_GUEST_CHAT.id;
+      telegram.receive({ chatId, messageId: id, text: spoken ? `🎤 ${text}` : text });
+      if (spoken) {
+        // A voice note: a silent recording that carries what you typed, which only the stand-in model "hears".
+        audio.set(`note-${id}`, {
+          bytes: silentOggOpus({ seconds: 2, comments: { TRANSCRIPT: text } }),
+          type: "audio/ogg",
+        });
+        chatExtras.voices.set(id, `voice/note-${id}`);
+      }
+      if (chatId === PLAYGROUND_GUEST_CHAT.id) chatExtras.authors.set(id, person.first_name);
       changed();
+      if (chatId === PLAYGROUND_GUEST_CHAT.id) {
+        if (!new RegExp(`@${BOT.username}\\b`, "i").test(text)) return send(response, 200, { ok: true, id });
+        const queryId = `playground-guest-${id}`;
+        guestQueries.set(queryId, { chatId, by: person.first_name });
+        await deliver(chatId, {
+          guest_message: { message_id: id, date: seconds(), chat, from: person, text, guest_query_id: queryId },
+        });
+        return send(response, 200, { ok: true, id });
+      }
+      if (spoken) {
+        const size = audio.get(`note-${id}`)!.bytes.length;
+        const voice = { file_id: `note-${id}`, file_unique_id: `note-${id}-u`, duration: 2, mime_type: "audio/ogg" };
+        await deliver(chatId, {
+          message: { message_id: id, date: seconds(), chat, from: person, voice: { ...voice, file_size: size } },
+        });
+        return send(response, 200, { ok: true, id });
+      }
       const command = /^\/\w+(@\w+)?/.exec(text);
       await deliver(chatId, {
         message: {
@@ -293,16 +410,30 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
   const server: Server = createServer(async (request, response) => {
     try {
       const url = new URL(request.url ?? "/", "http://stand-in");
-      const raw = await readBody(request);
+      const bytes = await readBodyBytes(request);
+      const raw = bytes.toString("utf8");
       const playgroundPath = /^\/playground\/(\w+)$/.exec(url.pathname)?.[1];
       if (playgroundPath) return await playground(playgroundPath, url, raw, response);
+      const download = /^\/file\/bot([^/]+)\/voice\/([\w-]+)\.ogg$/.exec(url.pathname);
+      if (download) {
+        const file = download[1] === options.botToken ? audio.get(download[2]!) : undefined;
+        if (!file) return send(response, 404, { ok: false, error_code: 404, description: "Not Found" });
+        response.writeHead(200, { "content-type": file.type });
+        response.end(file.bytes);
+        return;
+      }
       const call = /^\/bot([^/]+)\/(\w+)$/.exec(url.pathname);
       if (!call) return send(response, 404, { ok: false, error_code: 404, description: "Not Found" });
       if (call[1] !== options.botToken) {
         return send(response, 401, { ok: false, error_code: 401, description: "Unauthorized" });
       }
-      const params = await readParams(call[2]!, raw, request.headers["content-type"], url.searchParams);
-      const outcome = await botMethod(call[2]!, params);
+      const contentType = request.headers["content-type"] ?? "";
+      const params = await readParams(call[2]!, raw, contentType, url.searchParams);
+      // An upload's bytes (sendVoice), kept so that the page can play what the bot said.
+      const voice = contentType.startsWith("multipart/form-data")
+        ? multipartFields(contentType, bytes).voice
+        : undefined;
+      const outcome = await botMethod(call[2]!, params, typeof voice === "object" ? voice.bytes : undefined);
       if (!outcome.ok) {
         const { status, description, parameters } = outcome.refusal;
         return send(response, status, {

@@ -21,6 +21,21 @@ export class ChatAccess {
     return includes(this.settings.allowedChats, chatId) || String(chatId) in this.record.chats;
   }
 
+  /**
+   * Whether this person may summon the bot as a guest in a chat it is not in (GUEST_MODE): nobody (off), the bot's
+   * admins (admins), or also whoever's private chat may talk to the bot, listed or paired (known).
+   */
+  maySummon(userId: number): boolean {
+    switch (this.settings.guestMode) {
+      case "off":
+        return false;
+      case "admins":
+        return this.isAdmin(userId);
+      case "known":
+        return this.isAdmin(userId) || this.isChatAllowed(userId);
+    }
+  }
+
   /** ADMIN_CHAT_IDS: a chat where an admin's turn may act on other allowed chats. */
   isAdminChat(chatId: number): boolean {
     return includes(this.settings.adminChatIds, chatId);

@@ -1,3 +1,4 @@
+import { NO_CONNECTION } from "../config/provider-setup.ts";
 import { redactSecrets } from "../lib/redact.ts";
 import type { AgentErrorEvent, ErrorClassification } from "../protocol/events.ts";
 
@@ -34,7 +35,11 @@ export function providerErrorFrom(error: unknown, label: string, sdk?: SdkErrorC
   if (error instanceof ProviderError) return error;
   const status = statusOf(error);
   const name = error instanceof Error ? error.name : "";
-  const detail = redactSecrets(messageOf(error)).slice(0, 300);
+  // The SDKs' connection error (not its timeout subclass) is thrown only when no response came at all.
+  const noConnection =
+    sdk !== undefined && error instanceof sdk.APIConnectionError && !(error instanceof sdk.APIConnectionTimeoutError);
+  const cause = error instanceof Error && error.cause !== undefined ? `: ${messageOf(error.cause)}` : "";
+  const detail = redactSecrets(noConnection ? `${NO_CONNECTION}${cause}` : messageOf(error)).slice(0, 300);
   return new ProviderError(
     classify(error, status, name, sdk),
     `${label}: ${status ? `${status} ` : ""}${detail}`.trim(),

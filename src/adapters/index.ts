@@ -1,6 +1,6 @@
 import type { Provider } from "../config/providers.ts";
 import type { Settings } from "../config/settings.ts";
-import type { Env } from "../env.ts";
+import { type Env, workersAiBinding } from "../env.ts";
 import { assertNever } from "../lib/errors.ts";
 import type { AgentContainers } from "./agent-runs.ts";
 import { AnthropicAdapter } from "./anthropic.ts";
@@ -37,11 +37,16 @@ export function createAdapter(provider: Provider, sources: AdapterSources): Adap
   return choice;
 }
 
+/** A missing key, and where it is set. */
+function keyMissing(variable: string): string {
+  return `${variable} is not set (in .dev.vars locally, with \`npx wrangler secret put ${variable}\` deployed)`;
+}
+
 function buildAdapter(provider: Provider, { settings, env, agentContainers }: AdapterSources): AdapterChoice {
   const retries = { maxRetries: settings.providerMaxRetries, timeoutMs: settings.providerTimeoutMs };
   switch (provider) {
     case "openai":
-      if (!settings.openaiApiKey) return { kind: "unavailable", problem: "OPENAI_API_KEY is not set" };
+      if (!settings.openaiApiKey) return { kind: "unavailable", problem: keyMissing("OPENAI_API_KEY") };
       return {
         kind: "ready",
         adapter: new OpenAIAdapter({
@@ -51,7 +56,7 @@ function buildAdapter(provider: Provider, { settings, env, agentContainers }: Ad
         }),
       };
     case "anthropic":
-      if (!settings.anthropicApiKey) return { kind: "unavailable", problem: "ANTHROPIC_API_KEY is not set" };
+      if (!settings.anthropicApiKey) return { kind: "unavailable", problem: keyMissing("ANTHROPIC_API_KEY") };
       return {
         kind: "ready",
         adapter: new AnthropicAdapter({
@@ -65,7 +70,8 @@ function buildAdapter(provider: Provider, { settings, env, agentContainers }: Ad
       if (settings.agentRunner.kind === "container" && !env.AGENT_CONTAINER) {
         return {
           kind: "unavailable",
-          problem: "no agent runner is configured (AGENT_CONTAINER binding or AGENT_RUNNER_URL)",
+          problem:
+            "no agent runner is configured (the AGENT_CONTAINER binding deployed; AGENT_RUNNER_URL for a runner started by hand)",
         };
       }
       return {
@@ -83,10 +89,13 @@ function buildAdapter(provider: Provider, { settings, env, agentContainers }: Ad
         const { baseUrl, apiToken } = settings.workersAi;
         return { kind: "ready", adapter: new OpenAIAdapter({ apiKey: apiToken, baseUrl, ...common }) };
       }
-      if (!env.AI) {
+      const ai = workersAiBinding(env);
+      if (!ai) {
         return {
           kind: "unavailable",
-          problem: "no Workers AI binding ([ai] in wrangler.toml) and no WORKERS_AI_BASE_URL with WORKERS_AI_API_TOKEN",
+          problem:
+            "the Workers AI binding does not run here (local dev has none; deployed it is AI in wrangler.toml), and " +
+            "WORKERS_AI_BASE_URL with WORKERS_AI_API_TOKEN are not set",
         };
       }
       // The binding needs no key; the client's bearer header goes nowhere.
@@ -95,7 +104,7 @@ function buildAdapter(provider: Provider, { settings, env, agentContainers }: Ad
         adapter: new OpenAIAdapter({
           apiKey: "binding",
           baseUrl: BINDING_BASE_URL,
-          fetch: bindingFetch(env.AI),
+          fetch: bindingFetch(ai),
           ...common,
         }),
       };

@@ -13,6 +13,7 @@ import { userMessageOf } from "../turn/user-message.ts";
 import { modelMenu } from "./model-menu.ts";
 import { approveText } from "./pairing.ts";
 import { skillsText } from "./skills-command.ts";
+import { voiceText } from "./voice.ts";
 
 /** Commands answered without a model call (all but /agent). Returns false for a command this bot does not know. */
 export async function handleCommand(ctx: ChatContext, message: IncomingMessage, inboxId: number): Promise<boolean> {
@@ -66,6 +67,9 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
     }
     case "skills":
       await reply(await skillsText(ctx, message));
+      break;
+    case "voice":
+      await reply(await voiceText(ctx, message));
       break;
     case "pair":
       await reply("This chat may already talk to the bot.");

@@ -17,6 +17,10 @@ import { isTimezone } from "./zones.ts";
 
 const MAX_SYSTEM_PROMPT_LENGTH = 8000;
 
+/** When a chat's answers are also spoken (a voice message after the text): never, to a voice note, or always. */
+export const VOICE_REPLIES = ["off", "when-spoken-to", "always"] as const;
+export type VoiceReplies = (typeof VOICE_REPLIES)[number];
+
 const schemas = new Map<string, ReturnType<typeof buildSchema>>();
 const capSchema = z.union([z.number().int().min(0).max(1e9), z.literal("unlimited")]).optional();
 
@@ -78,6 +82,8 @@ function buildSchema(toolNames: readonly string[]) {
     fallbacks: z.array(fallbackSchema).max(MAX_FALLBACKS).optional(),
     /** Quote a voice note's transcript in the chat before the answer (default off: the model reads it either way). */
     quoteTranscripts: z.boolean().optional(),
+    /** Spoken answers: off (default), to a voice or video note (when-spoken-to), or to every message (always). */
+    voiceReplies: z.enum(VOICE_REPLIES).optional(),
     /** Remote MCP servers whose tools join this chat's (src/mcp/). */
     mcpServers: mcpServersSchema.optional(),
   });
@@ -120,6 +126,7 @@ export interface EffectiveConfig {
   /** The chat's fallback chain (its own, else DEFAULT_FALLBACKS), each with its model resolved. */
   fallbacks: { provider: Fallback["provider"]; model: string }[];
   quoteTranscripts: boolean;
+  voiceReplies: VoiceReplies;
   mcpServers: McpServerConfig[];
   /** Where provider and model came from, for /status and the admin API. */
   source: { provider: "chat" | "DEFAULT_PROVIDER" | "built-in"; model: "chat" | "DEFAULT_MODEL" | "built-in" };
@@ -165,6 +172,7 @@ export function resolveConfig(config: ChatConfig | undefined, settings: Settings
       model: fallback.model ?? DEFAULT_MODELS[fallback.provider],
     })),
     quoteTranscripts: config?.quoteTranscripts ?? false,
+    voiceReplies: config?.voiceReplies ?? "off",
     mcpServers: config?.mcpServers ?? [],
     source: { provider: providerSource, model: modelSource },
   };

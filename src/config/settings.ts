@@ -88,9 +88,34 @@ export interface Settings {
    * is left of the chat's daily budget and paid-call allowance each gets when it starts.
    */
   helpers: { maxRunning: number; timeoutMs: number; budgetShare: number };
+  /** Spoken answers: which speech model, where, and how much of an answer is spoken. */
+  speech: SpeechSettings;
+  /** Who may summon the bot as a guest in a chat it is not in (Bot API 10.0 guest mode). */
+  guestMode: GuestMode;
   /** Variables that are set but unusable, by name, with what is wrong. Never their values. */
   problems: string[];
 }
+
+/**
+ * Text to speech: OpenAI's `/audio/speech` (or a compatible server) with OPENAI_API_KEY, a Workers AI model through
+ * the `AI` binding, or off. `voice` undefined: the model's default.
+ */
+export type SpeechRoute =
+  | { kind: "off" }
+  | { kind: "openai"; model: string; voice: string | undefined; baseUrl: string | undefined }
+  | { kind: "workers-ai"; model: string; voice: string | undefined };
+type SpeechSettings = SpeechRoute & {
+  /** The most characters of an answer spoken; a longer one is spoken in part. */
+  maxChars: number;
+};
+
+const GUEST_MODES = ["off", "admins", "known"] as const;
+/** off: nobody; admins: the bot's admins; known: admins and people whose private chat is allowed (listed or paired). */
+type GuestMode = (typeof GUEST_MODES)[number];
+
+/** OpenAI's speech model when SPEECH_MODEL is unset and OPENAI_API_KEY is set; Workers AI's otherwise. */
+const DEFAULT_OPENAI_SPEECH_MODEL = "gpt-4o-mini-tts";
+const DEFAULT_WORKERS_AI_SPEECH_MODEL = "@cf/myshell-ai/melotts";
 
 /**
  * The provider of chats without their own when DEFAULT_PROVIDER is unset: the first with a key (OpenAI, then
@@ -204,18 +229,29 @@ export function readSettings(env: Env): Settings {
     problems.push("VISION_MODELS must be comma-separated model names, where * matches anything");
   }
   const callbackUrl = read.url("AGENT_CALLBACK_URL");
+  // Read in the order their problems are reported.
+  const telegramApiBaseUrl = read.url("TELEGRAM_API_BASE_URL") ?? "https://api.telegram.org";
+  const openaiBaseUrl = read.url("OPENAI_BASE_URL");
+  const speechModel = read.text(env.SPEECH_MODEL);
+  if (speechModel !== undefined && !isWorkersAiModel(speechModel) && speechModel.toLowerCase() !== "off") {
+    if (!read.text(env.OPENAI_API_KEY)) {
+      problems.push(
+        "SPEECH_MODEL needs OPENAI_API_KEY (or a @cf/ model on Workers AI, or off): answers are not spoken",
+      );
+    }
+  }
 
   return {
     botToken: read.text(env.TELEGRAM_BOT_TOKEN),
     webhookSecret: read.text(env.TELEGRAM_WEBHOOK_SECRET),
-    telegramApiBaseUrl: read.url("TELEGRAM_API_BASE_URL") ?? "https://api.telegram.org",
+    telegramApiBaseUrl,
     allowedChats: read.idList("ALLOWED_CHAT_IDS", { everyoneAllowed: true }),
     adminUserIds: read.idList("ADMIN_USER_IDS", { everyoneAllowed: false }),
     adminChatIds: read.idList("ADMIN_CHAT_IDS", { everyoneAllowed: false }),
     ...adminTokenOf(read.text(env.ADMIN_TOKEN), read.problems),
     botName: read.text(env.BOT_NAME) ?? "Assistant",
     openaiApiKey: read.text(env.OPENAI_API_KEY),
-    openaiBaseUrl: read.url("OPENAI_BASE_URL"),
+    openaiBaseUrl,
     anthropicApiKey: read.text(env.ANTHROPIC_API_KEY),
     anthropicBaseUrl: read.url("ANTHROPIC_BASE_URL"),
     workersAi: workersAiRouteOf(read.url("WORKERS_AI_BASE_URL"), read.text(env.WORKERS_AI_API_TOKEN), problems),
@@ -303,6 +339,15 @@ export function readSettings(env: Env): Settings {
       timeoutMs: read.integer("HELPER_TIMEOUT_SECONDS", 600, 10, 780) * 1000,
       budgetShare: helperShare(read.number("HELPER_BUDGET_SHARE", 0.5, 1), problems),
     },
+    speech: {
+      ...speechRouteOf(speechModel, {
+        hasOpenAiKey: read.text(env.OPENAI_API_KEY) !== undefined,
+        voice: read.text(env.SPEECH_VOICE),
+        baseUrl: read.url("SPEECH_BASE_URL") ?? openaiBaseUrl,
+      }),
+      maxChars: read.integer("SPEECH_MAX_CHARS", 1500, 100, 4000),
+    },
+    guestMode: read.choice("GUEST_MODE", GUEST_MODES, "known"),
     mcp: {
       listCacheMs: read.integer("MCP_LIST_CACHE_SECONDS", 300, 0, 86_400) * 1000,
       timeoutMs: read.integer("MCP_TIMEOUT_SECONDS", 20, 1, 300) * 1000,
@@ -317,6 +362,25 @@ function helperShare(share: number, problems: string[]): number {
   if (share > 0) return share;
   problems.push("HELPER_BUDGET_SHARE must be a number above 0 and at most 1");
   return 0.5;
+}
+
+/** Workers AI's catalogue names its models `@cf/…` (and `@hf/…`): those run on the `AI` binding. */
+function isWorkersAiModel(model: string): boolean {
+  return /^@(cf|hf)\//.test(model);
+}
+
+/** SPEECH_MODEL: unset picks OpenAI's model when there is a key, else Workers AI's; `off` turns speech off. */
+function speechRouteOf(
+  model: string | undefined,
+  options: { hasOpenAiKey: boolean; voice: string | undefined; baseUrl: string | undefined },
+): SpeechRoute {
+  const { hasOpenAiKey, voice, baseUrl } = options;
+  if (model?.toLowerCase() === "off") return { kind: "off" };
+  if (model !== undefined && isWorkersAiModel(model)) return { kind: "workers-ai", model, voice };
+  if (model === undefined && !hasOpenAiKey)
+    return { kind: "workers-ai", model: DEFAULT_WORKERS_AI_SPEECH_MODEL, voice };
+  if (!hasOpenAiKey) return { kind: "off" };
+  return { kind: "openai", model: model ?? DEFAULT_OPENAI_SPEECH_MODEL, voice, baseUrl };
 }
 
 export function includes(list: IdList, id: number): boolean {

@@ -62,7 +62,9 @@ export function consoleRoutes(): Hono<ConsoleEnv> {
     c.header("cache-control", "no-store");
     c.header("x-frame-options", "DENY");
     // The playground is the one page with a script (its own, same origin) and calls back to the console.
-    const scripts = c.req.path.startsWith("/console/playground") ? " script-src 'self'; connect-src 'self';" : "";
+    const scripts = c.req.path.startsWith("/console/playground")
+      ? " script-src 'self'; connect-src 'self'; media-src 'self';"
+      : "";
     c.header(
       "content-security-policy",
       `default-src 'none'; style-src 'unsafe-inline';${scripts} form-action 'self'; frame-ancestors 'none'`,

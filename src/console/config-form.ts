@@ -12,6 +12,7 @@ const FORM_FIELDS = [
   "budget.dailyTokens",
   "budget.dailyCostUsd",
   "agentAccess",
+  "voiceReplies",
 ] as const;
 export type FormField = (typeof FORM_FIELDS)[number];
 
@@ -31,6 +32,7 @@ export function formValuesOf(config: Record<string, unknown> | undefined): FormV
     "budget.dailyTokens": text(budget.dailyTokens),
     "budget.dailyCostUsd": text(budget.dailyCostUsd),
     agentAccess: text(config?.agentAccess),
+    voiceReplies: text(config?.voiceReplies),
   };
 }
 
@@ -78,6 +80,7 @@ export function patchOf(values: FormValues): Record<string, unknown> {
             ...(dailyCostUsd === undefined ? {} : { dailyCostUsd }),
           },
     agentAccess: orNull(values.agentAccess),
+    voiceReplies: orNull(values.voiceReplies),
   };
 }
 

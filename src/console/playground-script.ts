@@ -1,7 +1,8 @@
 /**
  * The playground page's script (served as /console/playground/app.js, the only script in the console): it long-polls
  * the chat's state through the console and draws it as a Telegram client would: the bot's HTML (only Telegram's
- * tags kept), edits in place, the draft while it streams, "typing…", reactions, buttons and their answers.
+ * tags kept), edits in place, the draft while it streams, "typing…", reactions, buttons and their answers, voice
+ * messages as players, and in the group the bot is not in, who wrote each message and which answers came as a guest.
  */
 export const PLAYGROUND_SCRIPT = `
 "use strict";
@@ -12,6 +13,8 @@ const notes = document.getElementById("notes");
 const tabs = document.getElementById("chats");
 const form = document.getElementById("say");
 const input = document.getElementById("text");
+const speak = document.getElementById("speak");
+const as = document.getElementById("as");
 const ALLOWED = new Set(["B","STRONG","I","EM","U","INS","S","STRIKE","DEL","CODE","PRE","A","BLOCKQUOTE","TG-SPOILER","SPAN","BR"]);
 let version = -1;
 let lastNote = 0;
@@ -45,12 +48,21 @@ function bubble(message) {
   item.dataset.id = String(message.id);
   const body = document.createElement("div");
   body.className = "body";
+  if (message.voice) {
+    // A voice message: the page plays what the bot sent through sendVoice (or your own voice note).
+    const player = document.createElement("audio");
+    player.controls = true;
+    player.preload = "metadata";
+    player.src = "/console/playground/" + message.voice.url;
+    item.append(player);
+  }
   if (message.from === "bot" && message.html) telegramHtml(message.text, body);
   else body.textContent = message.text;
-  item.append(body);
+  if (message.text !== "") item.append(body);
   const meta = document.createElement("div");
   meta.className = "meta";
-  meta.textContent = (message.edited ? "edited · " : "") + new Date(message.at).toLocaleTimeString();
+  const by = !message.by ? "" : message.from === "bot" ? "guest, summoned by " + message.by + " · " : message.by + " · ";
+  meta.textContent = by + (message.edited ? "edited · " : "") + new Date(message.at).toLocaleTimeString();
   if (message.reaction) {
     const reaction = document.createElement("span");
     reaction.className = "reaction";
@@ -101,6 +113,7 @@ function renderTabs(state) {
 
 function render(state) {
   renderTabs(state);
+  as.hidden = state.chat >= 0;
   if (lastNote === Number.MAX_SAFE_INTEGER) lastNote = Math.max(0, ...state.notes.map((note) => note.id));
   const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
   log.replaceChildren(...state.messages.map(bubble));
@@ -142,12 +155,17 @@ async function poll() {
   }
 }
 
-form.addEventListener("submit", (event) => {
-  event.preventDefault();
+function say(voice) {
   const text = input.value.trim();
   if (!text) return;
   input.value = "";
-  post("send", { chat, text });
+  post("send", { chat, text, voice, as: as.hidden ? undefined : as.value });
+}
+
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  say(false);
 });
+speak.addEventListener("click", () => say(true));
 poll();
 `;

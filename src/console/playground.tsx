@@ -10,7 +10,8 @@ type PlaygroundEnv = { Bindings: Env };
 const MAX_BODY_BYTES = 16 * 1024;
 
 /**
- * `/console/playground` (behind the console's session): the chat page, its script, and its three calls, passed
+ * `/console/playground` (behind the console's session): the chat page, its script, its three calls and the audio of
+ * its voice messages, passed
  * on to the local Bot API stand-in `npm run dev` starts when no bot token is set (PLAYGROUND_URL). Without
  * PLAYGROUND_URL none of this exists (404).
  */
@@ -29,10 +30,29 @@ export function playgroundRoutes(
   app.get("/state", (c) => {
     const since = c.req.query("since") ?? "-1";
     const chat = c.req.query("chat");
-    if (!/^-?\d{1,12}$/.test(since) || (chat !== undefined && !/^\d{1,16}$/.test(chat))) {
+    if (!/^-?\d{1,12}$/.test(since) || (chat !== undefined && !/^-?\d{1,16}$/.test(chat))) {
       return c.json({ error: "since and chat must be numbers" }, 400);
     }
     return standIn(c, `state?since=${since}${chat === undefined ? "" : `&chat=${chat}`}`, { method: "GET" });
+  });
+
+  // A voice message's audio, for the page's <audio> element (media-src 'self').
+  app.get("/voice/:id", async (c) => {
+    const id = c.req.param("id");
+    if (!/^(sent|note)-\d{1,9}$/.test(id)) return c.json({ error: "no such voice message" }, 404);
+    const base = settingsOf(c.env).playgroundUrl!;
+    try {
+      const response = await fetch(`${base}/playground/voice?id=${id}`);
+      return new Response(response.body, {
+        status: response.status,
+        headers: {
+          "content-type": response.headers.get("content-type") ?? "application/octet-stream",
+          "cache-control": "no-store",
+        },
+      });
+    } catch {
+      return c.json({ error: `the Bot API stand-in at ${base} cannot be reached` }, 502);
+    }
   });
 
   app.post("/:action{send|press}", async (c) => {

@@ -9,7 +9,7 @@ export const inbox = sqliteTable(
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
     key: text("key").notNull().unique(),
-    kind: text("kind", { enum: ["message", "stranger", "task", "helper"] }).notNull(),
+    kind: text("kind", { enum: ["message", "stranger", "task", "helper", "guest"] }).notNull(),
     payload: text("payload").notNull(),
     status: text("status", { enum: ["pending", "processing", "done", "failed"] })
       .notNull()

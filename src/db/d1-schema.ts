@@ -26,7 +26,7 @@ export const usageRecords = sqliteTable(
     id: integer("id").primaryKey({ autoIncrement: true }),
     source: text("source").unique(),
     chatId: integer("chat_id").notNull(),
-    kind: text("kind", { enum: ["chat", "task", "agent", "summary", "helper"] }).notNull(),
+    kind: text("kind", { enum: ["chat", "task", "agent", "summary", "helper", "guest"] }).notNull(),
     provider: text("provider").notNull(),
     model: text("model").notNull(),
     inputTokens: integer("input_tokens").notNull(),

@@ -7,7 +7,7 @@ import { usageRecords } from "./d1-schema.ts";
 /** One turn's (or summary pass's) usage, as a chat object buffers it and D1 keeps it. */
 export const usageRecordSchema = z.object({
   chatId: z.number().int(),
-  kind: z.enum(["chat", "task", "agent", "summary", "helper"]),
+  kind: z.enum(["chat", "task", "agent", "summary", "helper", "guest"]),
   provider: z.string(),
   model: z.string(),
   inputTokens: z.number().int(),

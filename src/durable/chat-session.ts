@@ -22,13 +22,15 @@ import type { InboxItem } from "../store/inbox-store.ts";
 import { nextDueAt } from "../tasks/task-store.ts";
 import { isBotCommand } from "../telegram/bot-commands.ts";
 import { TelegramClient } from "../telegram/client.ts";
-import type { ChatDescription, ChatTarget, IncomingMessage } from "../telegram/incoming-message.ts";
+import type { ChatDescription, ChatTarget, GuestQuery, IncomingMessage } from "../telegram/incoming-message.ts";
 import type { ButtonPress } from "../telegram/update.ts";
 import { database } from "../tools/context.ts";
 import { tools } from "../tools/index.ts";
 import { RunSlot } from "../turn/active-run.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
+import { answerGuestQuery } from "../turn/guest-turn.ts";
 import { deliverHelperReport, pressHelperStop, stopHelpers } from "../turn/helpers.ts";
+import { isSpokenTo } from "../turn/incoming-files.ts";
 import { PENDING_BUTTON } from "../turn/pending-actions.ts";
 import { runTurn } from "../turn/run-turn.ts";
 import { enqueueDueTasks, runTask } from "../turn/scheduled-task.ts";
@@ -127,6 +129,20 @@ export class ChatSession extends DurableObject<Env> {
         ? { chatId: message.chat.id }
         : { chatId: message.chat.id, threadId: message.threadId };
     this.ctx.waitUntil(bestEffort("answering a /stop", () => this.telegram().sendPlain(target, text)));
+  }
+
+  /**
+   * Queues a guest query its person made in another chat (the webhook checked that the bot knows them): answered on
+   * the alarm with this chat's settings and budget, and kept only until then.
+   */
+  async enqueueGuest(query: GuestQuery): Promise<"queued" | "duplicate"> {
+    const now = Date.now();
+    const id = this.stores.inbox.enqueue(`guest:${query.updateId}`, { kind: "guest", query }, now);
+    if (id === undefined) return "duplicate";
+    // A person who never wrote to the bot privately: their chat is theirs (its id is their user id).
+    if (this.stores.meta.get("target") === undefined) this.stores.meta.set("target", { chatId: query.from.id });
+    await this.schedule.workArrived(0);
+    return "queued";
   }
 
   /** The admin API changed this chat's config: use it from the next turn, without waiting for KV to catch up. */
@@ -251,6 +267,7 @@ export class ChatSession extends DurableObject<Env> {
           messageId: last.messageId,
           senders: [...new Set(messages.flatMap((message) => (message.from ? [message.from.id] : [])))],
           ...(last.chat.type === "private" ? {} : { replyToMessageId: last.messageId }),
+          ...(isSpokenTo(messages) ? { spokenTo: true } : {}),
         }),
       );
     };
@@ -259,6 +276,7 @@ export class ChatSession extends DurableObject<Env> {
       if (item.attempts > MAX_ATTEMPTS) {
         await flush();
         this.stores.inbox.finish([item.id], now, `gave up after ${MAX_ATTEMPTS} attempts`);
+        if (item.kind === "guest") this.stores.inbox.erase([item.id]);
         await bestEffort("telling the chat a message was given up", () =>
           ctx.telegram.sendPlain(
             ctx.target,
@@ -286,6 +304,13 @@ export class ChatSession extends DurableObject<Env> {
         return runTask(ctx, item.id, item.task);
       case "helper":
         return deliverHelperReport(ctx, item.id, item.report);
+      case "guest":
+        try {
+          return await answerGuestQuery(ctx, item.id, item.query);
+        } finally {
+          // Whatever happened, nothing of the other chat stays (the turn's own record erases it too).
+          this.stores.inbox.erase([item.id]);
+        }
       case "message":
         if (!(await handleCommand(ctx, item.message, item.id))) this.stores.inbox.finish([item.id], Date.now());
         return;

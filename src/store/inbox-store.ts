@@ -2,7 +2,12 @@ import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
 import * as z from "zod";
 import * as schema from "../db/chat-schema.ts";
 import { type HelperReport, helperReportSchema } from "../helpers/helper-job.ts";
-import { type IncomingMessage, incomingMessageSchema } from "../telegram/incoming-message.ts";
+import {
+  type GuestQuery,
+  guestQuerySchema,
+  type IncomingMessage,
+  incomingMessageSchema,
+} from "../telegram/incoming-message.ts";
 import type { ChatDatabase } from "./chat-database.ts";
 import { preparedOnce } from "./statements.ts";
 
@@ -16,14 +21,15 @@ const taskPayloadSchema = z.object({
 export type TaskPayload = z.infer<typeof taskPayloadSchema>;
 
 /**
- * What waits in the inbox: a message from an allowed chat, one from a stranger, a due scheduled task, or a background
- * helper's report (delivered in order with the rest).
+ * What waits in the inbox: a message from an allowed chat, one from a stranger, a due scheduled task, a background
+ * helper's report (delivered in order with the rest), or a guest query its person made in another chat.
  */
 export type InboxEntry =
   | { kind: "message"; message: IncomingMessage }
   | { kind: "stranger"; message: IncomingMessage }
   | { kind: "task"; task: TaskPayload }
-  | { kind: "helper"; report: HelperReport };
+  | { kind: "helper"; report: HelperReport }
+  | { kind: "guest"; query: GuestQuery };
 
 /** A taken row: its entry, or (a row written by another version that no schema reads now) why it cannot be read. */
 export type InboxItem = (InboxEntry | { kind: "unreadable"; problem: string }) & { id: number; attempts: number };
@@ -88,6 +94,11 @@ export class InboxStore {
         })
         .where(eq(inbox.id, placeholder("id")))
         .prepare(),
+      eraseOne: db
+        .update(inbox)
+        .set({ payload: "{}" })
+        .where(eq(inbox.id, placeholder("id")))
+        .prepare(),
     }));
   }
 
@@ -117,12 +128,31 @@ export class InboxStore {
     for (const id of ids) this.statements().finishOne.run({ id, status, now, error: error ?? null });
   }
 
+  /** Blanks rows' payloads (their key stays, so a redelivery is still a no-op): a guest query keeps nothing. */
+  erase(ids: readonly number[]): void {
+    for (const id of ids) this.statements().eraseOne.run({ id });
+  }
+
   pruneFinished(now: number): void {
     const { inbox } = schema;
     this.database.db
       .delete(inbox)
       .where(and(inArray(inbox.status, ["done", "failed"]), lt(inbox.receivedAt, now - FINISHED_RETENTION_MS)))
       .run();
+  }
+}
+
+function payloadOf(entry: InboxEntry): unknown {
+  switch (entry.kind) {
+    case "task":
+      return entry.task;
+    case "guest":
+      return entry.query;
+    case "helper":
+      return entry.report;
+    case "message":
+    case "stranger":
+      return entry.message;
   }
 }
 
@@ -154,17 +184,11 @@ function entryOf(kind: InboxEntry["kind"], payload: string): InboxEntry | { kind
         ? { kind, report: report.data }
         : { kind: "unreadable", problem: "its helper report does not match the current schema" };
     }
-  }
-}
-
-function payloadOf(entry: InboxEntry): unknown {
-  switch (entry.kind) {
-    case "message":
-    case "stranger":
-      return entry.message;
-    case "task":
-      return entry.task;
-    case "helper":
-      return entry.report;
+    case "guest": {
+      const query = guestQuerySchema.safeParse(json);
+      return query.success
+        ? { kind, query: query.data }
+        : { kind: "unreadable", problem: "its guest query does not match the current schema" };
+    }
   }
 }

@@ -12,6 +12,7 @@ export const BOT_COMMANDS = [
   },
   { command: "tasks", description: "This chat's scheduled tasks and running helpers" },
   { command: "skills", description: "This chat's skills: /skills, /skills show|on|off|delete <name>" },
+  { command: "voice", description: "Spoken answers: /voice [off|when-spoken-to|always]" },
   { command: "agent", description: "Run one task with this chat's agent (Claude or Codex): /agent <task>" },
   { command: "stop", description: "Stop the running answer and your background helpers" },
   { command: "pair", description: "Ask for access to this bot with a code" },
@@ -26,5 +27,8 @@ export function isBotCommand(name: string): name is BotCommandName {
   return names.has(name);
 }
 
-/** The update kinds the bot handles: messages, and presses of its buttons (Stop). */
-export const ALLOWED_UPDATES = ["message", "callback_query"] as const;
+/**
+ * The update kinds the bot handles: messages, presses of its buttons (Stop), and guest queries (Bot API 10.0: the bot
+ * summoned by name in a chat it is not in; Telegram sends them only when they are listed here).
+ */
+export const ALLOWED_UPDATES = ["message", "callback_query", "guest_message"] as const;

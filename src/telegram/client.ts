@@ -182,6 +182,48 @@ export class TelegramClient {
     });
   }
 
+  /**
+   * A voice message uploaded from bytes (OGG/Opus or MP3, which the Bot API takes for voice), with a plain caption
+   * cut to Telegram's 1,024 characters, replying where asked.
+   */
+  async sendVoice(
+    target: ChatTarget,
+    voice: { bytes: Uint8Array; fileName: string; caption?: string; replyToMessageId?: number },
+  ): Promise<number> {
+    const sent = await this.api.sendVoice(target.chatId, new InputFile(voice.bytes, voice.fileName), {
+      ...threadOf(target),
+      ...replyOf(voice),
+      ...(voice.caption ? { caption: voice.caption.slice(0, 1024) } : {}),
+    });
+    return sent.message_id;
+  }
+
+  /**
+   * Answers a guest query (Bot API 10.0) with one article whose message is the rendered piece: Telegram HTML, or its
+   * Markdown as plain text when Telegram cannot parse the HTML. Returns the posted message's inline id.
+   */
+  async answerGuest(queryId: string, piece: RenderedPiece, title = "Answer"): Promise<string> {
+    const article = (content: { message_text: string; parse_mode?: "HTML" }) => ({
+      type: "article" as const,
+      id: crypto.randomUUID().replace(/-/g, ""),
+      title,
+      input_message_content: { ...content, link_preview_options: { is_disabled: true } },
+    });
+    if (piece.html !== undefined) {
+      try {
+        const sent = await this.api.answerGuestQuery(
+          queryId,
+          article({ message_text: piece.html, parse_mode: "HTML" }),
+        );
+        return sent.inline_message_id;
+      } catch (error) {
+        if (!(error instanceof GrammyError && /can't parse entities/i.test(error.description))) throw error;
+      }
+    }
+    const sent = await this.api.answerGuestQuery(queryId, article({ message_text: piece.piece }));
+    return sent.inline_message_id;
+  }
+
   async sendTyping(target: ChatTarget): Promise<void> {
     await this.api.sendChatAction(target.chatId, "typing", threadOf(target));
   }

@@ -70,3 +70,21 @@ export const incomingMessageSchema = z.object({
   mediaGroupId: z.string().optional(),
 });
 export type IncomingMessage = z.infer<typeof incomingMessageSchema>;
+
+/**
+ * A guest query (Bot API 10.0): someone summoned the bot by name in a chat it is not in. Kept only until it is
+ * answered, in the inbox of the summoner's own private chat, whose settings and budget it uses.
+ */
+export const guestQuerySchema = z.object({
+  updateId: z.number().int(),
+  /** For `answerGuestQuery`. */
+  queryId: z.string().min(1).max(200),
+  from: z.object({ id: z.number().int(), name: z.string(), username: z.string().optional() }),
+  /** The kind of chat it was summoned in (never stored with its id or title). */
+  chatType: z.enum(["private", "group", "supergroup"]),
+  /** What the summoner wrote, the bot's name removed. */
+  text: z.string(),
+  /** The message it was summoned under, if any. */
+  replyTo: z.object({ fromName: z.string().optional(), text: z.string() }).optional(),
+});
+export type GuestQuery = z.infer<typeof guestQuerySchema>;

@@ -1,5 +1,11 @@
 import * as z from "zod";
-import type { ChatDescription, IncomingMedia, IncomingMessage, TelegramFileRef } from "./incoming-message.ts";
+import type {
+  ChatDescription,
+  GuestQuery,
+  IncomingMedia,
+  IncomingMessage,
+  TelegramFileRef,
+} from "./incoming-message.ts";
 
 /**
  * The part of a Telegram `Update` this bot reads. Objects are loose: Telegram adds fields over time, and an update
@@ -96,6 +102,8 @@ export const updateSchema = z.looseObject({
   update_id: z.number().int().nonnegative(),
   message: messageSchema.optional(),
   callback_query: callbackQuerySchema.optional(),
+  /** Bot API 10.0: the bot was summoned as a guest in a chat it is not in; answered with answerGuestQuery. */
+  guest_message: messageSchema.extend({ guest_query_id: z.string().min(1).max(200) }).optional(),
 });
 export type TelegramUpdate = z.infer<typeof updateSchema>;
 
@@ -121,6 +129,33 @@ export function buttonPressOf(update: TelegramUpdate): ButtonPress | undefined {
     ...(isForumTopic && message.message_thread_id !== undefined ? { threadId: message.message_thread_id } : {}),
     messageId: message.message_id,
     data: query.data,
+  };
+}
+
+/**
+ * A guest query: who summoned the bot, in what kind of chat, with what words (the bot's `@name` removed) and under
+ * which message. Undefined for an update without one, or one without a sender (an anonymous admin, a channel).
+ */
+export function guestQueryOf(update: TelegramUpdate, botUsername: string): GuestQuery | undefined {
+  const message = update.guest_message;
+  if (!message?.from || message.from.is_bot || message.chat.type === "channel") return undefined;
+  const mention = new RegExp(`@${botUsername}(?![a-zA-Z0-9_])`, "gi");
+  const text = (message.text ?? message.caption ?? "").replace(mention, " ").replace(/\s+/g, " ").trim();
+  const reply = message.reply_to_message;
+  const replyText = reply?.text ?? reply?.caption;
+  return {
+    updateId: update.update_id,
+    queryId: message.guest_query_id,
+    from: {
+      id: message.from.id,
+      name: displayName(message.from),
+      ...(message.from.username ? { username: message.from.username } : {}),
+    },
+    chatType: message.chat.type,
+    text,
+    ...(reply && replyText !== undefined
+      ? { replyTo: { ...(reply.from ? { fromName: displayName(reply.from) } : {}), text: replyText } }
+      : {}),
   };
 }
 

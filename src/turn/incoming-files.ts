@@ -68,3 +68,9 @@ export function usersWithoutFiles(input: TurnInput): UserMessage[] {
 }
 
 const FILE_WORDS = { photo: "a photo", recording: "a recording", document: "a file" } as const;
+/** Whether the person spoke to the bot: a voice note or a round video note among the messages (not an audio file). */
+export function isSpokenTo(messages: readonly IncomingMessage[]): boolean {
+  return messages.some((message) =>
+    (message.media ?? []).some((item) => item.kind === "recording" && item.source !== "audio"),
+  );
+}

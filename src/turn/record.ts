@@ -8,7 +8,7 @@ import type { HistoryMessage } from "../protocol/messages.ts";
 import type { DailySpend } from "../store/chat-meta.ts";
 import type { ChatContext } from "./chat-context.ts";
 import type { Tally } from "./tally.ts";
-import type { AdmittedTurn } from "./turn-request.ts";
+import type { AdmittedTurn, TurnRequest } from "./turn-request.ts";
 
 /** What recording a turn needs: the chat's stores, how many rows it keeps, and the clock. */
 type RecordContext = Pick<ChatContext, "stores" | "settings" | "chat" | "now">;
@@ -81,9 +81,38 @@ function marked(messages: readonly HistoryMessage[], outside: string | undefined
     : messages.map((message) => ({ ...message, outside: message.outside ?? outside }));
 }
 
+/**
+ * A guest turn (a question from another chat): only its usage and the day's spend are kept, nothing of the chat it
+ * came from. Its inbox row ends and is emptied (the key stays, so a redelivered update is still a no-op).
+ */
+export function recordGuestTurn(
+  ctx: RecordContext,
+  request: TurnRequest,
+  end: TurnEnd,
+  cost: TurnCost | undefined,
+): void {
+  const { stores } = ctx;
+  const now = ctx.now();
+  const usage = cost === undefined ? undefined : usageRecord(ctx, request, { ...cost, end, now });
+  const error =
+    end.kind === "failed"
+      ? `${end.error.classification}: ${redactSecrets(end.error.message).slice(0, 300)}`
+      : end.delivered
+        ? undefined
+        : "the answer could not be delivered to Telegram";
+  stores.atomically(() => {
+    stores.inbox.finish(request.inboxIds, now, error);
+    stores.inbox.erase(request.inboxIds);
+    if (cost && usage) {
+      stores.usage.add(usage, now);
+      stores.meta.set("spend", addUnits(addSpend(cost.spend, cost.tally.usage, usage.costUsd ?? 0), cost.paid.units));
+    }
+  });
+}
+
 function usageRecord(
   ctx: RecordContext,
-  request: AdmittedTurn,
+  request: Pick<TurnRequest, "kind">,
   turn: TurnCost & { end: TurnEnd; now: number },
 ): UsageRecord {
   const { tally } = turn;

@@ -1,11 +1,13 @@
 import { errorEventOf } from "../adapters/errors.ts";
 import { PaidCalls } from "../budget/paid-calls.ts";
 import { effectiveConfigOf } from "../config/config-store.ts";
+import { providerSetupOf } from "../config/provider-setup.ts";
+import { isProvider } from "../config/providers.ts";
 import { bestEffort } from "../lib/best-effort.ts";
 import { redactSecrets } from "../lib/redact.ts";
 import { openChatMcp } from "../mcp/chat-mcp.ts";
 import type { AgentErrorEvent } from "../protocol/events.ts";
-import { TURN_TIME_LIMIT, userFacingError } from "../reply/error-text.ts";
+import { notSetUpText, TURN_TIME_LIMIT, userFacingError } from "../reply/error-text.ts";
 import { TurnDisplay, type TurnDisplayOptions } from "../reply/turn-display.ts";
 import type { ActiveRun } from "./active-run.ts";
 import { admit, refuse } from "./admission.ts";
@@ -14,6 +16,7 @@ import { sessionKeyOf, startConversation } from "./conversation.ts";
 import { usersOf, usersWithoutFiles } from "./incoming-files.ts";
 import { chooseModel } from "./model-chain.ts";
 import { recordTurn } from "./record.ts";
+import { speakAnswer } from "./spoken-answer.ts";
 import { Tally } from "./tally.ts";
 import type { AdmittedTurn, TurnOutcome, TurnRequest } from "./turn-request.ts";
 
@@ -44,7 +47,7 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
   const choice = chooseModel(ctx, request, config);
   if (choice.kind === "unavailable") {
     const error = internalError(choice.problem);
-    const notice = `⚠️ This chat uses ${choice.provider}, but ${choice.problem}. The bot's owner needs to set it.`;
+    const notice = notSetUpText(choice.provider, choice.problem, config.source.provider === "built-in");
     await bestEffort("telling the chat its provider is not set up", () => ctx.telegram.sendPlain(ctx.target, notice));
     recordTurn(ctx, { ...request, users: usersWithoutFiles(request.input) }, { kind: "failed", error }, undefined);
     return { ok: false, error };
@@ -113,7 +116,8 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
     const error = endingError(run, tally, choice.provider);
     if (error) {
       console.warn(`chat ${ctx.chat.id}: turn failed (${error.classification}): ${redactSecrets(error.message)}`);
-      const text = userFacingError(error);
+      const failedProvider = isProvider(tally.answeredBy.provider) ? tally.answeredBy.provider : choice.provider;
+      const text = userFacingError(error, providerSetupOf(failedProvider, ctx.settings));
       await display.fail(
         error.classification === "cancelled" ? "⏹ (stopped)" : "⚠️ (interrupted)",
         request.failureNote ? `${request.failureNote} ${text}` : text,
@@ -124,6 +128,7 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
     const result = tally.result ?? "";
     const text = result.trim() === "" ? "…" : result;
     const delivered = await display.deliver(text);
+    if (delivered) await speakAnswer(ctx, { request: turn, config, paid, text });
     recordTurn(ctx, turn, { kind: "answered", text, delivered }, cost);
     return { ok: true, text: result };
   } finally {

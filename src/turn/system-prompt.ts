@@ -6,6 +6,8 @@ export interface SystemPromptInput {
   skills?: string;
   chat: { type: "private" | "group" | "supergroup"; title?: string; isForumTopic: boolean };
   toolNames: string[];
+  /** A guest turn: who summoned the bot into a chat it is not in (their display name). */
+  guestOf?: string;
   now: Date;
   timezone: string;
 }
@@ -14,7 +16,7 @@ export interface SystemPromptInput {
 export function buildSystemPrompt(input: SystemPromptInput): string {
   const parts: string[] = [
     `You are ${input.botName}, an AI assistant in a Telegram chat.`,
-    describeChat(input.chat),
+    input.guestOf === undefined ? describeChat(input.chat) : describeGuest(input.guestOf, input.chat.type),
     "Answer in the language the user writes in. Keep answers short and to the point unless asked for detail. " +
       "You may use Markdown (bold, italics, code, links, lists); it is rendered for Telegram. Avoid tables.",
   ];
@@ -23,6 +25,17 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   if (input.skills) parts.push(input.skills);
   parts.push(`The current date and time is ${formatNow(input.now, input.timezone)} (${input.timezone}).`);
   return parts.join("\n\n");
+}
+
+function describeGuest(summoner: string, type: SystemPromptInput["chat"]["type"]): string {
+  const where = type === "private" ? "a private chat between other people" : "a group";
+  // The name is chosen by its owner: quoted as data, on one line, bounded.
+  const name = JSON.stringify(oneLine(summoner).slice(0, 64));
+  return (
+    `${name} summoned you as a guest into ${where} you are not a member of. Your answer is posted there as one message ` +
+    "for everyone in that chat to read. You see only the message that summoned you (and the one it replies to), " +
+    `not that chat's history nor your own conversations with ${name}. Answer in one message, under 3,500 characters.`
+  );
 }
 
 function describeChat(chat: SystemPromptInput["chat"]): string {

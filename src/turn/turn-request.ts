@@ -11,7 +11,8 @@ export type TurnInput = { kind: "ready"; users: UserMessage[] } | { kind: "teleg
 
 /** One turn to run: what started it, its new messages, and the inbox rows it answers. */
 export interface TurnRequest {
-  kind: "chat" | "task" | "agent";
+  /** A guest turn answers someone who summoned the bot in another chat (see guest-turn.ts). */
+  kind: "chat" | "task" | "agent" | "guest";
   /** The turn's new messages, in order. */
   input: TurnInput;
   inboxIds: number[];
@@ -25,6 +26,8 @@ export interface TurnRequest {
   replyToMessageId?: number;
   /** `/agent` runs one turn on the chat's agent (`claude-agent` or `codex-agent`) whatever the chat's provider. */
   providerOverride?: Provider;
+  /** The turn answers a voice or video note: a chat whose voiceReplies is `when-spoken-to` hears the answer too. */
+  spokenTo?: boolean;
   /** Said before the error text when the turn fails (a scheduled task's failure names the task). */
   failureNote?: string;
 }

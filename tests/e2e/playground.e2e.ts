@@ -7,6 +7,7 @@ import {
   type BotApiStandIn,
   PLAYGROUND_CHAT,
   PLAYGROUND_CHATS,
+  PLAYGROUND_GUEST_CHAT,
   startBotApiStandIn,
 } from "../../scripts/playground/bot-api.ts";
 import { openaiCompletion } from "../fakes/bodies.ts";
@@ -80,7 +81,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the playground in a browser", () => {
       }),
     });
     await page.fill("#text", "Hi there");
-    await page.click("#say button");
+    await page.click("#say button[type=submit]");
     await expect.poll(() => page.locator("#log .bubble.user").first().textContent()).toContain("Hi there");
     // The draft shows while the answer streams, then the message replaces it.
     await page.locator("#draft:not([hidden])").waitFor({ timeout: 20_000 });
@@ -93,7 +94,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the playground in a browser", () => {
 
   it("shows /model's buttons; a press is answered and edits the menu", async () => {
     await page.fill("#text", "/model");
-    await page.click("#say button");
+    await page.click("#say button[type=submit]");
     const choice = page.locator("#log .bubble.bot .buttons button", { hasText: "claude-sonnet-4-5" });
     await choice.waitFor({ timeout: 20_000 });
     await choice.click();
@@ -105,11 +106,44 @@ describe.skipIf(!HAVE_CHROMIUM)("the playground in a browser", () => {
     await page.screenshot({ path: join(SHOTS, "playground.png") });
   });
 
+  it("summons the bot as a guest in the group it is not in; a stranger summoning it gets nothing", async () => {
+    await page.click(`#chats button[data-chat="${PLAYGROUND_GUEST_CHAT.id}"]`);
+    await expect.poll(() => page.locator("#as").isVisible()).toBe(true);
+    const say = async (text: string, as: string) => {
+      await page.selectOption("#as", as);
+      await page.fill("#text", text);
+      await page.click("#say button[type=submit]");
+    };
+    await say("lunch at noon?", String(PLAYGROUND_CHAT.id));
+    await say("@playground_bot what is a guest bot?", String(PLAYGROUND_CHAT.id));
+    const answer = page.locator("#log .bubble.bot").last();
+    await answer.waitFor({ timeout: 20_000 });
+    // With your own settings: your chat was moved to Anthropic by /model's button above.
+    expect(await answer.locator(".body").textContent()).toContain("Hello from the fake Anthropic API.");
+    expect(await answer.locator(".meta").textContent()).toContain("guest, summoned by You");
+    // Your friend is not known to the bot yet (paired only in the next test): summoning it gets nothing at all. The
+    // webhook refuses such a query before any work is queued, so once the page's post is through, nothing follows.
+    const modelCalls = async () =>
+      ((await (await fetch(`${fakes.url}/__control/requests?service=openai`)).json()) as unknown[]).length;
+    const before = await modelCalls();
+    const posted = page.waitForResponse((response) => response.url().endsWith("/console/playground/send"));
+    await say("@playground_bot are you there?", String(PLAYGROUND_CHATS[1].id));
+    expect((await posted).status()).toBe(200);
+    expect(standIn.messages(PLAYGROUND_GUEST_CHAT.id).map((message) => [message.from, message.by])).toEqual([
+      ["user", "You"],
+      ["user", "You"],
+      ["bot", "You"],
+      ["user", "A friend"],
+    ]);
+    expect(await modelCalls()).toBe(before);
+    await page.screenshot({ path: join(SHOTS, "playground-guest.png") });
+  });
+
   it("pairs the friend's chat: /pair there, /approve from yours, and the friend gets answers", async () => {
     const friend = PLAYGROUND_CHATS[1].id;
     const say = async (text: string) => {
       await page.fill("#text", text);
-      await page.click("#say button");
+      await page.click("#say button[type=submit]");
     };
     const lastBotText = () => page.locator("#log .bubble.bot .body").last().textContent();
     await page.click(`#chats button[data-chat="${friend}"]`);
@@ -132,6 +166,38 @@ describe.skipIf(!HAVE_CHROMIUM)("the playground in a browser", () => {
     // The fake model echoes what it was asked.
     await expect.poll(lastBotText, { timeout: 20_000 }).toContain("What can you do?");
     await page.screenshot({ path: join(SHOTS, "playground-pairing.png") });
+  });
+
+  it("plays a spoken answer: /voice always, then the answer's text and a voice message the browser can play", async () => {
+    const say = async (text: string) => {
+      await page.fill("#text", text);
+      await page.click("#say button[type=submit]");
+    };
+    await page.click(`#chats button[data-chat="${PLAYGROUND_CHAT.id}"]`);
+    await say("/voice always");
+    await expect
+      .poll(() => page.locator("#log .bubble.bot .body").last().textContent(), { timeout: 20_000 })
+      .toContain("Every answer now also comes as a voice message");
+    await say("Say something");
+    const player = page.locator("#log .bubble.bot audio").last();
+    await player.waitFor({ timeout: 20_000 });
+    // The fake speech endpoint's OGG/Opus, as the bot uploaded it: Chromium reads its length, so it is real audio.
+    await expect
+      .poll(() => player.evaluate((audio) => Number(Reflect.get(audio, "duration"))), { timeout: 20_000 })
+      .toBeGreaterThan(0);
+    const src = await player.getAttribute("src");
+    expect(src).toMatch(/^\/console\/playground\/voice\/sent-\d+$/);
+    const type = await page.evaluate(async (url) => (await fetch(url)).headers.get("content-type"), src!);
+    expect(type).toBe("audio/ogg");
+    // The text came first: the voice message is the newest bubble, the answer just before it.
+    expect(await page.locator("#log .bubble.bot .body").last().textContent()).toContain(
+      "Hello from the fake Anthropic API.",
+    );
+    await page.screenshot({ path: join(SHOTS, "playground-voice.png") });
+    await say("/voice off");
+    await expect
+      .poll(() => page.locator("#log .bubble.bot .body").last().textContent(), { timeout: 20_000 })
+      .toContain("Spoken answers are off");
   });
 
   it("talks to the bot only with a signed-in console", async () => {

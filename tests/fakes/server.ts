@@ -6,7 +6,8 @@ import { readParams } from "../../scripts/bot-api/params.ts";
 import { NOT_FOUND, type Refusal, serverError, tooManyRequests } from "../../scripts/bot-api/refusal.ts";
 import { startTdlib, type TdlibStatus, type TdParseMode } from "../../scripts/bot-api/tdlib.ts";
 import { describeViolation, type Violation } from "../../scripts/bot-api/vocabulary.ts";
-import { readBody } from "../../scripts/read-body.ts";
+import { multipartFields, readBodyBytes } from "../../scripts/read-body.ts";
+import { silentOggOpus } from "../../scripts/stand-in-model/ogg-opus.ts";
 import { anthropicMessage, openaiCompletion } from "./bodies.ts";
 import { anthropicErrorEvent, anthropicEvents, openaiEvents, type StreamShape } from "./streams.ts";
 
@@ -74,6 +75,17 @@ export interface RecordedRequest {
   detail?: string;
   /** Telegram: the answer was a scripted one. */
   scripted?: boolean;
+  /** A multipart upload (sendPhoto, sendVoice): its text fields, and its files with their size and first bytes. */
+  form?: Record<string, string | RecordedFile>;
+}
+
+export interface RecordedFile {
+  fileName: string;
+  type: string;
+  size: number;
+  /** The first four bytes as text: "OggS" for an OGG file, "ID3" and a byte for MP3. */
+  magic: string;
+  base64: string;
 }
 
 /**
@@ -184,7 +196,8 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
   const server = createServer(async (request, response) => {
     try {
       const url = new URL(request.url ?? "/", "http://fake");
-      const raw = await readBody(request);
+      const bytes = await readBodyBytes(request);
+      const raw = bytes.toString("utf8");
       if (url.pathname.startsWith("/__control/")) return await control(url, raw, response);
 
       const service = serviceOf(url.pathname);
@@ -208,6 +221,9 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
         headers: headersOf(request),
         body,
         at: Date.now(),
+        ...(request.headers["content-type"]?.startsWith("multipart/form-data")
+          ? { form: recordedForm(request.headers["content-type"], bytes) }
+          : {}),
       };
       // A Bot API call is published once its answer is known, so that whoever waits for it sees its result.
       if (service !== "telegram" || isFile) publish(record);
@@ -398,6 +414,7 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
         return;
       case "openai":
         if (method.endsWith("/audio/transcriptions")) return send(response, 200, { text: "Hello from a voice note." });
+        if (method.endsWith("/audio/speech")) return speech(response, body);
         if (method.endsWith("/images/generations")) {
           return send(response, 200, { created: 1, data: [{ b64_json: TINY_PNG_BASE64 }] });
         }
@@ -512,6 +529,22 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
     send(response, 404, { error: "unknown control action" });
   }
 
+  /**
+   * OpenAI's `/audio/speech`: a silent OGG/Opus file as long as the text would take to say (about 15 characters a
+   * second), or OpenAI's refusal of a request it would refuse (no model, voice or input; input over 4,096 characters).
+   */
+  function speech(response: ServerResponse, body: unknown): void {
+    const request = (body ?? {}) as { model?: unknown; input?: unknown; voice?: unknown; response_format?: unknown };
+    const refusal = speechRefusal(request);
+    if (refusal) {
+      send(response, 400, { error: { ...refusal, type: "invalid_request_error", code: null } });
+      return;
+    }
+    const audio = silentOggOpus({ seconds: Math.min(60, String(request.input).length / 15) });
+    response.writeHead(200, { "content-type": request.response_format === "opus" ? "audio/ogg" : "audio/mpeg" });
+    response.end(audio);
+  }
+
   function filterRequests(url: URL): RecordedRequest[] {
     const service = url.searchParams.get("service");
     const method = url.searchParams.get("method");
@@ -520,7 +553,7 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
       (request) =>
         (!service || request.service === service) &&
         (!method || request.method === method) &&
-        (!chatId || String((request.body as { chat_id?: unknown } | undefined)?.chat_id) === chatId),
+        (!chatId || String(((request.form ?? request.body) as { chat_id?: unknown } | undefined)?.chat_id) === chatId),
     );
   }
 
@@ -528,6 +561,44 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
   fakes.server = server;
   fakes.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return fakes;
+}
+
+function recordedForm(contentType: string, bytes: Uint8Array): Record<string, string | RecordedFile> {
+  const fields = multipartFields(contentType, bytes);
+  return Object.fromEntries(
+    Object.entries(fields).map(([name, value]) => [
+      name,
+      typeof value === "string"
+        ? value
+        : {
+            fileName: value.fileName,
+            type: value.type,
+            size: value.bytes.length,
+            magic: Buffer.from(value.bytes.subarray(0, 4)).toString("latin1"),
+            base64: Buffer.from(value.bytes).toString("base64"),
+          },
+    ]),
+  );
+}
+
+/** What OpenAI's `/audio/speech` refuses: no model, voice or input, or input over 4,096 characters. */
+function speechRefusal(request: {
+  model?: unknown;
+  input?: unknown;
+  voice?: unknown;
+}): { message: string; param: string } | undefined {
+  if (typeof request.model !== "string") return { message: "you must provide a model parameter", param: "model" };
+  if (typeof request.voice !== "string") return { message: "you must provide a voice parameter", param: "voice" };
+  if (typeof request.input !== "string" || request.input === "")
+    return { message: "input is required", param: "input" };
+  if (request.input.length > 4096) {
+    return {
+      message:
+        "[{'type': 'string_too_long', 'loc': ('body', 'input'), 'msg': 'String should have at most 4096 characters', 'ctx': {'max_length': 4096}}]",
+      param: "input",
+    };
+  }
+  return undefined;
 }
 
 function serviceOf(path: string): Service | undefined {

@@ -1,14 +1,17 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Api, InputFile } from "grammy";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startTdlib } from "../../scripts/bot-api/tdlib.ts";
 import {
   type BotApiStandIn,
   PLAYGROUND_CHAT,
   PLAYGROUND_CHATS,
+  PLAYGROUND_GUEST_CHAT,
   type PlaygroundState,
   startBotApiStandIn,
 } from "../../scripts/playground/bot-api.ts";
+import { oggOpusComments, silentOggOpus } from "../../scripts/stand-in-model/ogg-opus.ts";
 
 const TOKEN = "100000:PLAYGROUND";
 /** Whether TDLib's parser loads here (the tests of parsing are skipped, with the reason, where it does not). */
@@ -185,7 +188,7 @@ describe("the playground's Bot API stand-in", () => {
     expect((await bot("sendMessage", { chat_id: 42, text: "who?" })).json.description).toContain("chat not found");
     const friendState = (await playground(`state?chat=${friend}`)).json;
     expect(friendState.messages.map((message) => message.text)).toEqual(["/pair", "Your pairing code is ABCD-EFGH"]);
-    expect(friendState.chats.map((chat) => chat.messages)).toEqual([0, 2]);
+    expect(friendState.chats.map((chat) => chat.messages)).toEqual([0, 2, 0]);
     expect((await playground("state")).json.messages).toEqual([]);
     expect((await playground("state?chat=42")).status).toBe(404);
   });
@@ -197,5 +200,64 @@ describe("the playground's Bot API stand-in", () => {
     const state = (await waiting).json;
     expect(state.version).toBeGreaterThan(version);
     expect(state.messages.at(-1)?.text).toBe("now");
+  });
+
+  it("shows a voice message the bot uploads with sendVoice, and serves its audio to the page", async () => {
+    const api = new Api(TOKEN, { apiRoot: standIn.url });
+    const ogg = silentOggOpus({ seconds: 1 });
+    const sent = await api.sendVoice(PLAYGROUND_CHAT.id, new InputFile(ogg, "answer.ogg"), { caption: "🔊 spoken" });
+    const [message] = (await playground("state")).json.messages;
+    expect(message).toMatchObject({
+      id: sent.message_id,
+      from: "bot",
+      text: "🔊 spoken",
+      voice: { url: `voice/sent-${sent.message_id}` },
+    });
+    const audio = await fetch(`${standIn.url}/playground/voice?id=sent-${sent.message_id}`);
+    expect(audio.headers.get("content-type")).toBe("audio/ogg");
+    expect(new Uint8Array(await audio.arrayBuffer())).toEqual(ogg);
+  });
+
+  it("sends a 🎤 voice note as a voice update whose file the bot can download, carrying what was typed", async () => {
+    await playground("send", { text: "what time is it?", voice: true });
+    const voice = (updates.at(-1)!.body.message as { voice: { file_id: string; mime_type: string } }).voice;
+    expect(voice.mime_type).toBe("audio/ogg");
+    const file = await bot("getFile", { file_id: voice.file_id });
+    const path = (file.json.result as unknown as { file_path: string }).file_path;
+    const bytes = new Uint8Array(await (await fetch(`${standIn.url}/file/bot${TOKEN}/${path}`)).arrayBuffer());
+    expect(oggOpusComments(bytes)).toEqual({ TRANSCRIPT: "what time is it?" });
+    expect((await fetch(`${standIn.url}/file/botwrong/${path}`)).status).toBe(404);
+    expect((await playground("state")).json.messages[0]).toMatchObject({ from: "user", text: "🎤 what time is it?" });
+  });
+
+  it("a group the bot is not in: only naming the bot summons it, as a guest query it answers there", async () => {
+    const group = PLAYGROUND_GUEST_CHAT.id;
+    await playground("send", { chat: group, text: "lunch at noon?" });
+    expect(updates).toHaveLength(0);
+    await playground("send", { chat: group, text: "@playground_bot what is 2+2?", as: PLAYGROUND_CHATS[1].id });
+    const guest = updates.at(-1)!.body.guest_message as { guest_query_id: string; chat: unknown; from: unknown };
+    expect(guest).toMatchObject({
+      chat: { id: group, type: "group" },
+      from: { id: PLAYGROUND_CHATS[1].id },
+      text: "@playground_bot what is 2+2?",
+    });
+    const answer = {
+      guest_query_id: guest.guest_query_id,
+      result: {
+        type: "article",
+        id: "a1",
+        title: "Answer",
+        input_message_content: { message_text: "<b>4</b>", parse_mode: "HTML" },
+      },
+    };
+    expect((await bot("answerGuestQuery", answer)).status).toBe(200);
+    // A query is answered once.
+    expect((await bot("answerGuestQuery", answer)).json.description).toContain("query ID is invalid");
+    const messages = (await playground(`state?chat=${group}`)).json.messages;
+    expect(messages.map((message) => [message.from, message.text, message.by])).toEqual([
+      ["user", "lunch at noon?", "You"],
+      ["user", "@playground_bot what is 2+2?", "A friend"],
+      ["bot", "<b>4</b>", "A friend"],
+    ]);
   });
 });

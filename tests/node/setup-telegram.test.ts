@@ -56,9 +56,13 @@ describe("npm run setup:telegram", () => {
     expect(setWebhook?.body).toMatchObject({
       url: "https://bot.example.workers.dev/telegram/webhook",
       secret_token: secret,
+      // Guest queries (Bot API 10.0) arrive only when asked for.
+      allowed_updates: ["message", "callback_query", "guest_message"],
     });
     expect(done.output).not.toContain(secret);
     expect(done.output).not.toContain("SETUP-TEST");
+    // The fake's getMe has no supports_guest_queries: guest mode is off until @BotFather turns it on.
+    expect(done.output).toContain("Guest mode: off for this bot");
   });
 
   it("prints the owner's setup code, derived from the secret the Worker checks it against", async () => {

@@ -135,7 +135,9 @@ describe("scheduled tasks", () => {
     await fakes.script("openai", { status: 401, body: { error: { message: "bad key" } } });
     await makeDue(taskId);
     const [report] = await fakes.wait("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT });
-    expect(sentText(report)).toMatch(/^Scheduled task #1 failed\. ⚠️ The AI provider refused/);
+    expect(sentText(report)).toMatch(
+      /^Scheduled task #1 failed\. ⚠️ OpenAI refused this bot's credentials \(OPENAI_API_KEY\)/,
+    );
     await expect
       .poll(async () => (await runs(taskId)).results)
       .toEqual([{ outcome: "error", error: expect.stringContaining("auth"), finished: 1 }]);

@@ -1,3 +1,4 @@
+import { VOICE_REPLIES } from "../../config/chat-config.ts";
 import type { ConfigView, DailyUsage, SkillsView, TaskRow, UsageReport } from "../admin-client.ts";
 import { type FormField, type FormValues, PROVIDER_CHOICES } from "../config-form.ts";
 import { formatTime, Layout, Notice } from "../layout.tsx";
@@ -90,6 +91,9 @@ export function ChatPage(props: ChatPageProps) {
           {options(["admins", "everyone"], values.agentAccess, "(default: admins)")}
         </select>
         {problem("agentAccess")}
+        <label for="voiceReplies">Spoken answers</label>
+        <select {...field("voiceReplies")}>{options(VOICE_REPLIES, values.voiceReplies, "(default: off)")}</select>
+        {problem("voiceReplies")}
         <p>
           <button type="submit">Save</button>
         </p>

@@ -12,6 +12,8 @@ const STYLE = `
 #typing{margin:0 .8rem .4rem;color:#56606b;font-size:.9rem}
 #say{display:flex;gap:.4rem;padding:.6rem;border-top:1px solid #c4d0db}#say input{max-width:none;flex:1}
 #chats button[aria-current]{background:#2563eb;color:#fff}
+.bubble audio{display:block;width:16rem;max-width:100%;margin:.2rem 0}
+#as{max-width:9rem}
 #notes{list-style:none;padding:0;margin:.5rem 0}#notes li{background:#20303f;color:#fff;padding:.4rem .7rem;border-radius:6px;margin-bottom:.3rem}
 `;
 
@@ -23,9 +25,10 @@ export function PlaygroundPage(props: { extraPages: { path: string; label: strin
       <h1>Playground</h1>
       <p class="hint">
         You play Telegram: what you type is posted to the bot's webhook as an update, and what the bot sends back
-        through the Bot API (messages, edits, drafts, typing, reactions, buttons) lands here. Your friend's chat is not
-        allowed at first: pair it with <code>/pair</code>, then approve the code from your chat or the Access page.
-        Local dev only.
+        through the Bot API (messages, edits, drafts, typing, reactions, buttons, voice messages) lands here. 🎤 sends
+        what you typed as a voice note (silent; only the stand-in model "hears" it). Your friend's chat is not allowed
+        at first: pair it with <code>/pair</code>, then approve the code from your chat or the Access page. The friends'
+        group does not have the bot: name it (<code>@playground_bot …</code>) to summon it as a guest. Local dev only.
       </p>
       <div id="chats" class="row" style="margin-bottom:.5rem"></div>
       <div class="chat">
@@ -35,7 +38,14 @@ export function PlaygroundPage(props: { extraPages: { path: string; label: strin
           bot is typing…
         </div>
         <form id="say">
+          <select id="as" aria-label="Who writes in the group" hidden>
+            <option value="100001">as You</option>
+            <option value="100002">as your friend</option>
+          </select>
           <input id="text" name="text" autocomplete="off" placeholder="Message (try /help)" aria-label="Message" />
+          <button type="button" id="speak" title="Send as a voice note" aria-label="Send as a voice note">
+            🎤
+          </button>
           <button type="submit">Send</button>
         </form>
       </div>

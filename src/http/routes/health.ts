@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { ConfigProblemsStore } from "../../config/config-problems.ts";
 import { builtInProvider, type Settings, settingsOf } from "../../config/settings.ts";
-import type { Env } from "../../env.ts";
+import { type Env, workersAiBinding } from "../../env.ts";
 import { mediaBucket } from "../../media/services.ts";
 
 /**
@@ -54,7 +54,8 @@ function missingVariables(settings: Settings, env: Env): string[] {
   if (provider === "codex-agent" && settings.agentRunner.kind === "container" && !settings.openaiApiKey) {
     missing.push("OPENAI_API_KEY");
   }
-  // Workers AI needs no key: the `[ai]` binding, or WORKERS_AI_BASE_URL with WORKERS_AI_API_TOKEN.
-  if (provider === "workers-ai" && settings.workersAi.kind === "binding" && !env.AI) missing.push("AI (binding)");
+  // Workers AI needs no key: the `AI` binding (deployed only), or WORKERS_AI_BASE_URL with WORKERS_AI_API_TOKEN.
+  if (provider === "workers-ai" && settings.workersAi.kind === "binding" && !workersAiBinding(env))
+    missing.push("AI (binding)");
   return missing;
 }

@@ -1,6 +1,7 @@
 import { type Context, Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { AccessStore, isAdminIn, isChatAllowedAnywhere } from "../../access/access-store.ts";
+import { ChatAccess } from "../../access/chat-access.ts";
 import { includes, settingsOf } from "../../config/settings.ts";
 import { chatStub } from "../../durable/chat-key.ts";
 import type { Env } from "../../env.ts";
@@ -11,7 +12,14 @@ import { jsonBody } from "../../protocol/http/json-body.ts";
 import { isAddressedToBot, withoutBotSuffix } from "../../telegram/access.ts";
 import { botIdentity } from "../../telegram/bot-identity.ts";
 import { TelegramClient } from "../../telegram/client.ts";
-import { type ButtonPress, buttonPressOf, incomingMessageOf, updateSchema } from "../../telegram/update.ts";
+import {
+  type ButtonPress,
+  buttonPressOf,
+  guestQueryOf,
+  incomingMessageOf,
+  type TelegramUpdate,
+  updateSchema,
+} from "../../telegram/update.ts";
 
 const MAX_BODY_BYTES = 1_000_000;
 
@@ -50,6 +58,7 @@ export function webhookRoutes(): Hono<WebhookEnv> {
       const update = c.req.valid("json");
       const press = buttonPressOf(update);
       if (press) return answerButton(c, press);
+      if (update.guest_message) return routeGuestQuery(c, update);
       let message = incomingMessageOf(update);
       if (!message || !update.message) return c.json({ ok: true, ignored: "update kind not handled" });
 
@@ -96,6 +105,27 @@ async function answerButton(c: Context<WebhookEnv>, press: ButtonPress): Promise
       .catch((error: unknown) => console.warn("answering a button press failed", errorText(error))),
   );
   return c.json({ ok: true, result: "answered" });
+}
+
+/**
+ * A guest query (the bot summoned in a chat it is not in) goes to its summoner's own chat object, which answers it
+ * with that chat's settings and budget, if GUEST_MODE lets that person summon the bot. Anyone else gets nothing, not
+ * even a refusal: an answer would be posted into a chat of people the bot does not know, for everyone there to read,
+ * and would tell them the bot exists and can be summoned; silence is what an unknown inline bot gives too.
+ */
+async function routeGuestQuery(c: Context<WebhookEnv>, update: TelegramUpdate): Promise<Response> {
+  const settings = settingsOf(c.env);
+  if (settings.guestMode === "off") return c.json({ ok: true, ignored: "guest mode is off" });
+  const from = update.guest_message?.from;
+  const access = new ChatAccess(settings, await new AccessStore(c.env.CONFIG).read());
+  if (!from || !access.maySummon(from.id)) {
+    return c.json({ ok: true, ignored: "guest query from someone the bot does not know" });
+  }
+  const identity = await botIdentity(settings.botToken ?? "", telegramFor(c.env), c.env.CONFIG);
+  const query = guestQueryOf(update, identity.username);
+  if (!query) return c.json({ ok: true, ignored: "guest query without a person" });
+  const result = await chatStub(c.env, { chatId: query.from.id }).enqueueGuest(query);
+  return c.json({ ok: true, result });
 }
 
 const clients = new WeakMap<Env, TelegramClient>();

@@ -184,3 +184,24 @@ describe("errorEventOf", () => {
     });
   });
 });
+
+describe("providerErrorFrom: no connection at all", () => {
+  it("says so when the SDK's connection error (no response came) is thrown, with its cause", () => {
+    const error = providerErrorFrom(
+      new FakeConnectionError("Connection error.", { cause: new Error("Network connection lost.") }),
+      "openai",
+      sdk,
+    );
+    expect(error.classification).toBe("transport");
+    expect(error.message).toBe("openai: could not connect: Network connection lost.");
+  });
+
+  it("does not for a connection that broke mid-answer, or a timeout", () => {
+    expect(providerErrorFrom(new Error("Network connection lost."), "openai", sdk).message).not.toContain(
+      "could not connect",
+    );
+    const timeout = providerErrorFrom(new FakeConnectionTimeout("timed out"), "openai", sdk);
+    expect(timeout.classification).toBe("timeout");
+    expect(timeout.message).not.toContain("could not connect");
+  });
+});

@@ -422,3 +422,43 @@ describe("AGENT_EGRESS_HOSTS", () => {
     },
   );
 });
+
+describe("speech and guest mode", () => {
+  it("speaks with OpenAI's gpt-4o-mini-tts when there is a key, else Workers AI's MeloTTS, unless off", () => {
+    expect(settingsWith({ OPENAI_API_KEY: "sk-test" }).speech).toEqual({
+      kind: "openai",
+      model: "gpt-4o-mini-tts",
+      voice: undefined,
+      baseUrl: undefined,
+      maxChars: 1500,
+    });
+    expect(settingsWith({}).speech).toEqual({
+      kind: "workers-ai",
+      model: "@cf/myshell-ai/melotts",
+      voice: undefined,
+      maxChars: 1500,
+    });
+    expect(settingsWith({ SPEECH_MODEL: "off", OPENAI_API_KEY: "sk-test" }).speech.kind).toBe("off");
+    expect(
+      settingsWith({ SPEECH_MODEL: "@cf/deepgram/aura-2-en", SPEECH_VOICE: "luna", OPENAI_API_KEY: "sk-test" }).speech,
+    ).toEqual({ kind: "workers-ai", model: "@cf/deepgram/aura-2-en", voice: "luna", maxChars: 1500 });
+    expect(
+      settingsWith({ OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: "http://127.0.0.1:1/v1", SPEECH_MAX_CHARS: "800" })
+        .speech,
+    ).toMatchObject({ kind: "openai", baseUrl: "http://127.0.0.1:1/v1", maxChars: 800 });
+  });
+
+  it("reports an OpenAI speech model named without a key, by name", () => {
+    const settings = settingsWith({ SPEECH_MODEL: "tts-1" });
+    expect(settings.speech.kind).toBe("off");
+    expect(settings.problems).toEqual([expect.stringContaining("SPEECH_MODEL needs OPENAI_API_KEY")]);
+  });
+
+  it("reads GUEST_MODE, known by default", () => {
+    expect(settingsWith({}).guestMode).toBe("known");
+    expect(settingsWith({ GUEST_MODE: "admins" }).guestMode).toBe("admins");
+    const wrong = settingsWith({ GUEST_MODE: "everyone" });
+    expect(wrong.guestMode).toBe("known");
+    expect(wrong.problems).toEqual(["GUEST_MODE must be one of off, admins, known"]);
+  });
+});

@@ -1,11 +1,14 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { NO_CONNECTION, providerSetupOf } from "../../../src/config/provider-setup.ts";
+import { readSettings } from "../../../src/config/settings.ts";
 import {
   type AgentErrorEvent,
   BUDGET_RAN_OUT,
   type ErrorClassification,
   errorClassificationSchema,
 } from "../../../src/protocol/events.ts";
-import { TURN_TIME_LIMIT, userFacingError } from "../../../src/reply/error-text.ts";
+import { notSetUpText, TURN_TIME_LIMIT, userFacingError } from "../../../src/reply/error-text.ts";
 
 const errorOf = (classification: ErrorClassification, message = "detail from the provider"): AgentErrorEvent => ({
   type: "error",
@@ -72,4 +75,44 @@ describe("userFacingError", () => {
       expect(userFacingError(errorOf(classification, exact))).not.toContain("…");
     },
   );
+});
+
+describe("userFacingError with the provider's setup", () => {
+  const openai = (baseUrl?: string) =>
+    providerSetupOf("openai", readSettings({ ...env, OPENAI_BASE_URL: baseUrl ?? "" } as typeof env));
+
+  it("names the provider and the key's variable, and where it is set, when a key is refused", () => {
+    const text = userFacingError(errorOf("auth"), openai());
+    expect(text).toBe(
+      "⚠️ OpenAI refused this bot's credentials (OPENAI_API_KEY). The bot's owner needs to check that key: in .dev.vars locally, or with `npx wrangler secret put OPENAI_API_KEY` deployed.",
+    );
+  });
+
+  it("says nothing answers at a local address, rather than an outage, when no connection could be made", () => {
+    const refused = errorOf("transport", `openai: ${NO_CONNECTION}: Network connection lost.`);
+    expect(userFacingError(refused, openai("http://127.0.0.1:9911/openai/v1?key=secret"))).toBe(
+      "⚠️ Nothing answers at OPENAI_BASE_URL (http://127.0.0.1:9911) on this machine: the server there is not running, or the address is wrong.",
+    );
+    expect(userFacingError(refused, openai("https://gateway.example/v1/acct/123"))).toBe(
+      "⚠️ OpenAI could not be reached at OPENAI_BASE_URL (https://gateway.example). If this lasts, check that address.",
+    );
+    expect(userFacingError(refused, openai())).toBe("⚠️ OpenAI could not be reached. Please try again shortly.");
+  });
+
+  it("keeps 'could not be reached' for a connection that broke, or a server error, wherever it is", () => {
+    const broke = errorOf("transport", "openai: Network connection lost.");
+    expect(userFacingError(broke, openai("http://127.0.0.1:9911/v1"))).toBe(
+      "⚠️ OpenAI could not be reached. Please try again shortly.",
+    );
+  });
+
+  it("says that no model is set up at all, and where to add one, when the built-in fallback cannot run", () => {
+    const none = notSetUpText("workers-ai", "the Workers AI binding does not run here", true);
+    expect(none).toContain("No model is set up for this bot yet");
+    expect(none).toContain(".dev.vars");
+    expect(none).toContain("stand-in model");
+    expect(notSetUpText("anthropic", "ANTHROPIC_API_KEY is not set", false)).toBe(
+      "⚠️ This chat uses anthropic, but ANTHROPIC_API_KEY is not set. The bot's owner needs to set it.",
+    );
+  });
 });

@@ -1,0 +1,184 @@
+import { errorEventOf } from "../adapters/errors.ts";
+import { runToolLoop } from "../adapters/tool-loop.ts";
+import { addSpend, exhaustedLimit } from "../budget/budget.ts";
+import { PaidCalls } from "../budget/paid-calls.ts";
+import { effectiveConfigOf } from "../config/config-store.ts";
+import { providerSetupOf } from "../config/provider-setup.ts";
+import { bestEffort } from "../lib/best-effort.ts";
+import { errorText } from "../lib/errors.ts";
+import { redactSecrets } from "../lib/redact.ts";
+import { type AgentErrorEvent, BUDGET_RAN_OUT } from "../protocol/events.ts";
+import { userFacingError } from "../reply/error-text.ts";
+import type { GuestQuery } from "../telegram/incoming-message.ts";
+import { renderOne, renderPieces } from "../telegram/render.ts";
+import { TELEGRAM_MESSAGE_LIMIT } from "../telegram/split.ts";
+import { TurnTrust } from "../tools/context.ts";
+import { type Admission, admit } from "./admission.ts";
+import type { ChatContext } from "./chat-context.ts";
+import { chooseModel } from "./model-chain.ts";
+import { recordGuestTurn, type TurnCost } from "./record.ts";
+import { buildSystemPrompt } from "./system-prompt.ts";
+import { Tally } from "./tally.ts";
+import { toolContext } from "./tool-context.ts";
+import type { TurnRequest } from "./turn-request.ts";
+
+/**
+ * The tools a guest turn is offered: only reading public web pages. Everything else acts beyond the one answer
+ * (send_message, schedule_task and the task tools, generate_image's photo), writes the summoner's own data from
+ * another chat (remember, forget), or reads it into a chat of other people (recall, list_tasks); MCP tools are left
+ * out because what they do is not known here.
+ */
+const GUEST_TOOLS: readonly string[] = ["web_fetch"];
+const CUT_NOTE = "… (cut: the whole answer was longer than one message)";
+const QUOTE_LIMIT = 1000;
+
+/**
+ * A guest query, answered in its summoner's own chat object with that chat's settings, provider and daily budget:
+ * one non-streamed answer from the text it was given (and the message it was summoned under), posted with
+ * `answerGuestQuery`. Nothing of the other chat is kept: no history, no directory entry, an emptied inbox row; only
+ * the usage record and the day's spend, under kind `guest`. A refusal (disabled, over budget, no provider) or a
+ * failure is answered in one line, since the summoner is someone the bot knows.
+ */
+export async function answerGuestQuery(ctx: ChatContext, inboxId: number, query: GuestQuery): Promise<void> {
+  const started = ctx.now();
+  const request: TurnRequest = {
+    kind: "guest",
+    input: { kind: "ready", users: [] },
+    inboxIds: [inboxId],
+    senders: [query.from.id],
+  };
+  const answer = async (markdown: string): Promise<boolean> =>
+    bestEffort("answering a guest query", () => ctx.telegram.answerGuest(query.queryId, guestPiece(markdown)));
+  const failed = async (error: AgentErrorEvent, text: string, cost?: TurnCost) => {
+    await answer(text);
+    recordGuestTurn(ctx, request, { kind: "failed", error }, cost);
+  };
+
+  const { config, stored } = await effectiveConfigOf(ctx.configs, ctx.chat.id, ctx.settings);
+  const admission = admit(ctx, request, { effective: config, stored }, started);
+  if (admission.kind === "refused") {
+    const text = GUEST_REFUSALS[admission.reason];
+    return failed({ type: "error", classification: "quota", retryable: false, message: admission.reason }, text);
+  }
+  if (query.text === "" && query.replyTo === undefined) {
+    recordGuestTurn(ctx, request, { kind: "answered", text: "", delivered: await answer(EMPTY_HINT) }, undefined);
+    return;
+  }
+  // An agent in a container is not summoned into other chats: its Claude model answers through the Messages API.
+  const guestConfig = config.provider === "claude-agent" ? { ...config, provider: "anthropic" as const } : config;
+  const choice = chooseModel(ctx, request, guestConfig);
+  if (choice.kind === "unavailable" || choice.adapter.kind !== "model") {
+    const problem = choice.kind === "unavailable" ? choice.problem : "no model answers guest queries";
+    return failed(
+      { type: "error", classification: "internal", retryable: false, message: problem },
+      `⚠️ I cannot answer here: ${problem}.`,
+    );
+  }
+
+  const run = ctx.runs.begin([query.from.id]);
+  run.stopAfter(ctx.turnDeadline - ctx.now());
+  const tally = new Tally({ provider: choice.provider, model: choice.model }, (model) =>
+    ctx.settings.modelPrices.get(model),
+  );
+  const paid = new PaidCalls(
+    { prices: ctx.settings.paid.prices, caps: config.paidCaps, dailyCostUsd: config.budget.dailyCostUsd },
+    admission.spend,
+    () => tally.costUsd,
+  );
+  const cost: TurnCost = { tally, paid, spend: admission.spend, started, outside: undefined };
+  try {
+    const tools = ctx.registry.allowed(config.tools, ctx.settings).filter((tool) => GUEST_TOOLS.includes(tool.name));
+    const allowlist = tools.map((tool) => tool.name);
+    const context = toolContext(ctx, {
+      senders: [query.from.id],
+      trust: new TurnTrust("a guest query from another chat"),
+      timezone: config.timezone,
+      paid,
+    });
+    run.useTools((name, argumentsText) => ctx.registry.execute(name, argumentsText, context, allowlist));
+    const events = runToolLoop({
+      adapter: choice.adapter,
+      request: {
+        model: choice.model,
+        system: buildSystemPrompt({
+          botName: ctx.settings.botName,
+          ...(config.systemPrompt ? { chatPrompt: config.systemPrompt } : {}),
+          chat: { type: query.chatType, isForumTopic: false },
+          toolNames: allowlist,
+          guestOf: query.from.name,
+          now: new Date(ctx.now()),
+          timezone: config.timezone,
+        }),
+        messages: [{ role: "user", content: guestMessage(query) }],
+        tools: tools.map((tool) => ctx.registry.modelTool(tool)),
+        signal: run.signal,
+      },
+      executeTool: (name, argumentsText) => run.execute(name, argumentsText),
+      stream: false,
+      stopBeforeCall: () =>
+        exhaustedLimit(addSpend(admission.spend, tally.usage, tally.costUsd + paid.costUsd), config.budget) ===
+        undefined
+          ? undefined
+          : BUDGET_RAN_OUT,
+    });
+    try {
+      for await (const event of events) {
+        tally.apply(event);
+        if (tally.finished) break;
+      }
+    } catch (thrown) {
+      tally.error = errorEventOf(thrown, choice.provider);
+    }
+  } finally {
+    ctx.runs.end(run);
+  }
+
+  const error =
+    run.stopReason !== undefined
+      ? ({ type: "error", classification: "timeout", retryable: false, message: "stopped" } as const)
+      : (tally.error ??
+        (tally.result === undefined
+          ? ({ type: "error", classification: "internal", retryable: true, message: "no answer" } as const)
+          : undefined));
+  if (error) {
+    console.warn(`guest query of ${query.from.id} failed (${error.classification}): ${redactSecrets(error.message)}`);
+    return failed(error, userFacingError(error, providerSetupOf(choice.provider, ctx.settings)), cost);
+  }
+  const text = tally.result?.trim() ? tally.result : "…";
+  const delivered = await ctx.telegram
+    .answerGuest(query.queryId, guestPiece(text))
+    .then(() => true)
+    .catch((thrown: unknown) => {
+      console.warn(`answering a guest query failed: ${redactSecrets(errorText(thrown))}`);
+      return false;
+    });
+  recordGuestTurn(ctx, request, { kind: "answered", text, delivered }, cost);
+}
+
+const GUEST_REFUSALS: Record<Extract<Admission, { kind: "refused" }>["reason"], string> = {
+  budget: "⏳ My daily budget for you is spent; ask me again tomorrow.",
+  disabled: "⏸ I am turned off for you at the moment.",
+  "not allowed": "⏸ I am turned off for you at the moment.",
+  "config invalid": "⚠️ My settings for you are invalid; the bot's owner has to fix them first.",
+};
+
+const EMPTY_HINT = "Ask me something: write your question after my name, or summon me in reply to a message.";
+
+/** What the model reads: the message the bot was summoned under (quoted, bounded), then the summoner's words. */
+function guestMessage(query: GuestQuery): string {
+  const lines: string[] = [];
+  if (query.replyTo) {
+    const quoted =
+      query.replyTo.text.length > QUOTE_LIMIT ? `${query.replyTo.text.slice(0, QUOTE_LIMIT)}…` : query.replyTo.text;
+    lines.push(`[in reply to ${query.replyTo.fromName ?? "a message"}: "${quoted}"]`);
+  }
+  lines.push(`${query.from.name}: ${query.text === "" ? "(no words: answer the message above)" : query.text}`);
+  return lines.join("\n");
+}
+
+/** An inline result's message holds one Telegram message: a longer answer is cut there, and says so. */
+function guestPiece(markdown: string) {
+  const pieces = renderPieces(markdown, TELEGRAM_MESSAGE_LIMIT - CUT_NOTE.length - 4);
+  if (pieces.length <= 1) return pieces[0] ?? renderOne(markdown);
+  return renderOne(`${pieces[0]!.piece}\n\n${CUT_NOTE}`);
+}
