@@ -4,6 +4,7 @@ import { ToolRegistry } from "./registry.ts";
 import { sendMessage } from "./send-message.ts";
 import { cancelTask, listTasks, pauseTask, resumeTask, scheduleTask, updateTask } from "./task-tools.ts";
 import { webFetch } from "./web-fetch.ts";
+import { webSearch } from "./web-search.ts";
 
 /** Every tool the bot has, named as in the seeds so prompts written for NanoClaw work. */
 export const tools = new ToolRegistry([
@@ -17,6 +18,7 @@ export const tools = new ToolRegistry([
   resumeTask,
   cancelTask,
   sendMessage,
+  webSearch,
   webFetch,
   generateImageTool,
 ]);
