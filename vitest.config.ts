@@ -64,6 +64,8 @@ export default defineConfig({
                 // web_search asks the fake Brave API (tests of Tavily and SearXNG name their backend themselves).
                 BRAVE_SEARCH_API_KEY: FAKE_BRAVE_KEY,
                 BRAVE_SEARCH_BASE_URL: `${inject("fakesUrl")}/search/brave`,
+                // Anthropic chats search with Anthropic's own server tool (the fake Anthropic API plays its blocks).
+                ANTHROPIC_WEB_SEARCH: "on",
                 // The fakes' web pages live on loopback, which web_fetch otherwise refuses.
                 WEB_FETCH_PRIVATE_HOSTS: new URL(inject("fakesUrl")).host,
               },

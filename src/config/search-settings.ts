@@ -14,11 +14,15 @@ export interface WebSearchSettings {
   results: number;
 }
 
-/** Anthropic's own server-side search for Anthropic chats, as a tool version (`web_search_20250305`), or off. */
-export type AnthropicWebSearch = { kind: "off" } | { kind: "on"; toolType: string; priceUsd: number };
+/** The versions of Anthropic's server-side web search tool this bot knows (the Messages API's `type`). */
+const ANTHROPIC_SEARCH_TOOLS = ["web_search_20250305", "web_search_20260209", "web_search_20260318"] as const;
+export type AnthropicSearchTool = (typeof ANTHROPIC_SEARCH_TOOLS)[number];
+
+/** Anthropic's own server-side search for Anthropic chats, as a tool version, or off. */
+export type AnthropicWebSearch = { kind: "off" } | { kind: "on"; toolType: AnthropicSearchTool; priceUsd: number };
 
 const BACKENDS = ["brave", "tavily", "searxng"] as const;
-const DEFAULT_ANTHROPIC_TOOL = "web_search_20250305";
+const DEFAULT_ANTHROPIC_TOOL: AnthropicSearchTool = "web_search_20250305";
 
 /**
  * WEB_SEARCH names the backend ("off", "brave", "tavily", "searxng"); empty picks the first one configured
@@ -61,7 +65,8 @@ export function anthropicWebSearchOf(read: EnvReader, env: Env): AnthropicWebSea
   const priceUsd = read.number("ANTHROPIC_WEB_SEARCH_PRICE_USD", 0.01, 100);
   if (raw === "off") return { kind: "off" };
   if (raw === "on") return { kind: "on", toolType: DEFAULT_ANTHROPIC_TOOL, priceUsd };
-  if (/^web_search_\d{8}$/.test(raw)) return { kind: "on", toolType: raw, priceUsd };
-  read.problems.push("ANTHROPIC_WEB_SEARCH must be off, on or a tool version such as web_search_20250305");
+  const version = ANTHROPIC_SEARCH_TOOLS.find((tool) => tool === raw);
+  if (version !== undefined) return { kind: "on", toolType: version, priceUsd };
+  read.problems.push(`ANTHROPIC_WEB_SEARCH must be off, on or one of ${ANTHROPIC_SEARCH_TOOLS.join(", ")}`);
   return { kind: "off" };
 }

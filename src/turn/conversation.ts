@@ -20,6 +20,7 @@ import type { DailySpend } from "../store/chat-meta.ts";
 import { TurnTrust } from "../tools/context.ts";
 import type { ActiveRun } from "./active-run.ts";
 import type { ChatContext } from "./chat-context.ts";
+import { meteredServerSearches, serverSearchOf, withServerSearch } from "./server-search.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
 import type { Tally } from "./tally.ts";
 import { toolContext } from "./tool-context.ts";
@@ -51,7 +52,11 @@ export async function startConversation(
   const { request, config, adapter, run } = input;
   const { settings, stores } = ctx;
   const registry = ctx.registry.extendedWith(input.mcp.tools);
-  const tools = registry.allowed(config.tools, settings);
+  const serverSearch = serverSearchOf(settings, config, adapter.kind);
+  // Anthropic's server-side search, where it is used, takes the place of `web_search`.
+  const tools = registry
+    .allowed(config.tools, settings)
+    .filter((tool) => serverSearch === undefined || tool.name !== "web_search");
   // A task's prompt was written earlier, maybe by a steered model; an agent reads the web and files on its own.
   const trust = new TurnTrust(
     request.kind === "task"
@@ -86,7 +91,7 @@ export async function startConversation(
           ...(ctx.chat.title ? { title: ctx.chat.title } : {}),
           isForumTopic: ctx.target.threadId !== undefined,
         },
-        toolNames: tools.map((tool) => tool.name),
+        toolNames: [...tools.map((tool) => tool.name), ...(serverSearch ? ["web_search"] : [])],
         now: new Date(ctx.now()),
         timezone: config.timezone,
       }),
@@ -97,7 +102,7 @@ export async function startConversation(
   switch (adapter.kind) {
     case "model": {
       const media = await mediaFor(ctx, { window, newMessages: request.users.length, model: input.model });
-      return runToolLoop({
+      const events = runToolLoop({
         adapter,
         request: {
           model: input.model,
@@ -118,7 +123,9 @@ export async function startConversation(
           ) === undefined
             ? undefined
             : TURN_BUDGET,
+        ...(serverSearch ? { prepareCall: withServerSearch(serverSearch, input.paid) } : {}),
       });
+      return serverSearch ? meteredServerSearches(events, { search: serverSearch, paid: input.paid, trust }) : events;
     }
     case "agent": {
       const sessionId = stores.meta.get("agentSessionId");

@@ -157,6 +157,8 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
                     : script.path === url.pathname,
                 )
               : take(service, () => true);
+      const refused = service === "anthropic" ? anthropicRefusal(body) : undefined;
+      if (refused) return send(response, 400, refused);
       const streamed =
         (service === "openai" || service === "anthropic") && (body as { stream?: unknown })?.stream === true;
       if (scripted) return await answer(response, scripted, streamed ? service : undefined);
@@ -393,6 +395,14 @@ function telegramRefusal(method: string, body: unknown): string | undefined {
     if (method === "editMessageText") shownTexts.set(key, JSON.stringify(body));
   }
   return undefined;
+}
+
+/** What the Messages API refuses before answering: a request that names a tool twice (a server tool included). */
+function anthropicRefusal(body: unknown): unknown {
+  const tools = ((body ?? {}) as { tools?: { name?: string }[] }).tools ?? [];
+  const names = tools.map((tool) => tool.name);
+  if (new Set(names).size === names.length) return undefined;
+  return { type: "error", error: { type: "invalid_request_error", message: "tools: Tool names must be unique." } };
 }
 
 /** The last edit of each message, to answer an identical edit as Telegram does. */
