@@ -26,15 +26,23 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
     case "help":
       await reply(["Commands:", ...BOT_COMMANDS.map((entry) => `/${entry.command} — ${entry.description}`)].join("\n"));
       break;
-    case "new":
+    case "new": {
+      // The live history moves to the archive: the model starts afresh, search_history still finds the past
+      // (unless the chat keeps no archive: then it is deleted after this message).
       ctx.stores.atomically(() => {
         ctx.stores.history.clear();
         ctx.stores.meta.delete("agentSessionId");
         ctx.stores.meta.delete("summary");
         ctx.stores.meta.delete("summaryFailure");
       });
-      await reply("🆕 Started a fresh conversation. Earlier messages are forgotten (remembered facts are kept).");
+      const kept = (await effectiveConfig(ctx)).historyRetentionDays !== 0;
+      await reply(
+        kept
+          ? "🆕 Started a fresh conversation. Earlier messages are out of view but archived: I can still search them if you ask (remembered facts are kept)."
+          : "🆕 Started a fresh conversation. Earlier messages are deleted (remembered facts are kept).",
+      );
       break;
+    }
     case "status":
       await reply(await statusText(ctx));
       break;
@@ -122,7 +130,7 @@ async function statusText(ctx: ChatContext): Promise<string> {
   const lines = [
     `**Provider:** ${config.provider} (${config.source.provider === "chat" ? "set for this chat" : `from ${config.source.provider}`})`,
     `**Model:** \`${config.model}\``,
-    `**Messages in history:** ${ctx.stores.history.count()} (the model sees the last ${ctx.settings.historyLimit})`,
+    `**Messages in history:** ${ctx.stores.history.count()} (the model sees the last ${ctx.settings.historyLimit}; ${ctx.stores.historySearch.archived()} more archived, found by search)`,
     `**Tokens today:** ${format(usage.today.inputTokens)} in, ${format(usage.today.outputTokens)} out (${usage.today.turns} turns)`,
     `**Tokens in total:** ${format(usage.total.inputTokens)} in, ${format(usage.total.outputTokens)} out (${usage.total.turns} turns)`,
   ];

@@ -75,6 +75,8 @@ function buildSchema(toolNames: readonly string[]) {
     quoteTranscripts: z.boolean().optional(),
     /** Remote MCP servers whose tools join this chat's (src/mcp/). */
     mcpServers: mcpServersSchema.optional(),
+    /** Days archived history is kept ("forever" overrides a default; 0 keeps no archive). */
+    historyRetentionDays: z.union([z.number().int().min(0).max(36_500), z.literal("forever")]).optional(),
   });
 }
 
@@ -114,6 +116,8 @@ export interface EffectiveConfig {
   fallbacks: { provider: Fallback["provider"]; model: string }[];
   quoteTranscripts: boolean;
   mcpServers: McpServerConfig[];
+  /** Days archived history is kept (undefined: forever; 0: none is kept). */
+  historyRetentionDays: number | undefined;
   /** Where provider and model came from, for /status and the admin API. */
   source: { provider: "chat" | "DEFAULT_PROVIDER" | "built-in"; model: "chat" | "DEFAULT_MODEL" | "built-in" };
 }
@@ -158,6 +162,10 @@ export function resolveConfig(config: ChatConfig | undefined, settings: Settings
     })),
     quoteTranscripts: config?.quoteTranscripts ?? false,
     mcpServers: config?.mcpServers ?? [],
+    historyRetentionDays:
+      config?.historyRetentionDays === "forever"
+        ? undefined
+        : (config?.historyRetentionDays ?? settings.historyRetentionDays),
     source: { provider: providerSource, model: modelSource },
   };
 }

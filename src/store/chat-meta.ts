@@ -53,6 +53,8 @@ export const chatMetaSchemas = {
   directoryWritten: z.object({ at: z.number(), name: z.string() }),
   /** This chat's pairing code while it waits for approval. */
   pairing: z.object({ code: z.string(), expiresAt: z.number() }),
+  /** The last history row the vector index has (search_history's hybrid ranking, when HISTORY_VECTORS is bound). */
+  embeddedThroughId: z.number().int(),
   /** Wrong setup codes tried this hour (`/pair <code>`). */
   setupAttempts: z.object({ since: z.number(), count: z.number().int() }),
 };

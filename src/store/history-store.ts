@@ -4,14 +4,24 @@ import { type HistoryMessage, historyMessageSchema } from "../protocol/messages.
 import type { ChatDatabase } from "./chat-database.ts";
 import { preparedOnce } from "./statements.ts";
 
-/** The conversation, provider-neutral: one `HistoryMessage` per row, in order, each read back through its schema. */
+/**
+ * The conversation, provider-neutral: one `HistoryMessage` per row, in order, each read back through its schema. Rows
+ * past the newest `keep` (and the whole live history on /new) move to the archive, where only search reads them.
+ */
 export class HistoryStore {
   private readonly statements;
 
   constructor(private readonly database: ChatDatabase) {
     const { db } = database;
-    const { history } = schema;
+    const { history, historyArchive } = schema;
     const placeholder = sql.placeholder;
+    const pastKeep = lte(history.id, sql`(select max(${history.id}) from ${history}) - ${placeholder("keep")}`);
+    const rowColumns = {
+      id: history.id,
+      role: history.role,
+      message: history.message,
+      createdAt: history.createdAt,
+    };
     this.statements = preparedOnce(() => ({
       last: db
         .select({ role: history.role, message: history.message })
@@ -31,10 +41,13 @@ export class HistoryStore {
         .insert(history)
         .values({ role: sql`${placeholder("role")}`, message: placeholder("message"), createdAt: placeholder("now") })
         .prepare(),
-      prune: db
-        .delete(history)
-        .where(lte(history.id, sql`(select max(${history.id}) from ${history}) - ${placeholder("keep")}`))
+      // Pruning moves the rows (the search index keeps them: see 0003_history_search.sql), then drops them here.
+      archiveOld: db
+        .insert(historyArchive)
+        .select(db.select(rowColumns).from(history).where(pastKeep))
+        .onConflictDoNothing()
         .prepare(),
+      prune: db.delete(history).where(pastKeep).prepare(),
     }));
   }
 
@@ -62,8 +75,12 @@ export class HistoryStore {
     }
   }
 
-  /** Drops the oldest rows past the newest `keep`; a window still opens at a user message (see `window`). */
+  /**
+   * Moves the oldest rows past the newest `keep` to the archive (the chat's retention deletes them from there); a
+   * window still opens at a user message (see `window`).
+   */
   prune(keep: number): void {
+    this.statements().archiveOld.run({ keep });
     this.statements().prune.run({ keep });
   }
 
@@ -90,8 +107,9 @@ export class HistoryStore {
     return this.statements().count.all()[0]?.count ?? 0;
   }
 
+  /** /new: the live history is emptied into the archive, so the model starts afresh and search still finds it. */
   clear(): void {
-    this.database.db.delete(schema.history).run();
+    this.prune(0);
   }
 }
 

@@ -1,4 +1,5 @@
 import { generateImageTool } from "./generate-image.ts";
+import { searchHistory } from "./history-search.ts";
 import { forget, recall, remember } from "./memory.ts";
 import { ToolRegistry } from "./registry.ts";
 import { sendMessage } from "./send-message.ts";
@@ -11,6 +12,7 @@ export const tools = new ToolRegistry([
   remember,
   recall,
   forget,
+  searchHistory,
   scheduleTask,
   listTasks,
   updateTask,

@@ -1,7 +1,9 @@
 import type { PaidCallGate } from "../budget/paid-calls.ts";
 import { mediaBucket } from "../media/services.ts";
 import { storeMedia } from "../media/store.ts";
+import type { ChatHistory } from "../tools/chat-history.ts";
 import type { ToolContext, TurnTrust } from "../tools/context.ts";
+import { semanticIndexOf } from "../tools/semantic-index.ts";
 import type { ChatContext } from "./chat-context.ts";
 
 /** Who is asking and where, for the tools of one turn. */
@@ -37,5 +39,17 @@ export function toolContext(
     },
     paid: turn.paid,
     tasksChanged: (chatId, threadId) => ctx.tasks.changed(chatId, threadId),
+    history: chatHistoryOf(ctx),
+  };
+}
+
+/** The chat's own history for search: its object's full-text index, and its namespace of the vector index if bound. */
+function chatHistoryOf(ctx: ChatContext): ChatHistory {
+  const search = ctx.stores.historySearch;
+  const semantic = semanticIndexOf(ctx.env, ctx.settings, ctx.chatKey);
+  return {
+    keyword: (query) => search.keyword(query),
+    byIds: (ids) => search.byIds(ids),
+    nearest: semantic ? (text, topK) => semantic.nearest(text, topK) : undefined,
   };
 }

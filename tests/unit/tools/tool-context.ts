@@ -31,6 +31,7 @@ export function toolContextFor(
     sendPhoto: async () => undefined,
     storeGenerated: async () => undefined,
     tasksChanged: async () => undefined,
+    history: { keyword: () => [], byIds: () => [], nearest: undefined },
     ...options.overrides,
     paid,
   };

@@ -1,0 +1,118 @@
+import { type SQL, sql } from "drizzle-orm";
+import * as z from "zod";
+import { ftsExpression } from "../db/fts-query.ts";
+import type { ChatDatabase } from "./chat-database.ts";
+
+/** A stored message as search shows it: its row id, who wrote it, its text (or the part around the match), when. */
+export interface HistoryHit {
+  id: number;
+  role: "user" | "assistant";
+  text: string;
+  createdAt: number;
+}
+
+/** A full-text search of the chat's history: the words to look for, how many and in what order, within which dates. */
+export interface HistoryQuery {
+  /** Plain words (letters and digits); each may match by its stem or, from four letters, as a prefix. */
+  words: readonly string[];
+  limit: number;
+  /** Best match first (BM25), or the newest matches first. */
+  order: "best" | "newest";
+  /** Epoch ms, inclusive. */
+  from?: number;
+  /** Epoch ms, exclusive. */
+  until?: number;
+}
+
+/** Longer texts are shown as the part around the match (FTS5's snippet), so that a few hits stay short. */
+const SHOWN_CHARS = 600;
+const SNIPPET_TOKENS = 48;
+
+const hitSchema = z.object({
+  id: z.number().int(),
+  role: z.enum(["user", "assistant"]),
+  text: z.string(),
+  created_at: z.number(),
+});
+
+/**
+ * The chat's full-text index over all of its history, live and archived (an FTS5 table kept in step by triggers: see
+ * src/db/chat-migrations/0003_history_search.sql), and the archive's retention. It lives in the chat's own object,
+ * so a search can only ever reach this chat's words.
+ */
+export class HistorySearchStore {
+  constructor(private readonly database: ChatDatabase) {}
+
+  /** Matches for the words, ranked by BM25 (or newest first), at most `limit`; none when no word is given. */
+  keyword(query: HistoryQuery): HistoryHit[] {
+    const match = ftsExpression(query.words);
+    if (match === undefined) return [];
+    const filters: SQL[] = [sql`history_search MATCH ${match}`];
+    if (query.from !== undefined) filters.push(sql`created_at >= ${query.from}`);
+    if (query.until !== undefined) filters.push(sql`created_at < ${query.until}`);
+    const order = query.order === "best" ? sql`rank` : sql`rowid DESC`;
+    return this.hits(sql`
+      SELECT rowid AS id, role, created_at,
+        CASE WHEN length(text) > ${SHOWN_CHARS}
+          THEN snippet(history_search, 0, '', '', '…', ${SNIPPET_TOKENS})
+          ELSE text END AS text
+      FROM history_search WHERE ${sql.join(filters, sql` AND `)}
+      ORDER BY ${order} LIMIT ${query.limit}`);
+  }
+
+  /** These messages, in the order given (ids this chat does not have are left out). */
+  byIds(ids: readonly number[]): HistoryHit[] {
+    if (ids.length === 0) return [];
+    const rows = this.hits(sql`
+      SELECT rowid AS id, role, created_at,
+        CASE WHEN length(text) > ${SHOWN_CHARS} THEN substr(text, 1, ${SHOWN_CHARS - 1}) || '…' ELSE text END AS text
+      FROM history_search WHERE rowid IN (${sql.join(
+        ids.slice(0, 90).map((id) => sql`${id}`),
+        sql`, `,
+      )})`);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  /** Indexed messages after `afterId`, oldest first, with their whole text: what the vector index has not seen yet. */
+  after(afterId: number, limit: number): { id: number; text: string }[] {
+    return this.database.db
+      .all(sql`SELECT rowid AS id, text FROM history_search WHERE rowid > ${afterId} ORDER BY rowid LIMIT ${limit}`)
+      .flatMap((row) => {
+        const parsed = z.object({ id: z.number().int(), text: z.string() }).safeParse(row);
+        return parsed.success ? [parsed.data] : [];
+      });
+  }
+
+  /**
+   * Deletes archived rows older than `before` (epoch ms), at most `limit` per call, and returns their ids. Their
+   * index entries go with them (a trigger); the live history is never touched here.
+   */
+  forgetArchivedBefore(before: number, limit: number): number[] {
+    return this.database.db
+      .all(sql`
+        DELETE FROM history_archive WHERE id IN (
+          SELECT id FROM history_archive WHERE created_at < ${before} ORDER BY id LIMIT ${limit}
+        ) RETURNING id`)
+      .flatMap((row) => {
+        const parsed = z.object({ id: z.number().int() }).safeParse(row);
+        return parsed.success ? [parsed.data.id] : [];
+      });
+  }
+
+  /** How many messages are archived (for /status). */
+  archived(): number {
+    const row = this.database.db.get(sql`SELECT count(*) AS count FROM history_archive`);
+    const parsed = z.object({ count: z.number().int() }).safeParse(row);
+    return parsed.success ? parsed.data.count : 0;
+  }
+
+  private hits(query: SQL): HistoryHit[] {
+    return this.database.db.all(query).flatMap((row) => {
+      const parsed = hitSchema.safeParse(row);
+      if (!parsed.success) return [];
+      const { id, role, text, created_at } = parsed.data;
+      return [{ id, role, text, createdAt: created_at }];
+    });
+  }
+}
