@@ -13,15 +13,8 @@ export class HistoryStore {
 
   constructor(private readonly database: ChatDatabase) {
     const { db } = database;
-    const { history, historyArchive } = schema;
+    const { history } = schema;
     const placeholder = sql.placeholder;
-    const pastKeep = lte(history.id, sql`(select max(${history.id}) from ${history}) - ${placeholder("keep")}`);
-    const rowColumns = {
-      id: history.id,
-      role: history.role,
-      message: history.message,
-      createdAt: history.createdAt,
-    };
     this.statements = preparedOnce(() => ({
       last: db
         .select({ role: history.role, message: history.message })
@@ -41,13 +34,11 @@ export class HistoryStore {
         .insert(history)
         .values({ role: sql`${placeholder("role")}`, message: placeholder("message"), createdAt: placeholder("now") })
         .prepare(),
-      // Pruning moves the rows (the search index keeps them: see 0003_history_search.sql), then drops them here.
-      archiveOld: db
-        .insert(historyArchive)
-        .select(db.select(rowColumns).from(history).where(pastKeep))
-        .onConflictDoNothing()
+      // A trigger moves each deleted row to the archive first (0003_history_search.sql): one statement still.
+      prune: db
+        .delete(history)
+        .where(lte(history.id, sql`(select max(${history.id}) from ${history}) - ${placeholder("keep")}`))
         .prepare(),
-      prune: db.delete(history).where(pastKeep).prepare(),
     }));
   }
 
@@ -80,7 +71,6 @@ export class HistoryStore {
    * window still opens at a user message (see `window`).
    */
   prune(keep: number): void {
-    this.statements().archiveOld.run({ keep });
     this.statements().prune.run({ keep });
   }
 

@@ -1,8 +1,11 @@
+-- Every row deleted from `history` (pruning past HISTORY_MAX_STORED, /new) moves to `history_archive` first, by
+-- trigger, so no code path can lose the past; only the retention deletes archived rows (src/compaction/history-upkeep.ts).
+--
 -- search_history's full-text index (SQLite FTS5, ranked by BM25) over the chat's whole history, live and archived.
 -- It keeps its own copy of each message's searchable text (the words of user and assistant messages, a voice note's
 -- transcript, a file's name), its role and its time; the row id is the history row's. Triggers keep it in step with
--- every write: a new history row is indexed, a row moved to the archive stays indexed, and a row deleted for good
--- (retention, or pruning with retention 0) leaves the index with it. Tool calls and tool results are not indexed.
+-- every write: a new history row is indexed, a row moved to the archive stays indexed, and an archived row deleted
+-- for good takes its entry with it. Tool calls and tool results are not indexed.
 CREATE VIRTUAL TABLE `history_search` USING fts5(
 	`text`,
 	`role` UNINDEXED,
@@ -25,10 +28,10 @@ BEGIN
 	) WHERE `body` <> '';
 END;
 --> statement-breakpoint
-CREATE TRIGGER `history_search_forget_live` AFTER DELETE ON `history`
-WHEN NOT EXISTS (SELECT 1 FROM `history_archive` WHERE `id` = old.`id`)
+CREATE TRIGGER `history_archive_on_delete` BEFORE DELETE ON `history`
 BEGIN
-	DELETE FROM `history_search` WHERE rowid = old.`id`;
+	INSERT OR IGNORE INTO `history_archive` (`id`, `role`, `message`, `created_at`)
+	VALUES (old.`id`, old.`role`, old.`message`, old.`created_at`);
 END;
 --> statement-breakpoint
 CREATE TRIGGER `history_search_forget_archived` AFTER DELETE ON `history_archive`
