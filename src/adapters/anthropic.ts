@@ -71,8 +71,9 @@ export class AnthropicAdapter implements ModelAdapter {
     const content = Array.isArray(reply.content) ? reply.content : [];
     const sources = new WebSources();
     for (const block of content) if (block.type === "text") sources.add(block.citations);
+    const text = content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
     return responseOf(
-      content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("") + sources.line(),
+      text === "" ? text : text + sources.line(),
       content
         .filter((block): block is ToolUseBlock => block.type === "tool_use")
         .map((use) => ({ id: use.id, name: use.name, arguments: JSON.stringify(use.input ?? {}) })),

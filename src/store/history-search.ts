@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import * as z from "zod";
-import { ftsExpression } from "../db/fts-query.ts";
+import { ftsTerms } from "../db/fts-query.ts";
 import type { ChatDatabase } from "./chat-database.ts";
 
 /** A stored message as search shows it: its row id, who wrote it, its text (or the part around the match), when. */
@@ -24,6 +24,9 @@ export interface HistoryQuery {
   until?: number;
 }
 
+/** Rows BM25 scores at most for one best-first search, beyond those holding all its words (see `keyword`). */
+const MAX_RANKED = 2_000;
+
 /** Longer texts are shown as the part around the match (FTS5's snippet), so that a few hits stay short. */
 const SHOWN_CHARS = 600;
 const SNIPPET_TOKENS = 48;
@@ -43,21 +46,36 @@ const hitSchema = z.object({
 export class HistorySearchStore {
   constructor(private readonly database: ChatDatabase) {}
 
-  /** Matches for the words, ranked by BM25 (or newest first), at most `limit`; none when no word is given. */
+  /**
+   * Matches for the words, at most `limit`, newest first or best first; none when no word is given.
+   *
+   * Best first is BM25 (FTS5's rank), which scores every matching row: over thousands of matches of common words that
+   * costs tens of milliseconds. So the messages holding all the words come first (few rows to score), then those
+   * holding the rarest words, the commonest left out while the candidates would pass MAX_RANKED: they are the words
+   * BM25 weighs least, so the order barely changes and the cost stays bounded.
+   */
   keyword(query: HistoryQuery): HistoryHit[] {
-    const match = ftsExpression(query.words);
-    if (match === undefined) return [];
-    const filters: SQL[] = [sql`history_search MATCH ${match}`];
-    if (query.from !== undefined) filters.push(sql`created_at >= ${query.from}`);
-    if (query.until !== undefined) filters.push(sql`created_at < ${query.until}`);
-    const order = query.order === "best" ? sql`rank` : sql`rowid DESC`;
-    return this.hits(sql`
-      SELECT rowid AS id, role, created_at,
-        CASE WHEN length(text) > ${SHOWN_CHARS}
-          THEN snippet(history_search, 0, '', '', '…', ${SNIPPET_TOKENS})
-          ELSE text END AS text
-      FROM history_search WHERE ${sql.join(filters, sql` AND `)}
-      ORDER BY ${order} LIMIT ${query.limit}`);
+    const terms = ftsTerms(query.words);
+    if (terms.length === 0) return [];
+    const filters = dateFilters(query);
+    if (query.order === "newest") return this.ranked(terms.join(" OR "), filters, sql`rowid DESC`, query.limit);
+    const all = terms.length > 1 ? this.ranked(terms.join(" AND "), filters, sql`rank`, query.limit) : [];
+    if (all.length >= query.limit) return all;
+    const counted = terms
+      .map((term) => ({ term, rows: this.count(term, filters) }))
+      .filter((term) => term.rows > 0)
+      .sort((left, right) => left.rows - right.rows);
+    const rare: string[] = [];
+    let candidates = 0;
+    for (const { term, rows } of counted) {
+      if (rare.length > 0 && candidates + rows > MAX_RANKED) break;
+      rare.push(term);
+      candidates += rows;
+    }
+    if (rare.length === 0) return all;
+    const seen = new Set(all.map((hit) => hit.id));
+    const some = this.ranked(rare.join(" OR "), filters, sql`rank`, query.limit).filter((hit) => !seen.has(hit.id));
+    return [...all, ...some].slice(0, query.limit);
   }
 
   /** These messages, in the order given (ids this chat does not have are left out). */
@@ -107,6 +125,25 @@ export class HistorySearchStore {
     return parsed.success ? parsed.data.count : 0;
   }
 
+  private ranked(match: string, filters: SQL[], order: SQL, limit: number): HistoryHit[] {
+    return this.hits(sql`
+      SELECT rowid AS id, role, created_at,
+        CASE WHEN length(text) > ${SHOWN_CHARS}
+          THEN snippet(history_search, 0, '', '', '…', ${SNIPPET_TOKENS})
+          ELSE text END AS text
+      FROM history_search WHERE ${sql.join([sql`history_search MATCH ${match}`, ...filters], sql` AND `)}
+      ORDER BY ${order} LIMIT ${limit}`);
+  }
+
+  /** How many messages hold the term (within the dates): counting does not score, so it is cheap. */
+  private count(term: string, filters: SQL[]): number {
+    const row = this.database.db.get(
+      sql`SELECT count(*) AS count FROM history_search WHERE ${sql.join([sql`history_search MATCH ${term}`, ...filters], sql` AND `)}`,
+    );
+    const parsed = z.object({ count: z.number().int() }).safeParse(row);
+    return parsed.success ? parsed.data.count : 0;
+  }
+
   private hits(query: SQL): HistoryHit[] {
     return this.database.db.all(query).flatMap((row) => {
       const parsed = hitSchema.safeParse(row);
@@ -115,4 +152,11 @@ export class HistorySearchStore {
       return [{ id, role, text, createdAt: created_at }];
     });
   }
+}
+
+function dateFilters(query: HistoryQuery): SQL[] {
+  return [
+    ...(query.from === undefined ? [] : [sql`created_at >= ${query.from}`]),
+    ...(query.until === undefined ? [] : [sql`created_at < ${query.until}`]),
+  ];
 }

@@ -45,6 +45,9 @@ export interface ScriptedResponse {
   hang?: boolean;
   /** Drop the connection without an answer. */
   destroy?: boolean;
+  /** OpenAI chat completions: answer only a request whose last user message contains this (other calls, such as a
+   * summary made meanwhile, get theirs elsewhere). */
+  forUserText?: string;
   /** Model APIs: how a streamed request gets this answer (a JSON `body`, sent as server-sent events). */
   stream?: StreamShape;
 }
@@ -153,7 +156,8 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
             : service === "openai"
               ? take(service, (script) =>
                   url.pathname.endsWith("/chat/completions")
-                    ? script.path === undefined || script.path === url.pathname
+                    ? (script.path === undefined || script.path === url.pathname) &&
+                      (script.forUserText === undefined || lastUserText(body).includes(script.forUserText))
                     : script.path === url.pathname,
                 )
               : take(service, () => true);
@@ -445,6 +449,12 @@ function openaiDefault(body: unknown): unknown {
   const lastAssistant = messages.map((message) => message.role).lastIndexOf("assistant");
   const fresh = messages.slice(lastAssistant + 1).filter((message) => message.role === "user");
   return openaiCompletion(`echo: ${fresh.map((message) => contentText(message.content)).join(" | ")}`);
+}
+
+/** The text of a chat completion request's last user message. */
+function lastUserText(body: unknown): string {
+  const messages = (body as { messages?: { role: string; content: unknown }[] })?.messages ?? [];
+  return contentText(messages.findLast((message) => message.role === "user")?.content);
 }
 
 /** A message's text; of content parts, the text parts, with `(image)` and `(file name)` for the others. */

@@ -108,7 +108,7 @@ describe("the history's full-text index", () => {
     });
   });
 
-  it("ranks 10,000 stored messages by BM25: the rare words' message first, then those with more of them", async () => {
+  it("ranks 10,000 stored messages: all the words first, then by BM25 over the rarer words", async () => {
     await runInDurableObject(session(7103), ({ stores }) => {
       seed(
         stores,
@@ -139,6 +139,11 @@ describe("the history's full-text index", () => {
       expect(early.map((hit) => hit.id)).toEqual([1]);
       const late = stores.historySearch.keyword({ words: ["locker"], limit: 5, order: "best", from: START + DAY });
       expect(late.map((hit) => hit.id)).toEqual([9_001]);
+
+      // Three common words (each in a sixth of the messages): the messages holding all three come first.
+      const all = best(stores, "coffee meeting tomorrow", 10);
+      expect(all).toHaveLength(10);
+      for (const hit of all) expect(words(hit.text)).toEqual(expect.arrayContaining(["coffee", "meeting", "tomorrow"]));
 
       // A common word matches thousands; the limit holds and each hit is short.
       const common = best(stores, "coffee", 20);
