@@ -702,7 +702,9 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
       await post(bot, update(chatId!, `search ${marker}`));
       await watcher.until(() => watcher.answeredAt(chatId!, marker) !== undefined, 30_000, `answer to ${marker}`);
       watcher.onModelCall = undefined;
-      const result = watcher.toolResultCalls.slice(resultsBefore).find((call) => lastUserOf(call.body).includes(marker));
+      const result = watcher.toolResultCalls
+        .slice(resultsBefore)
+        .find((call) => lastUserOf(call.body).includes(marker));
       if (!result || askedAt === 0) throw new Error(`search turn ${marker} did not make its two model calls`);
       // The model asked for the search, then got its result: the time between the two calls is the search and the
       // loop's own work around it (an upper bound of the search itself).

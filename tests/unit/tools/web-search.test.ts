@@ -98,6 +98,17 @@ describe("web_search", () => {
     expect(readSettings({ ...env, WEB_SEARCH_RESULTS: "50" }).problems).toContain(
       "WEB_SEARCH_RESULTS must be a whole number from 1 to 10",
     );
+    expect(readSettings({ ...env, ANTHROPIC_WEB_SEARCH: "web_search_20990101" }).problems).toContain(
+      "ANTHROPIC_WEB_SEARCH must be off, on or one of web_search_20250305, web_search_20260209, web_search_20260318",
+    );
+    expect(readSettings({ ...env, ANTHROPIC_WEB_SEARCH: "web_search_20260209" }).anthropicWebSearch).toEqual({
+      kind: "on",
+      toolType: "web_search_20260209",
+      priceUsd: 0.01,
+    });
+    expect(readSettings({ ...env, HISTORY_RETENTION_DAYS: "-1" }).problems).toContain(
+      "HISTORY_RETENTION_DAYS must be a whole number from 0 to 36500, or empty",
+    );
   });
 });
 
