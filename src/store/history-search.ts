@@ -1,5 +1,6 @@
-import { type SQL, sql } from "drizzle-orm";
+import { asc, count, inArray, lt, type SQL, sql } from "drizzle-orm";
 import * as z from "zod";
+import * as schema from "../db/chat-schema.ts";
 import { ftsTerms } from "../db/fts-query.ts";
 import type { ChatDatabase } from "./chat-database.ts";
 
@@ -107,22 +108,25 @@ export class HistorySearchStore {
    * index entries go with them (a trigger); the live history is never touched here.
    */
   forgetArchivedBefore(before: number, limit: number): number[] {
-    return this.database.db
-      .all(sql`
-        DELETE FROM history_archive WHERE id IN (
-          SELECT id FROM history_archive WHERE created_at < ${before} ORDER BY id LIMIT ${limit}
-        ) RETURNING id`)
-      .flatMap((row) => {
-        const parsed = z.object({ id: z.number().int() }).safeParse(row);
-        return parsed.success ? [parsed.data.id] : [];
-      });
+    const { db } = this.database;
+    const { historyArchive } = schema;
+    const oldest = db
+      .select({ id: historyArchive.id })
+      .from(historyArchive)
+      .where(lt(historyArchive.createdAt, before))
+      .orderBy(asc(historyArchive.id))
+      .limit(limit);
+    return db
+      .delete(historyArchive)
+      .where(inArray(historyArchive.id, oldest))
+      .returning({ id: historyArchive.id })
+      .all()
+      .map((row) => row.id);
   }
 
   /** How many messages are archived (for /status). */
   archived(): number {
-    const row = this.database.db.get(sql`SELECT count(*) AS count FROM history_archive`);
-    const parsed = z.object({ count: z.number().int() }).safeParse(row);
-    return parsed.success ? parsed.data.count : 0;
+    return this.database.db.select({ count: count() }).from(schema.historyArchive).all()[0]?.count ?? 0;
   }
 
   private ranked(match: string, filters: SQL[], order: SQL, limit: number): HistoryHit[] {
