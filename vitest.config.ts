@@ -1,6 +1,7 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { MCP_TEST_TOKEN } from "./tests/fakes/mcp-server.ts";
+import { FAKE_BRAVE_KEY } from "./tests/fakes/search-apis.ts";
 
 /**
  * Two projects in one `vitest run`: the Worker's tests inside workerd (the real runtime, with local D1, KV and
@@ -60,6 +61,11 @@ export default defineConfig({
                 STREAM_EDIT_INTERVAL_MS: "1000",
                 // Small enough that a test reaches it with three fetched pages.
                 TOOL_RESULTS_MAX_CHARS: "50000",
+                // web_search asks the fake Brave API (tests of Tavily and SearXNG name their backend themselves).
+                BRAVE_SEARCH_API_KEY: FAKE_BRAVE_KEY,
+                BRAVE_SEARCH_BASE_URL: `${inject("fakesUrl")}/search/brave`,
+                // Anthropic chats search with Anthropic's own server tool (the fake Anthropic API plays its blocks).
+                ANTHROPIC_WEB_SEARCH: "on",
                 // The fakes' web pages live on loopback, which web_fetch otherwise refuses.
                 WEB_FETCH_PRIVATE_HOSTS: new URL(inject("fakesUrl")).host,
               },

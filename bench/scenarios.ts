@@ -27,7 +27,7 @@ interface Options {
   log: (line: string) => void;
   /** Samples the Worker's isolate for the CPU-per-message figure; absent, that scenario is skipped. */
   profiler?: Profiler;
-  /** Only these scenarios (by their first word: ack, streaming, reply, conversation, burst, cpu, throughput, history, tools). */
+  /** Only these scenarios (by their first word: ack, streaming, reply, conversation, burst, cpu, throughput, history, tools, search). */
   only?: string[];
 }
 
@@ -39,11 +39,22 @@ class Watcher {
   readonly drafts = new Map<number, number[]>();
   /** When the fake OpenAI API last received a model call (its first token goes out at once). */
   lastModelCallAt = 0;
+  /** Model calls that carry a tool's result: when each arrived, and its body (what the tool answered is in it). */
+  readonly toolResultCalls: { at: number; body: unknown }[] = [];
+  /** Chats whose markers are counted in every message sent, not only an answer's first part (long echoes split). */
+  readonly everyPart = new Map<number, Set<string>>();
+  /** Told of every model call, while a scenario listens. */
+  onModelCall: ((at: number, body: unknown) => void) | undefined;
   private waiters: { test: () => boolean; resolve: () => void }[] = [];
 
   constructor(fakes: Fakes) {
     fakes.onRequest = (request: RecordedRequest) => {
-      if (request.service === "openai") this.lastModelCallAt = request.at;
+      if (request.service === "openai") {
+        this.lastModelCallAt = request.at;
+        const messages = (request.body as { messages?: { role: string }[] } | undefined)?.messages ?? [];
+        if (messages.at(-1)?.role === "tool") this.toolResultCalls.push({ at: request.at, body: request.body });
+        this.onModelCall?.(request.at, request.body);
+      }
       if (request.service !== "telegram") return;
       const body = request.body as { chat_id?: number; text?: string } | undefined;
       const chatId = Number(body?.chat_id);
@@ -51,12 +62,16 @@ class Watcher {
       this.calls.set(chatId, (this.calls.get(chatId) ?? 0) + 1);
       if (request.method === "sendMessageDraft")
         this.drafts.set(chatId, [...(this.drafts.get(chatId) ?? []), request.at]);
+      const counted = request.method === "sendMessage" ? this.everyPart.get(chatId) : undefined;
+      for (const marker of counted ? (body?.text?.match(/m-?\d+-\d+/g) ?? []) : []) counted?.add(marker);
       const isAnswer =
         request.method === "sendMessage" && (body?.text?.startsWith("echo:") || body?.text?.startsWith("done "));
       if (isAnswer) {
         const list = this.answers.get(chatId) ?? [];
         list.push({ at: request.at, text: body!.text! });
         this.answers.set(chatId, list);
+      }
+      if (isAnswer || counted) {
         this.waiters = this.waiters.filter((waiter) => {
           if (!waiter.test()) return true;
           waiter.resolve();
@@ -639,7 +654,104 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
       checks: [],
     });
   }
+  if (included("search")) {
+    const size = quick ? 2_000 : 10_000;
+    log(`search: search_history in a chat with ${size.toLocaleString("en-US")} stored messages`);
+    setModel(0);
+    const [chatId] = newChats(1);
+    // Seeded through the webhook like the history scenario, with words to search: the first message holds a fact
+    // the searches look for, the rest are chatter over a small vocabulary (each common word in a sixth of them).
+    const seen = new Set<string>();
+    watcher.everyPart.set(chatId!, seen);
+    await post(bot, update(chatId!, `m${chatId}-0 my locker code at the gym is 4711`));
+    await pool(
+      Array.from({ length: size - 1 }, (_, index) => index + 1),
+      40,
+      async (index) => {
+        await post(bot, update(chatId!, `m${chatId}-${index} ${chatter(index)}`));
+      },
+    );
+    await watcher.until(() => seen.size >= size, 600_000, `seeding ${size}`);
+    const queries = [
+      "locker code",
+      "lisbon trip march",
+      "coffee meeting tomorrow",
+      "train ticket price",
+      "doctor phone call",
+      "weather rain",
+      "project deadline email",
+      "hotel beach holiday",
+    ];
+    const count = quick ? 16 : 80;
+    const gaps: number[] = [];
+    let foundFirst = false;
+    for (let index = 0; index < count; index++) {
+      const marker = `m${chatId}-${size + index}`;
+      const query = queries[index % queries.length]!;
+      const order = index % 4 === 3 ? "newest" : "best";
+      // Answered only for this message's turn: the chat's summary passes call the model meanwhile.
+      await script(fakes, [
+        { ...toolCall("search_history", { query, order }), forUserText: marker },
+        { body: openaiCompletion(`done ${marker}`), forUserText: marker },
+      ]);
+      const resultsBefore = watcher.toolResultCalls.length;
+      let askedAt = 0;
+      watcher.onModelCall = (at, body) => {
+        if (askedAt === 0 && lastUserOf(body).includes(marker)) askedAt = at;
+      };
+      await post(bot, update(chatId!, `search ${marker}`));
+      await watcher.until(() => watcher.answeredAt(chatId!, marker) !== undefined, 30_000, `answer to ${marker}`);
+      watcher.onModelCall = undefined;
+      const result = watcher.toolResultCalls
+        .slice(resultsBefore)
+        .find((call) => lastUserOf(call.body).includes(marker));
+      if (!result || askedAt === 0) throw new Error(`search turn ${marker} did not make its two model calls`);
+      // The model asked for the search, then got its result: the time between the two calls is the search and the
+      // loop's own work around it (an upper bound of the search itself).
+      gaps.push(result.at - askedAt);
+      if (query === "locker code" && order === "best") foundFirst ||= toolResultOf(result.body).includes("4711");
+    }
+    const latency = summarize(gaps);
+    results.push({
+      name: "search",
+      description: `search_history over ${size.toLocaleString("en-US")} stored messages (BM25): the time between the model call that asks for it and the one that gets its result, ${count} searches of common and rare words`,
+      latency,
+      figures: { "p50 ms": latency.p50, "p95 ms": latency.p95, "max ms": latency.max },
+      checks: [
+        check("p95 < 50 ms", latency.p95 < 50, `${latency.p95.toFixed(1)} ms`),
+        check("the first message is found", foundFirst, foundFirst ? "found" : "not found"),
+      ],
+    });
+  }
   return results;
+}
+
+const VOCABULARY = (
+  "the a we you it is was to and of in on for that this with what when where lunch dinner meeting tomorrow today " +
+  "train ticket weather rain sun movie book music work office project deadline email phone call doctor gym walk " +
+  "coffee tea shop market price money bank card trip holiday flight hotel beach mountain city friend family code"
+).split(" ");
+
+/** Six to fifteen words of the vocabulary, the same for the same index. */
+function chatter(index: number): string {
+  let seed = index * 7919 + 17;
+  const next = () => {
+    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+    return seed >>> 8;
+  };
+  return Array.from({ length: 6 + (next() % 10) }, () => VOCABULARY[next() % VOCABULARY.length]).join(" ");
+}
+
+/** The text of the last user message in a Chat Completions request body. */
+function lastUserOf(body: unknown): string {
+  const messages = (body as { messages?: { role: string; content?: unknown }[] } | undefined)?.messages ?? [];
+  return String(messages.findLast((message) => message.role === "user")?.content ?? "");
+}
+
+/** The last tool result in a Chat Completions request body. */
+function toolResultOf(body: unknown): string {
+  const messages = (body as { messages?: { role: string; content?: unknown }[] } | undefined)?.messages ?? [];
+  return String(messages.findLast((message) => message.role === "tool")?.content ?? "");
 }
 
 function toolCall(name: string, args: unknown) {

@@ -5,12 +5,15 @@ import {
   APIUserAbortError,
 } from "@anthropic-ai/sdk/core/error";
 import type {
+  CitationsWebSearchResultLocation,
   ContentBlockParam,
   Message,
   MessageCreateParamsNonStreaming,
   MessageParam,
   RawMessageStreamEvent,
+  TextCitation,
   Tool,
+  ToolUnion,
   ToolUseBlock,
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { ErrorClassification } from "../protocol/events.ts";
@@ -66,8 +69,11 @@ export class AnthropicAdapter implements ModelAdapter {
       throw providerErrorFrom(error, this.label, ERRORS);
     }
     const content = Array.isArray(reply.content) ? reply.content : [];
+    const sources = new WebSources();
+    for (const block of content) if (block.type === "text") sources.add(block.citations);
+    const text = content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
     return responseOf(
-      content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join(""),
+      text === "" ? text : text + sources.line(),
       content
         .filter((block): block is ToolUseBlock => block.type === "tool_use")
         .map((use) => ({ id: use.id, name: use.name, arguments: JSON.stringify(use.input ?? {}) })),
@@ -79,6 +85,7 @@ export class AnthropicAdapter implements ModelAdapter {
     let text = "";
     let stopped = false;
     const usage: UsageCounts = {};
+    const sources = new WebSources();
     // Tool uses arrive as a start block and then pieces of their JSON input, keyed by the block's index.
     const toolUses = new Map<number, ToolCall>();
     try {
@@ -91,10 +98,15 @@ export class AnthropicAdapter implements ModelAdapter {
           case "content_block_start":
             if (event.content_block.type === "tool_use") {
               toolUses.set(event.index, { id: event.content_block.id, name: event.content_block.name, arguments: "" });
-            } else if (event.content_block.type === "text" && event.content_block.text !== "") {
-              text += event.content_block.text;
-              yield { type: "text_delta", text: event.content_block.text };
+            } else if (event.content_block.type === "text") {
+              sources.add(event.content_block.citations);
+              if (event.content_block.text !== "") {
+                text += event.content_block.text;
+                yield { type: "text_delta", text: event.content_block.text };
+              }
             }
+            // A server search's `server_tool_use` and `web_search_tool_result` blocks are Anthropic's alone: the
+            // neutral history keeps the answer and its sources, not them (see WebSources).
             break;
           case "content_block_delta":
             if (event.delta.type === "text_delta") {
@@ -103,12 +115,15 @@ export class AnthropicAdapter implements ModelAdapter {
             } else if (event.delta.type === "input_json_delta") {
               const use = toolUses.get(event.index);
               if (use) use.arguments += event.delta.partial_json;
+            } else if (event.delta.type === "citations_delta") {
+              sources.add([event.delta.citation]);
             }
             break;
           case "message_delta":
             if (event.usage.output_tokens !== undefined && event.usage.output_tokens !== null) {
               usage.output_tokens = event.usage.output_tokens;
             }
+            if (event.usage.server_tool_use) usage.server_tool_use = event.usage.server_tool_use;
             break;
           case "message_stop":
             stopped = true;
@@ -121,6 +136,11 @@ export class AnthropicAdapter implements ModelAdapter {
       throw providerErrorFrom(error, this.label, ERRORS);
     }
     if (!stopped) throw new ProviderError("transport", "Anthropic: the stream ended before the answer was complete");
+    const line = sources.line();
+    if (line !== "" && text !== "") {
+      text += line;
+      yield { type: "text_delta", text: line };
+    }
     const calls = [...toolUses.entries()]
       .sort(([left], [right]) => left - right)
       .map(([, use]) => ({ ...use, arguments: use.arguments === "" ? "{}" : use.arguments }));
@@ -128,7 +148,14 @@ export class AnthropicAdapter implements ModelAdapter {
   }
 
   private body(request: ModelRequest) {
-    const tools = toAnthropicTools(request.tools);
+    const search = request.serverWebSearch;
+    const tools: ToolUnion[] = [
+      ...toAnthropicTools(request.tools),
+      // Anthropic runs these searches itself, within this call, and bills each one (usage.server_tool_use).
+      ...(search && search.maxUses > 0
+        ? [{ type: search.toolType, name: "web_search" as const, max_uses: search.maxUses }]
+        : []),
+    ];
     return {
       model: request.model,
       max_tokens: this.maxOutputTokens,
@@ -145,11 +172,13 @@ interface UsageCounts {
   output_tokens?: number | null;
   cache_read_input_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
+  server_tool_use?: { web_search_requests?: number | null } | null;
 }
 
 function responseOf(text: string, toolCalls: ToolCall[], usage: UsageCounts | undefined): ModelResponse {
   const cacheRead = usage?.cache_read_input_tokens ?? 0;
   const cacheWrite = usage?.cache_creation_input_tokens ?? 0;
+  const webSearches = usage?.server_tool_use?.web_search_requests ?? 0;
   return {
     message: { role: "assistant", content: text, ...(toolCalls.length > 0 ? { toolCalls } : {}) },
     usage: {
@@ -157,8 +186,40 @@ function responseOf(text: string, toolCalls: ToolCall[], usage: UsageCounts | un
       outputTokens: usage?.output_tokens ?? 0,
       cacheReadTokens: cacheRead,
       cacheWriteTokens: cacheWrite,
+      ...(webSearches > 0 ? { webSearches } : {}),
     },
   };
+}
+
+const MAX_SOURCES = 5;
+
+/**
+ * The pages a server-searched answer cites. History stays provider-neutral, so the search's own blocks (whose page
+ * text only Anthropic can read) are not kept; the answer keeps its sources as a line of Markdown links instead, which
+ * the person sees and any provider reads later.
+ */
+class WebSources {
+  private readonly pages = new Map<string, string>();
+
+  add(citations: readonly TextCitation[] | null | undefined): void {
+    for (const citation of citations ?? []) {
+      if (!isWebCitation(citation) || this.pages.size >= MAX_SOURCES || this.pages.has(citation.url)) continue;
+      if (/^https?:\/\//i.test(citation.url)) this.pages.set(citation.url, citation.title ?? citation.url);
+    }
+  }
+
+  /** "\n\nSources: [title](url), …", or nothing when no page was cited. */
+  line(): string {
+    if (this.pages.size === 0) return "";
+    const links = [...this.pages].map(
+      ([url, title]) => `[${title.replace(/[[\]]/g, "")}](${url.replace(/\)/g, "%29")})`,
+    );
+    return `\n\nSources: ${links.join(", ")}`;
+  }
+}
+
+function isWebCitation(citation: TextCitation): citation is CitationsWebSearchResultLocation {
+  return citation.type === "web_search_result_location";
 }
 
 /**

@@ -15,6 +15,8 @@ export interface ToolLoopInput {
   stopBeforeCall?: () => string | undefined;
   /** Stream each call, yielding `text_delta` events as the text arrives. */
   stream?: boolean;
+  /** What changes per call (a server search's remaining allowance): applied to the request before each one. */
+  prepareCall?: (request: ModelRequest) => ModelRequest;
 }
 
 /**
@@ -34,14 +36,15 @@ export async function* runToolLoop(input: ToolLoopInput): AsyncGenerator<AgentEv
       return;
     }
     let response: ModelResponse | undefined;
+    const callRequest = input.prepareCall ? input.prepareCall({ ...request, messages }) : { ...request, messages };
     try {
       if (input.stream) {
-        for await (const part of adapter.stream({ ...request, messages })) {
+        for await (const part of adapter.stream(callRequest)) {
           if (part.type === "text_delta") yield { type: "text_delta", text: part.text };
           else response = part.response;
         }
       } else {
-        response = await adapter.generate({ ...request, messages });
+        response = await adapter.generate(callRequest);
       }
     } catch (error) {
       yield errorEventOf(error, adapter.label);

@@ -1,3 +1,4 @@
+import type { AnthropicSearchTool } from "../config/search-settings.ts";
 import type { AgentEvent } from "../protocol/events.ts";
 import type { AssistantMessage, HistoryMessage } from "../protocol/messages.ts";
 import type { ModelTool, RunPayload, ToolOutcome } from "../protocol/run-payload.ts";
@@ -12,6 +13,11 @@ export interface ModelRequest {
   tools: readonly ModelTool[];
   /** The files the messages' attachments refer to, loaded (or left out, with why) before the call. */
   media?: MediaLibrary;
+  /**
+   * A web search the provider runs on its own servers during the call, at most `maxUses` times: Anthropic's adapter
+   * offers its server tool; others ignore it. Searches made are counted in the response's `usage.webSearches`.
+   */
+  serverWebSearch?: { toolType: AnthropicSearchTool; maxUses: number };
   signal?: AbortSignal;
 }
 
@@ -21,6 +27,8 @@ interface TokenUsage {
   outputTokens: number;
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
+  /** Searches the provider made on its own servers during the call (each one billed by it). */
+  webSearches?: number;
 }
 
 /** What one model call produced: the assistant's message (text, and the tools it wants called) and its cost. */

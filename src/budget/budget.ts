@@ -1,4 +1,5 @@
 import type { EffectiveConfig } from "../config/chat-config.ts";
+import { PAID_KINDS, type PaidCap, type PaidKind } from "../config/paid-kinds.ts";
 import type { ModelPrice } from "../config/settings-lists.ts";
 import type { DailySpend } from "../store/chat-meta.ts";
 
@@ -52,6 +53,40 @@ export function budgetLine(spend: DailySpend, budget: EffectiveConfig["budget"])
     parts.push(`$${left.toFixed(2)} of $${budget.dailyCostUsd.toFixed(2)} left`);
   }
   return parts.length === 0 ? undefined : `**Budget today:** ${parts.join("; ")}`;
+}
+
+/** How /status names each paid kind's units, and turns stored units into them (audio is stored in seconds). */
+const PAID_SHOWN: Record<PaidKind, { name: string; unit: string; of: (units: number) => number }> = {
+  image: { name: "Images", unit: "", of: (units) => units },
+  transcription: { name: "Audio", unit: " min", of: (units) => units / 60 },
+  search: { name: "Searches", unit: "", of: (units) => units },
+  speech: { name: "Spoken", unit: " characters", of: (units) => units },
+};
+
+/**
+ * /status's line on paid calls today against their caps (per day, and per message): images and audio minutes always,
+ * searches and speech when capped or used.
+ */
+export function paidLine(spend: DailySpend, caps: Record<PaidKind, PaidCap>): string {
+  const parts: string[] = [];
+  for (const kind of PAID_KINDS) {
+    const shown = PAID_SHOWN[kind];
+    const used = spend.units?.[kind] ?? 0;
+    const cap = caps[kind];
+    if (kind !== "image" && kind !== "transcription" && used === 0 && cap.perDay === undefined) continue;
+    const amount = (units: number) => amountText(shown.of(units));
+    const daily =
+      cap.perDay === undefined
+        ? `${amount(used)}${shown.unit} (no daily cap)`
+        : `${amount(used)} of ${amount(cap.perDay)}${shown.unit}`;
+    const perMessage = cap.perTurn === undefined ? "" : `, at most ${amount(cap.perTurn)} per message`;
+    parts.push(`${shown.name} ${daily}${perMessage}`);
+  }
+  return `**Paid calls today:** ${parts.join(" · ")}`;
+}
+
+function amountText(value: number): string {
+  return Number.isInteger(value) ? value.toLocaleString("en-US") : value.toFixed(1);
 }
 
 /** The one message a chat gets when its budget is used up for the day. */

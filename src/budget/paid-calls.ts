@@ -62,6 +62,12 @@ export class PaidCalls implements PaidCallGate {
   }
 }
 
+/** How many more units of `kind` (up to `most`) may be paid for now: a server tool's per-call allowance. */
+export function allowance(gate: PaidCallGate, kind: PaidKind, most: number): number {
+  for (let units = most; units > 0; units--) if (gate.refusal(kind, units) === undefined) return units;
+  return 0;
+}
+
 /** The day's spend with a turn's paid units added. */
 export function addUnits(spend: DailySpend, units: PaidUnits): DailySpend {
   const sum: PaidUnits = { ...spend.units };

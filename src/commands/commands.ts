@@ -1,4 +1,4 @@
-import { budgetLine, spendOn } from "../budget/budget.ts";
+import { budgetLine, paidLine, spendOn } from "../budget/budget.ts";
 import { resolveConfig } from "../config/chat-config.ts";
 import { isProvider, PROVIDERS } from "../config/providers.ts";
 import { dayKey, startOfDay } from "../config/zones.ts";
@@ -29,7 +29,9 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
     case "help":
       await reply(["Commands:", ...BOT_COMMANDS.map((entry) => `/${entry.command} — ${entry.description}`)].join("\n"));
       break;
-    case "new":
+    case "new": {
+      // The live history moves to the archive: the model starts afresh, search_history still finds the past
+      // (unless the chat keeps no archive: then it is deleted after this message).
       ctx.stores.atomically(() => {
         ctx.stores.history.clear();
         ctx.stores.meta.delete("agentSessionId");
@@ -37,8 +39,14 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
         ctx.stores.meta.delete("summary");
         ctx.stores.meta.delete("summaryFailure");
       });
-      await reply("🆕 Started a fresh conversation. Earlier messages are forgotten (remembered facts are kept).");
+      const kept = (await effectiveConfig(ctx)).historyRetentionDays !== 0;
+      await reply(
+        kept
+          ? "🆕 Started a fresh conversation. Earlier messages are out of view but archived: I can still search them if you ask (remembered facts are kept)."
+          : "🆕 Started a fresh conversation. Earlier messages are deleted (remembered facts are kept).",
+      );
       break;
+    }
     case "status":
       await reply(await statusText(ctx));
       break;
@@ -142,16 +150,18 @@ async function statusText(ctx: ChatContext): Promise<string> {
   const lines = [
     `**Provider:** ${config.provider} (${config.source.provider === "chat" ? "set for this chat" : `from ${config.source.provider}`})`,
     `**Model:** \`${config.model}\``,
-    `**Messages in history:** ${ctx.stores.history.count()} (the model sees the last ${ctx.settings.historyLimit})`,
+    `**Messages in history:** ${ctx.stores.history.count()} (the model sees the last ${ctx.settings.historyLimit}; ${ctx.stores.historySearch.archived()} more archived, found by search)`,
     `**Tokens today:** ${format(usage.today.inputTokens)} in, ${format(usage.today.outputTokens)} out (${usage.today.turns} turns)`,
     `**Tokens in total:** ${format(usage.total.inputTokens)} in, ${format(usage.total.outputTokens)} out (${usage.total.turns} turns)`,
   ];
   lines.push(summaryLine(ctx));
-  const budget = budgetLine(spendOn(dayKey(now, config.timezone), ctx.stores.meta.get("spend")), config.budget);
+  const spend = spendOn(dayKey(now, config.timezone), ctx.stores.meta.get("spend"));
+  const budget = budgetLine(spend, config.budget);
   if (budget !== undefined) lines.push(budget);
+  lines.push(paidLine(spend, config.paidCaps));
   if (!config.enabled) lines.push("The bot is **disabled** in this chat.");
   if (config.stored.state === "invalid")
-    lines.push(`⚠️ This chat's stored config is invalid (${config.stored.problem}); defaults apply.`);
+    lines.push(`⚠️ This chat's stored config is invalid (${config.stored.problem}): I do not answer until it is fixed.`);
   return lines.join("\n");
 }
 

@@ -86,6 +86,8 @@ function buildSchema(toolNames: readonly string[]) {
     voiceReplies: z.enum(VOICE_REPLIES).optional(),
     /** Remote MCP servers whose tools join this chat's (src/mcp/). */
     mcpServers: mcpServersSchema.optional(),
+    /** Days archived history is kept ("forever" overrides a default; 0 keeps no archive). */
+    historyRetentionDays: z.union([z.number().int().min(0).max(36_500), z.literal("forever")]).optional(),
   });
 }
 
@@ -128,6 +130,8 @@ export interface EffectiveConfig {
   quoteTranscripts: boolean;
   voiceReplies: VoiceReplies;
   mcpServers: McpServerConfig[];
+  /** Days archived history is kept (undefined: forever; 0: none is kept). */
+  historyRetentionDays: number | undefined;
   /** Where provider and model came from, for /status and the admin API. */
   source: { provider: "chat" | "DEFAULT_PROVIDER" | "built-in"; model: "chat" | "DEFAULT_MODEL" | "built-in" };
 }
@@ -174,6 +178,10 @@ export function resolveConfig(config: ChatConfig | undefined, settings: Settings
     quoteTranscripts: config?.quoteTranscripts ?? false,
     voiceReplies: config?.voiceReplies ?? "off",
     mcpServers: config?.mcpServers ?? [],
+    historyRetentionDays:
+      config?.historyRetentionDays === "forever"
+        ? undefined
+        : (config?.historyRetentionDays ?? settings.historyRetentionDays),
     source: { provider: providerSource, model: modelSource },
   };
 }

@@ -33,6 +33,18 @@ export class EnvReader {
     return value;
   }
 
+  /** A whole number from `min` to `max`, or unset (undefined). */
+  optionalInteger(name: EnvVariable, min: number, max: number): number | undefined {
+    const raw = this.text(this.env[name]);
+    if (raw === undefined) return undefined;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      this.problems.push(`${name} must be a whole number from ${min} to ${max}, or empty`);
+      return undefined;
+    }
+    return value;
+  }
+
   /** Chat or user ids, comma-separated; `*` (everyone) only where `everyoneAllowed`. */
   idList(name: EnvVariable, { everyoneAllowed }: { everyoneAllowed: boolean }): IdList {
     const raw = this.text(this.env[name]);

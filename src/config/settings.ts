@@ -3,6 +3,12 @@ import { EnvReader, type IdList } from "./env-reader.ts";
 import type { PaidCap, PaidKind } from "./paid-kinds.ts";
 import { type Fallback, isProvider, PROVIDERS, type Provider } from "./providers.ts";
 import {
+  type AnthropicWebSearch,
+  anthropicWebSearchOf,
+  type WebSearchSettings,
+  webSearchOf,
+} from "./search-settings.ts";
+import {
   fallbacksOf,
   type ModelChoice,
   type ModelPrice,
@@ -52,6 +58,10 @@ export interface Settings {
   agentEgress: { kind: "none" } | { kind: "hosts"; hosts: readonly string[] } | { kind: "internet" };
   /** `web_fetch`: offered at all, and the private hosts (host:port) it may still reach, for local dev only. */
   webFetch: { enabled: boolean; privateHosts: ReadonlySet<string> };
+  /** `web_search`: its backend (undefined: not offered) and how many results a search returns. */
+  webSearch: WebSearchSettings;
+  /** Anthropic chats: Anthropic's own server-side web search instead of `web_search`. */
+  anthropicWebSearch: AnthropicWebSearch;
   /** Daily limits for chats without their own (undefined: unlimited). */
   dailyTokenBudget: number | undefined;
   dailyCostBudgetUsd: number | undefined;
@@ -59,8 +69,12 @@ export interface Settings {
   modelChoices: readonly ModelChoice[];
   /** US dollars per million tokens, by model name, for cost budgets and reports. */
   modelPrices: ReadonlyMap<string, ModelPrice>;
-  /** How many history rows a chat keeps (the model sees the last `historyLimit`). */
+  /** How many rows of live history a chat keeps (the model sees the last `historyLimit`); older ones are archived. */
   historyMaxStored: number;
+  /** Days archived history is kept, for chats without their own (undefined: forever; 0: nothing is archived). */
+  historyRetentionDays: number | undefined;
+  /** The Workers AI embeddings model of search_history's hybrid ranking (with the HISTORY_VECTORS binding). */
+  historyEmbeddingModel: string;
   /** The most characters of tool results one turn feeds back to the model, all calls together. */
   toolResultsMaxChars: number;
   /** How a streamed answer is shown: drafts in private chats, and edits (groups) at most this often. */
@@ -261,6 +275,8 @@ export function readSettings(env: Env): Settings {
     historyLimit,
     historyWindowTokens: read.integer("HISTORY_WINDOW_TOKENS", 16_000, 500, 2_000_000),
     historyMaxStored: read.integer("HISTORY_MAX_STORED", historyLimit * 10, historyLimit, 1_000_000),
+    historyRetentionDays: read.optionalInteger("HISTORY_RETENTION_DAYS", 0, 36_500),
+    historyEmbeddingModel: read.text(env.HISTORY_EMBEDDING_MODEL) ?? "@cf/baai/bge-m3",
     toolResultsMaxChars: read.integer("TOOL_RESULTS_MAX_CHARS", 200_000, 1_000, 10_000_000),
     dailyTokenBudget: read.optionalNumber("DAILY_TOKEN_BUDGET", 1e12),
     dailyCostBudgetUsd: read.optionalNumber("DAILY_COST_BUDGET_USD", 1e6),
@@ -293,6 +309,8 @@ export function readSettings(env: Env): Settings {
           .filter((host) => host !== ""),
       ),
     },
+    webSearch: webSearchOf(read, env),
+    anthropicWebSearch: anthropicWebSearchOf(read, env),
     usageFlushMs: read.integer("USAGE_FLUSH_SECONDS", 30, 0, 3600) * 1000,
     media: {
       maxFileBytes: read.integer("MEDIA_MAX_FILE_MB", 20, 1, 20) * 1024 * 1024,

@@ -30,6 +30,21 @@ export const history = sqliteTable("history", {
   createdAt: integer("created_at").notNull(),
 });
 
+/**
+ * History past HISTORY_MAX_STORED, moved here (same ids) rather than deleted, so that search_history reaches back to
+ * the first message; rows older than the chat's retention are deleted. The model's window never reads it.
+ */
+export const historyArchive = sqliteTable(
+  "history_archive",
+  {
+    id: integer("id").primaryKey(),
+    role: text("role", { enum: ["user", "assistant", "tool"] }).notNull(),
+    message: text("message").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (table) => [index("history_archive_created_idx").on(table.createdAt)],
+);
+
 /** Small named values: the chat's description, the agent session id, when a stranger was last told its id. */
 export const meta = sqliteTable("meta", {
   key: text("key").primaryKey(),

@@ -6,6 +6,7 @@ import { answerConfirmation } from "../commands/confirm-action.ts";
 import { chooseModel, isModelButton, modelChoiceOf, modelMenu } from "../commands/model-menu.ts";
 import { pairText } from "../commands/pairing.ts";
 import { compactIfDue } from "../compaction/compaction.ts";
+import { keepHistory } from "../compaction/history-upkeep.ts";
 import { CachedChatConfig, ChatConfigStore, type StoredConfig } from "../config/config-store.ts";
 import { settingsOf } from "../config/settings.ts";
 import { recordChatActivity } from "../db/chat-directory.ts";
@@ -239,6 +240,7 @@ export class ChatSession extends DurableObject<Env> {
     this.compaction = compaction;
     await bestEffort("compaction", () => compactIfDue(this.context(), compaction.signal));
     this.compaction = undefined;
+    await bestEffort("history upkeep", () => keepHistory(this.context()));
     this.pruneOccasionally();
     await this.usage.flushIfDue(Date.now());
   }

@@ -1,6 +1,7 @@
 /**
  * What a helper may not call: sending to any chat (its report is its only message), scheduling, starting helpers,
- * changing the chat's memory, and sending pictures. Everything else the chat may use (reading the web, recalling facts,
+ * changing the chat's memory, sending pictures, and searching the chat's history (it lives in the chat's object, not
+ * the helper's). Everything else the chat may use (reading the web, recalling facts,
  * listing tasks, the chat's MCP tools, reading skills) it may use too. A new tool that acts beyond its own answer
  * belongs here.
  */
@@ -15,6 +16,7 @@ const DENIED = new Set([
   "remember",
   "forget",
   "generate_image",
+  "search_history",
 ]);
 
 export function isHelperTool(name: string): boolean {

@@ -51,6 +51,8 @@ export const agentEventSchema = z.discriminatedUnion("type", [
     outputTokens: z.number().int().nonnegative(),
     cacheReadTokens: z.number().int().nonnegative().optional(),
     cacheWriteTokens: z.number().int().nonnegative().optional(),
+    /** Web searches the provider ran on its own servers during the call (Anthropic's server tool): paid per search. */
+    webSearches: z.number().int().nonnegative().optional(),
   }),
   z.object({
     type: z.literal("error"),

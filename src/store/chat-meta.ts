@@ -91,6 +91,8 @@ export const chatMetaSchemas = {
   pendingActions: z.array(pendingActionSchema).max(20),
   /** When the chat was last told that its stored config is invalid (at most once an hour). */
   configProblemNoticeAt: z.number(),
+  /** The last history row the vector index has (search_history's hybrid ranking, when HISTORY_VECTORS is bound). */
+  embeddedThroughId: z.number().int(),
   /** Wrong setup codes tried this hour (`/pair <code>`). */
   setupAttempts: z.object({ since: z.number(), count: z.number().int() }),
   /** The background helpers running for this chat. */

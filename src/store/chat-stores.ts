@@ -1,4 +1,5 @@
 import { ChatDatabase } from "./chat-database.ts";
+import { HistorySearchStore } from "./history-search.ts";
 import { HistoryStore } from "./history-store.ts";
 import { InboxStore } from "./inbox-store.ts";
 import { MetaStore } from "./meta-store.ts";
@@ -11,6 +12,8 @@ import { UsageBuffer } from "./usage-buffer.ts";
 export class ChatStores {
   readonly inbox: InboxStore;
   readonly history: HistoryStore;
+  /** The full-text index over all of the chat's history (live and archived), and the archive's retention. */
+  readonly historySearch: HistorySearchStore;
   readonly meta: MetaStore;
   readonly usage: UsageBuffer;
   private readonly database: ChatDatabase;
@@ -19,6 +22,7 @@ export class ChatStores {
     this.database = new ChatDatabase(storage);
     this.inbox = new InboxStore(this.database);
     this.history = new HistoryStore(this.database);
+    this.historySearch = new HistorySearchStore(this.database);
     this.meta = new MetaStore(this.database);
     this.usage = new UsageBuffer(this.database);
   }

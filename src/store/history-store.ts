@@ -4,7 +4,10 @@ import { type HistoryMessage, historyMessageSchema } from "../protocol/messages.
 import type { ChatDatabase } from "./chat-database.ts";
 import { preparedOnce } from "./statements.ts";
 
-/** The conversation, provider-neutral: one `HistoryMessage` per row, in order, each read back through its schema. */
+/**
+ * The conversation, provider-neutral: one `HistoryMessage` per row, in order, each read back through its schema. Rows
+ * past the newest `keep` (and the whole live history on /new) move to the archive, where only search reads them.
+ */
 export class HistoryStore {
   private readonly statements;
 
@@ -31,6 +34,7 @@ export class HistoryStore {
         .insert(history)
         .values({ role: sql`${placeholder("role")}`, message: placeholder("message"), createdAt: placeholder("now") })
         .prepare(),
+      // A trigger moves each deleted row to the archive first (0003_history_search.sql): one statement still.
       prune: db
         .delete(history)
         .where(lte(history.id, sql`(select max(${history.id}) from ${history}) - ${placeholder("keep")}`))
@@ -62,7 +66,10 @@ export class HistoryStore {
     }
   }
 
-  /** Drops the oldest rows past the newest `keep`; a window still opens at a user message (see `window`). */
+  /**
+   * Moves the oldest rows past the newest `keep` to the archive (the chat's retention deletes them from there); a
+   * window still opens at a user message (see `window`).
+   */
   prune(keep: number): void {
     this.statements().prune.run({ keep });
   }
@@ -90,8 +97,9 @@ export class HistoryStore {
     return this.statements().count.all()[0]?.count ?? 0;
   }
 
+  /** /new: the live history is emptied into the archive, so the model starts afresh and search still finds it. */
   clear(): void {
-    this.database.db.delete(schema.history).run();
+    this.prune(0);
   }
 }
 

@@ -1,6 +1,7 @@
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import type { PaidCallGate } from "../budget/paid-calls.ts";
 import type { Env } from "../env.ts";
+import type { ChatHistory } from "./chat-history.ts";
 
 /** Who is asking and where: every tool handler gets this, and scopes all its data by `chatId`. */
 export interface ToolContext {
@@ -35,6 +36,8 @@ export interface ToolContext {
   confirm?: (action: PendingActionRequest) => Promise<string>;
   /** Tells a chat's (or forum topic's) object that its scheduled tasks changed, so it re-arms its alarm. */
   tasksChanged: (chatId: number, threadId?: number) => Promise<void>;
+  /** This chat's (or forum topic's) own stored history, for search_history; absent outside the chat's object. */
+  history?: ChatHistory;
   /** Starts a background helper (`spawn`); absent where none may be started (a helper's own turn). */
   helpers?: HelperSpawner;
 }

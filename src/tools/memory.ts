@@ -1,13 +1,14 @@
-import { and, count, desc, eq, like, or } from "drizzle-orm";
+import { and, count, desc, eq, sql } from "drizzle-orm";
 import * as z from "zod";
 import { memories } from "../db/d1-schema.ts";
+import { ftsExpression } from "../db/fts-query.ts";
 import type { ToolContext } from "./context.ts";
 import { defineTool, ToolError } from "./registry.ts";
+import { searchWords } from "./search-words.ts";
 
 const MAX_MEMORY_LENGTH = 2000;
 const MAX_MEMORIES_PER_CHAT = 1000;
 const RECALL_LIMIT = 20;
-const MAX_QUERY_WORDS = 8;
 
 export const remember = defineTool({
   name: "remember",
@@ -42,44 +43,48 @@ export const remember = defineTool({
 export const recall = defineTool({
   name: "recall",
   description:
-    "Search this chat's remembered facts by words; facts matching more of the words come first. " +
+    "Search this chat's remembered facts by words; the best matches (rarer words, more of them) come first. " +
     "Without a query, lists the most recent facts.",
   schema: z.object({
     query: z.string().max(500).optional().describe("Words to look for; leave out to list the most recent facts."),
   }),
   async handler({ query }, context) {
-    const words = wordsOf(query ?? "");
-    const scope = eq(memories.chatId, context.chatId);
-    const columns = {
-      id: memories.id,
-      content: memories.content,
-      createdAt: memories.createdAt,
-      outside: memories.outside,
-    };
-    if (words.length === 0) {
+    const match = ftsExpression(searchWords(query ?? ""));
+    if (match === undefined) {
       const recent = await context.db
-        .select(columns)
+        .select({
+          id: memories.id,
+          content: memories.content,
+          createdAt: memories.createdAt,
+          outside: memories.outside,
+        })
         .from(memories)
-        .where(scope)
+        .where(eq(memories.chatId, context.chatId))
         .orderBy(desc(memories.id))
         .limit(RECALL_LIMIT);
       markIfOutside(recent, context);
       return { content: recent.length ? formatFacts(recent) : "No facts are remembered in this chat yet." };
     }
-    const candidates = await context.db
-      .select(columns)
-      .from(memories)
-      .where(and(scope, or(...words.map((word) => like(memories.content, `%${word}%`)))))
-      .orderBy(desc(memories.id))
-      .limit(200);
-    const ranked = candidates
-      .map((fact) => ({ fact, score: words.filter((word) => fact.content.toLowerCase().includes(word)).length }))
-      .sort((left, right) => right.score - left.score || right.fact.id - left.fact.id)
-      .slice(0, RECALL_LIMIT)
-      .map(({ fact }) => fact);
+    // The full-text index (FTS5, BM25) spans every chat's facts; the join keeps this chat's alone.
+    const rows = await context.db.all(sql`
+      SELECT m.id AS id, m.content AS content, m.created_at AS createdAt, m.outside AS outside
+      FROM memories_search JOIN memories m ON m.id = memories_search.rowid
+      WHERE memories_search MATCH ${match} AND m.chat_id = ${context.chatId}
+      ORDER BY memories_search.rank LIMIT ${RECALL_LIMIT}`);
+    const ranked = rows.flatMap((row) => {
+      const parsed = factSchema.safeParse(row);
+      return parsed.success ? [parsed.data] : [];
+    });
     markIfOutside(ranked, context);
     return { content: ranked.length ? formatFacts(ranked) : `No remembered fact matches "${query}".` };
   },
+});
+
+const factSchema = z.object({
+  id: z.number().int(),
+  content: z.string(),
+  createdAt: z.number(),
+  outside: z.string().nullable(),
 });
 
 export const forget = defineTool({
@@ -96,16 +101,10 @@ export const forget = defineTool({
   },
 });
 
-/** Lower-case words of two or more letters or digits (so nothing LIKE treats as a wildcard), at most eight. */
 /** A fact written while outside content was in view carries that provenance into the turn that reads it back. */
 function markIfOutside(facts: readonly { outside: string | null }[], context: ToolContext): void {
   const outside = facts.find((fact) => fact.outside !== null)?.outside;
   if (outside) context.trust.markUntrusted(`a remembered fact written after reading ${outside}`);
-}
-
-function wordsOf(query: string): string[] {
-  const words = query.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? [];
-  return [...new Set(words)].slice(0, MAX_QUERY_WORDS);
 }
 
 function formatFacts(facts: { id: number; content: string; createdAt: number }[]): string {

@@ -27,6 +27,7 @@ import { USE_SKILL } from "../tools/use-skill.ts";
 import type { ActiveRun } from "./active-run.ts";
 import type { ChatContext } from "./chat-context.ts";
 import { helperSpawner } from "./helpers.ts";
+import { meteredServerSearches, serverSearchOf, withServerSearch } from "./server-search.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
 import type { Tally } from "./tally.ts";
 import { toolContext } from "./tool-context.ts";
@@ -80,7 +81,11 @@ export async function startConversation(
   const { request, config, adapter, run } = input;
   const { settings, stores } = ctx;
   const registry = ctx.registry.extendedWith(input.mcp.tools);
-  const allowed = registry.allowed(config.tools, settings);
+  const serverSearch = serverSearchOf(settings, config, adapter.kind);
+  // Anthropic's server-side search, where it is used, takes the place of `web_search`.
+  const allowed = registry
+    .allowed(config.tools, settings)
+    .filter((tool) => serverSearch === undefined || tool.name !== "web_search");
   // Skills read on demand: with use_skill for a model, as native skills for an agent (its runner installs them).
   const skills = await skillsOf(ctx);
   const readsSkills = adapter.kind === "model" && skills.listed.length > 0 && allowed.some((t) => t.name === USE_SKILL);
@@ -124,7 +129,7 @@ export async function startConversation(
           ...(ctx.chat.title ? { title: ctx.chat.title } : {}),
           isForumTopic: ctx.target.threadId !== undefined,
         },
-        toolNames: tools.map((tool) => tool.name),
+        toolNames: [...tools.map((tool) => tool.name), ...(serverSearch ? ["web_search"] : [])],
         now: new Date(ctx.now()),
         timezone: config.timezone,
       }),
@@ -161,8 +166,14 @@ export async function startConversation(
           ) === undefined
             ? undefined
             : BUDGET_RAN_OUT,
+        ...(serverSearch ? { prepareCall: withServerSearch(serverSearch, input.paid) } : {}),
       });
-      return { events, trust };
+      return {
+        events: serverSearch
+          ? meteredServerSearches(events, { search: serverSearch, paid: input.paid, trust })
+          : events,
+        trust,
+      };
     }
     case "agent": {
       const sessionId = stores.meta.get(sessionKeyOf(input.provider));

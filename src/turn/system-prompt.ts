@@ -57,6 +57,17 @@ function describeTools(names: string[]): string {
         "Before answering questions about earlier facts, call recall.",
     );
   }
+  if (names.includes("search_history")) {
+    lines.push(
+      "You see only the recent conversation: for anything said earlier (a decision, a number, a plan), call " +
+        "search_history before saying you do not know.",
+    );
+  }
+  if (names.includes("web_search")) {
+    lines.push(
+      "For current events or facts you are unsure of, call web_search, then read the best page with web_fetch.",
+    );
+  }
   if (names.includes("schedule_task")) {
     lines.push(
       "For reminders and recurring work, call schedule_task with an ISO-8601 time (`at`) or a cron expression " +

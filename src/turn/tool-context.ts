@@ -1,7 +1,9 @@
 import type { PaidCallGate } from "../budget/paid-calls.ts";
 import { mediaBucket } from "../media/services.ts";
 import { storeMedia } from "../media/store.ts";
+import type { ChatHistory } from "../tools/chat-history.ts";
 import type { HelperSpawner, ToolContext, TurnTrust } from "../tools/context.ts";
+import { semanticIndexOf } from "../tools/semantic-index.ts";
 import type { ChatContext } from "./chat-context.ts";
 import { askToConfirm } from "./pending-actions.ts";
 import { actingUser, sendersAreAdmins } from "./senders.ts";
@@ -51,5 +53,17 @@ export function toolContext(
     ...(turn.canAsk === false ? {} : { confirm: (action) => askToConfirm(ctx, { ...action, askers: senders }) }),
     tasksChanged: (chatId, threadId) => ctx.tasks.changed(chatId, threadId),
     ...(turn.helpers ? { helpers: turn.helpers } : {}),
+    history: chatHistoryOf(ctx),
+  };
+}
+
+/** The chat's own history for search: its object's full-text index, and its namespace of the vector index if bound. */
+function chatHistoryOf(ctx: ChatContext): ChatHistory {
+  const search = ctx.stores.historySearch;
+  const semantic = semanticIndexOf(ctx.env, ctx.settings, ctx.chatKey);
+  return {
+    keyword: (query) => search.keyword(query),
+    byIds: (ids) => search.byIds(ids),
+    nearest: semantic ? (text, topK) => semantic.nearest(text, topK) : undefined,
   };
 }

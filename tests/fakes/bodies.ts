@@ -64,3 +64,56 @@ export function anthropicMessage(
         : { input_tokens: 12, output_tokens: 6, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
   };
 }
+
+/**
+ * An answer in which Anthropic searched the web on its own servers: a `server_tool_use` and its
+ * `web_search_tool_result` per query, then the text citing the first result, with the searches in the usage.
+ */
+export function anthropicSearchedAnswer(text: string, queries: string[]): unknown {
+  const blocks = queries.flatMap((query, index) => [
+    { type: "server_tool_use", id: `srvtoolu_${index + 1}`, name: "web_search", input: { query } },
+    {
+      type: "web_search_tool_result",
+      tool_use_id: `srvtoolu_${index + 1}`,
+      content: [
+        {
+          type: "web_search_result",
+          url: `https://news.example/${index + 1}`,
+          title: `News about ${query}`,
+          encrypted_content: "EqgfCioIARgBIiQ3YTAwMjY1Mi1mZjM5LTQ1NGUtODgxNC1kNjNjNTk1ZWI3Y2YSDAo",
+          page_age: "November 20, 2026",
+        },
+      ],
+    },
+  ]);
+  return {
+    id: "msg_fake_search",
+    type: "message",
+    role: "assistant",
+    model: "claude-test",
+    content: [
+      ...blocks,
+      {
+        type: "text",
+        text,
+        citations: [
+          {
+            type: "web_search_result_location",
+            url: "https://news.example/1",
+            title: `News about ${queries[0]}`,
+            encrypted_index: "Eo8BCioIAhgBIiQyYjQ0OWJmZi1lNm",
+            cited_text: "The first result says so.",
+          },
+        ],
+      },
+    ],
+    stop_reason: "end_turn",
+    usage: {
+      input_tokens: 40,
+      output_tokens: 20,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 0,
+      server_tool_use: { web_search_requests: queries.length },
+    },
+  };
+}

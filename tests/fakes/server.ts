@@ -9,15 +9,16 @@ import { describeViolation, type Violation } from "../../scripts/bot-api/vocabul
 import { multipartFields, readBodyBytes } from "../../scripts/read-body.ts";
 import { silentOggOpus } from "../../scripts/stand-in-model/ogg-opus.ts";
 import { anthropicMessage, openaiCompletion } from "./bodies.ts";
+import { searchDefault } from "./search-apis.ts";
 import { anthropicErrorEvent, anthropicEvents, openaiEvents, type StreamShape } from "./streams.ts";
 
 /**
  * Fake upstreams on 127.0.0.1, one server: Telegram (`/telegram/bot<token>/<method>`), OpenAI (`/openai/v1/...`),
- * Anthropic (`/anthropic/v1/...`), an agent runner (`/runner/run`), plain web pages (`/web/...`) and a webhook
- * receiver (`/webhook`, for the polling bridge). Tests script
+ * Anthropic (`/anthropic/v1/...`), an agent runner (`/runner/run`), plain web pages (`/web/...`), web search APIs
+ * (`/search/...`: Brave, Tavily, SearXNG; see search-apis.ts) and a webhook receiver (`/webhook`, for the polling bridge). Tests script
  * answers per service through `/__control/*` and read back what each fake received; workerd code reaches it by URL.
  */
-export type Service = "telegram" | "openai" | "anthropic" | "runner" | "web" | "webhook";
+export type Service = "telegram" | "openai" | "anthropic" | "runner" | "web" | "search" | "webhook";
 
 /** A file the fake Telegram serves through `getFile` and `/file/bot<token>/<path>` (scripted with `/__control/file`). */
 export interface FakeFile {
@@ -36,7 +37,7 @@ export const TINY_PNG_BASE64 =
 export interface ScriptedResponse {
   /** Telegram only: the Bot API method this answer is for (other methods keep their defaults). */
   method?: string;
-  /** Web: the path this answer is for. OpenAI: an answer for this path only (e.g. `/openai/v1/audio/transcriptions`);
+  /** Web and search: the path this answer is for. OpenAI: an answer for this path only (e.g. `/openai/v1/audio/transcriptions`);
    * answers without a path go to chat completions. */
   path?: string;
   status?: number;
@@ -63,6 +64,8 @@ export interface RecordedRequest {
   service: Service;
   method: string;
   path: string;
+  /** The query string, with its `?` (empty when there is none). */
+  query: string;
   headers: Record<string, string>;
   /** JSON bodies parsed; Telegram's parameters however they came (JSON, form, multipart: a file is `{ file, size }`). */
   body: unknown;
@@ -218,6 +221,7 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
         service,
         method,
         path: url.pathname,
+        query: url.search,
         headers: headersOf(request),
         body,
         at: Date.now(),
@@ -241,19 +245,35 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
       const scripted =
         service === "web"
           ? take(service, (script) => script.path === url.pathname)
-          : service === "openai"
-            ? take(
-                service,
-                (script) =>
-                  shown(script) &&
-                  (url.pathname.endsWith("/chat/completions")
-                    ? script.path === undefined || script.path === url.pathname
-                    : script.path === url.pathname),
-              )
-            : take(service, shown);
+          : service === "search"
+            ? take(service, (script) => script.path === undefined || script.path === url.pathname)
+            : service === "openai"
+              ? take(
+                  service,
+                  (script) =>
+                    shown(script) &&
+                    (url.pathname.endsWith("/chat/completions")
+                      ? script.path === undefined || script.path === url.pathname
+                      : script.path === url.pathname),
+                )
+              : take(service, shown);
+      const refused = service === "anthropic" ? anthropicRefusal(body) : undefined;
+      if (refused) return send(response, 400, refused);
       const streamed =
         (service === "openai" || service === "anthropic") && (body as { stream?: unknown })?.stream === true;
       if (scripted) return await answer(response, scripted, streamed ? service : undefined);
+      if (service === "search") {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(request.headers))
+          if (typeof value === "string") headers.set(name, value);
+        const fake = searchDefault(url.pathname, url.searchParams, headers, body);
+        if (fake.text !== undefined) {
+          response.writeHead(fake.status, { "content-type": fake.contentType ?? "text/plain" });
+          response.end(fake.text);
+          return;
+        }
+        return send(response, fake.status, fake.body ?? {});
+      }
       return await defaultAnswer(service, method, body, response, streamed);
     } catch (error) {
       send(response, 500, { error: String(error) });
@@ -436,6 +456,8 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
         return send(response, 503, { error: "no runner scripted" });
       case "web":
         return send(response, 404, { error: "no page scripted" });
+      case "search":
+        return send(response, 404, { error: "answered above" });
       case "webhook":
         return send(response, 200, { ok: true });
     }
@@ -608,9 +630,18 @@ function serviceOf(path: string): Service | undefined {
     first === "anthropic" ||
     first === "runner" ||
     first === "web" ||
+    first === "search" ||
     first === "webhook"
     ? first
     : undefined;
+}
+
+/** What the Messages API refuses before answering: a request that names a tool twice (a server tool included). */
+function anthropicRefusal(body: unknown): unknown {
+  const tools = ((body ?? {}) as { tools?: { name?: string }[] }).tools ?? [];
+  const names = tools.map((tool) => tool.name);
+  if (new Set(names).size === names.length) return undefined;
+  return { type: "error", error: { type: "invalid_request_error", message: "tools: Tool names must be unique." } };
 }
 
 /**
@@ -643,7 +674,14 @@ function send(response: ServerResponse, status: number, body: unknown, headers: 
 
 function headersOf(request: IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const name of ["authorization", "x-api-key", "content-type", "anthropic-version", "retry-after"]) {
+  for (const name of [
+    "authorization",
+    "x-api-key",
+    "x-subscription-token",
+    "content-type",
+    "anthropic-version",
+    "retry-after",
+  ]) {
     const value = request.headers[name];
     if (typeof value === "string") headers[name] = value;
   }

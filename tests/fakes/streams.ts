@@ -35,9 +35,13 @@ interface OpenAICompletion {
 interface AnthropicMessage {
   id?: string;
   model?: string;
-  content?: ({ type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: unknown })[];
+  content?: (
+    | { type: "text"; text: string; citations?: unknown[] | null }
+    | { type: "tool_use" | "server_tool_use"; id: string; name: string; input: unknown }
+    | { type: "web_search_tool_result"; tool_use_id: string; content: unknown }
+  )[];
   stop_reason?: string;
-  usage?: { input_tokens?: number; output_tokens?: number };
+  usage?: { input_tokens?: number; output_tokens?: number; server_tool_use?: unknown };
 }
 
 export function splitText(text: string, pieces: number | undefined): string[] {
@@ -99,15 +103,27 @@ export function anthropicEvents(body: unknown, shape: StreamShape = {}): string[
   ];
   (message.content ?? []).forEach((block, index) => {
     if (block.type === "text") {
-      events.push(event("content_block_start", { index, content_block: { type: "text", text: "" } }));
+      // A cited text block opens empty, then sends its citations, then its text (as the Messages API streams it).
+      events.push(
+        event("content_block_start", {
+          index,
+          content_block: { type: "text", text: "", ...(block.citations ? { citations: null } : {}) },
+        }),
+      );
+      for (const citation of block.citations ?? []) {
+        events.push(event("content_block_delta", { index, delta: { type: "citations_delta", citation } }));
+      }
       for (const piece of splitText(block.text, shape.pieces)) {
         events.push(event("content_block_delta", { index, delta: { type: "text_delta", text: piece } }));
       }
+    } else if (block.type === "web_search_tool_result") {
+      // A server tool's result arrives whole, in its start event.
+      events.push(event("content_block_start", { index, content_block: block }));
     } else {
       events.push(
         event("content_block_start", {
           index,
-          content_block: { type: "tool_use", id: block.id, name: block.name, input: {} },
+          content_block: { type: block.type, id: block.id, name: block.name, input: {} },
         }),
       );
       events.push(
@@ -122,7 +138,10 @@ export function anthropicEvents(body: unknown, shape: StreamShape = {}): string[
   events.push(
     event("message_delta", {
       delta: { stop_reason: message.stop_reason ?? "end_turn", stop_sequence: null },
-      usage: { output_tokens: usage.output_tokens ?? 0 },
+      usage: {
+        output_tokens: usage.output_tokens ?? 0,
+        ...(usage.server_tool_use ? { server_tool_use: usage.server_tool_use } : {}),
+      },
     }),
   );
   events.push(event("message_stop", {}));

@@ -30,6 +30,7 @@ describe("a daily budget", () => {
     await postUpdate(textUpdate("four"));
     const status = await say("/status", { count: 4 });
     expect(sentText(status)).toContain("Budget today:</b> 0 of 30 tokens left");
+    expect(sentText(status)).toContain("Paid calls today:</b> Images 0");
     expect(await fakes.requests("openai")).toHaveLength(2);
     const kept = await runInDurableObject(session(PRIVATE_CHAT), (_i, state) =>
       state.storage.sql.exec("SELECT message FROM history WHERE role = 'user'").toArray(),

@@ -77,12 +77,12 @@ describe("one conversation across providers", () => {
     expect(await fakes.requests("anthropic")).toHaveLength(0);
   });
 
-  it("falls back to the defaults when the stored config is invalid, and says so in /status", async () => {
+  it("answers nothing while the stored config is invalid (it may have narrowed something), and says so in /status", async () => {
     await env.CONFIG.put(`chat-config:${PRIVATE_CHAT}`, JSON.stringify({ provider: "gemini" }));
     await say("hello");
-    expect(await fakes.requests("openai")).toHaveLength(1);
+    expect(await fakes.requests("openai")).toHaveLength(0);
     const status = await say("/status", { count: 2 });
-    expect(sentText(status)).toContain("stored config is invalid (provider)");
+    expect(sentText(status)).toContain("stored config is invalid (provider): I do not answer until it is fixed");
   });
 });
 

@@ -40,6 +40,7 @@ function context(
       { prices: settingsOf(env).paid.prices, caps: settingsOf(env).paid.caps, dailyCostUsd: undefined },
       { day: "2026-11-22", tokens: 0, costUsd: 0, noticeSent: false },
     ),
+    history: { keyword: () => [], byIds: () => [], nearest: undefined },
     tasksChanged: async (id, threadId) => {
       changed.push(id);
       changedTopics.push([id, threadId]);

@@ -58,7 +58,12 @@ export function ChatPage(props: ChatPageProps) {
         {view.effective.source.model}); {view.effective.enabled ? "enabled" : "disabled"}.
       </p>
       <Notice text={props.notice?.text} bad={props.notice?.bad ?? false} />
-      {view.invalid && <Notice bad text={`The stored config is invalid (${view.invalid}); defaults apply.`} />}
+      {view.invalid && (
+        <Notice
+          bad
+          text={`The stored config is invalid (${view.invalid}): the chat gets no answers until it is saved again.`}
+        />
+      )}
 
       <h2>Config</h2>
       <form method="post" action={`/console/chats/${props.chatId}/config`} novalidate>

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { addSpend, budgetLine, budgetNotice, costOf, exhaustedLimit, spendOn } from "../../../src/budget/budget.ts";
+import {
+  addSpend,
+  budgetLine,
+  budgetNotice,
+  costOf,
+  exhaustedLimit,
+  paidLine,
+  spendOn,
+} from "../../../src/budget/budget.ts";
 
 const fresh = spendOn("2026-11-22", undefined);
 
@@ -43,5 +51,16 @@ describe("daily budget", () => {
   it("tells the chat when it resumes", () => {
     expect(budgetNotice("$1.00", "Europe/Berlin", 5.4)).toContain("until midnight Europe/Berlin (in about 5 h)");
     expect(budgetNotice("$1.00", "UTC", 0.2)).toContain("in less than an hour");
+  });
+
+  it("shows paid calls against their caps: images and audio always, searches and speech once capped or used", () => {
+    const none = { image: {}, search: {}, speech: {}, transcription: {} };
+    expect(paidLine(fresh, none)).toBe("**Paid calls today:** Images 0 (no daily cap) · Audio 0 min (no daily cap)");
+    const used = { ...fresh, units: { image: 2, transcription: 90, speech: 1200 } };
+    const caps = { ...none, image: { perDay: 10, perTurn: 2 }, search: { perDay: 1000 } };
+    expect(paidLine(used, caps)).toBe(
+      "**Paid calls today:** Images 2 of 10, at most 2 per message · Searches 0 of 1,000 · " +
+        "Spoken 1,200 characters (no daily cap) · Audio 1.5 min (no daily cap)",
+    );
   });
 });

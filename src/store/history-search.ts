@@ -1,0 +1,169 @@
+import { asc, count, inArray, lt, type SQL, sql } from "drizzle-orm";
+import * as z from "zod";
+import * as schema from "../db/chat-schema.ts";
+import { ftsTerms } from "../db/fts-query.ts";
+import type { ChatDatabase } from "./chat-database.ts";
+
+/** A stored message as search shows it: its row id, who wrote it, its text (or the part around the match), when. */
+export interface HistoryHit {
+  id: number;
+  role: "user" | "assistant";
+  text: string;
+  createdAt: number;
+  /** Provenance: what outside content the turn that wrote it had read (see protocol/messages.ts). */
+  outside: string | undefined;
+}
+
+/** A full-text search of the chat's history: the words to look for, how many and in what order, within which dates. */
+export interface HistoryQuery {
+  /** Plain words (letters and digits); each may match by its stem or, from four letters, as a prefix. */
+  words: readonly string[];
+  limit: number;
+  /** Best match first (BM25), or the newest matches first. */
+  order: "best" | "newest";
+  /** Epoch ms, inclusive. */
+  from?: number;
+  /** Epoch ms, exclusive. */
+  until?: number;
+}
+
+/** Rows BM25 scores at most for one best-first search, beyond those holding all its words (see `keyword`). */
+const MAX_RANKED = 2_000;
+
+/** Longer texts are shown as the part around the match (FTS5's snippet), so that a few hits stay short. */
+const SHOWN_CHARS = 600;
+const SNIPPET_TOKENS = 48;
+
+const hitSchema = z.object({
+  id: z.number().int(),
+  role: z.enum(["user", "assistant"]),
+  text: z.string(),
+  created_at: z.number(),
+  outside: z.string().nullable(),
+});
+
+/**
+ * The chat's full-text index over all of its history, live and archived (an FTS5 table kept in step by triggers: see
+ * src/db/chat-migrations/0003_history_search.sql), and the archive's retention. It lives in the chat's own object,
+ * so a search can only ever reach this chat's words.
+ */
+export class HistorySearchStore {
+  constructor(private readonly database: ChatDatabase) {}
+
+  /**
+   * Matches for the words, at most `limit`, newest first or best first; none when no word is given.
+   *
+   * Best first is BM25 (FTS5's rank), which scores every matching row: over thousands of matches of common words that
+   * costs tens of milliseconds. So the messages holding all the words come first (few rows to score), then those
+   * holding the rarest words, the commonest left out while the candidates would pass MAX_RANKED: they are the words
+   * BM25 weighs least, so the order barely changes and the cost stays bounded.
+   */
+  keyword(query: HistoryQuery): HistoryHit[] {
+    const terms = ftsTerms(query.words);
+    if (terms.length === 0) return [];
+    const filters = dateFilters(query);
+    if (query.order === "newest") return this.ranked(terms.join(" OR "), filters, sql`rowid DESC`, query.limit);
+    const all = terms.length > 1 ? this.ranked(terms.join(" AND "), filters, sql`rank`, query.limit) : [];
+    if (all.length >= query.limit) return all;
+    const counted = terms
+      .map((term) => ({ term, rows: this.count(term, filters) }))
+      .filter((term) => term.rows > 0)
+      .sort((left, right) => left.rows - right.rows);
+    const rare: string[] = [];
+    let candidates = 0;
+    for (const { term, rows } of counted) {
+      if (rare.length > 0 && candidates + rows > MAX_RANKED) break;
+      rare.push(term);
+      candidates += rows;
+    }
+    if (rare.length === 0) return all;
+    const seen = new Set(all.map((hit) => hit.id));
+    const some = this.ranked(rare.join(" OR "), filters, sql`rank`, query.limit).filter((hit) => !seen.has(hit.id));
+    return [...all, ...some].slice(0, query.limit);
+  }
+
+  /** These messages, in the order given (ids this chat does not have are left out). */
+  byIds(ids: readonly number[]): HistoryHit[] {
+    if (ids.length === 0) return [];
+    const rows = this.hits(sql`
+      SELECT rowid AS id, role, created_at, outside,
+        CASE WHEN length(text) > ${SHOWN_CHARS} THEN substr(text, 1, ${SHOWN_CHARS - 1}) || '…' ELSE text END AS text
+      FROM history_search WHERE rowid IN (${sql.join(
+        ids.slice(0, 90).map((id) => sql`${id}`),
+        sql`, `,
+      )})`);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  /** Indexed messages after `afterId`, oldest first, with their whole text: what the vector index has not seen yet. */
+  after(afterId: number, limit: number): { id: number; text: string }[] {
+    return this.database.db
+      .all(sql`SELECT rowid AS id, text FROM history_search WHERE rowid > ${afterId} ORDER BY rowid LIMIT ${limit}`)
+      .flatMap((row) => {
+        const parsed = z.object({ id: z.number().int(), text: z.string() }).safeParse(row);
+        return parsed.success ? [parsed.data] : [];
+      });
+  }
+
+  /**
+   * Deletes archived rows older than `before` (epoch ms), at most `limit` per call, and returns their ids. Their
+   * index entries go with them (a trigger); the live history is never touched here.
+   */
+  forgetArchivedBefore(before: number, limit: number): number[] {
+    const { db } = this.database;
+    const { historyArchive } = schema;
+    const oldest = db
+      .select({ id: historyArchive.id })
+      .from(historyArchive)
+      .where(lt(historyArchive.createdAt, before))
+      .orderBy(asc(historyArchive.id))
+      .limit(limit);
+    return db
+      .delete(historyArchive)
+      .where(inArray(historyArchive.id, oldest))
+      .returning({ id: historyArchive.id })
+      .all()
+      .map((row) => row.id);
+  }
+
+  /** How many messages are archived (for /status). */
+  archived(): number {
+    return this.database.db.select({ count: count() }).from(schema.historyArchive).all()[0]?.count ?? 0;
+  }
+
+  private ranked(match: string, filters: SQL[], order: SQL, limit: number): HistoryHit[] {
+    return this.hits(sql`
+      SELECT rowid AS id, role, created_at, outside,
+        CASE WHEN length(text) > ${SHOWN_CHARS}
+          THEN snippet(history_search, 0, '', '', '…', ${SNIPPET_TOKENS})
+          ELSE text END AS text
+      FROM history_search WHERE ${sql.join([sql`history_search MATCH ${match}`, ...filters], sql` AND `)}
+      ORDER BY ${order} LIMIT ${limit}`);
+  }
+
+  /** How many messages hold the term (within the dates): counting does not score, so it is cheap. */
+  private count(term: string, filters: SQL[]): number {
+    const row = this.database.db.get(
+      sql`SELECT count(*) AS count FROM history_search WHERE ${sql.join([sql`history_search MATCH ${term}`, ...filters], sql` AND `)}`,
+    );
+    const parsed = z.object({ count: z.number().int() }).safeParse(row);
+    return parsed.success ? parsed.data.count : 0;
+  }
+
+  private hits(query: SQL): HistoryHit[] {
+    return this.database.db.all(query).flatMap((row) => {
+      const parsed = hitSchema.safeParse(row);
+      if (!parsed.success) return [];
+      const { id, role, text, created_at, outside } = parsed.data;
+      return [{ id, role, text, createdAt: created_at, outside: outside ?? undefined }];
+    });
+  }
+}
+
+function dateFilters(query: HistoryQuery): SQL[] {
+  return [
+    ...(query.from === undefined ? [] : [sql`created_at >= ${query.from}`]),
+    ...(query.until === undefined ? [] : [sql`created_at < ${query.until}`]),
+  ];
+}
