@@ -17,6 +17,7 @@ import {
   type WorkersAiRoute,
   workersAiRouteOf,
 } from "./settings-lists.ts";
+import { type SpeechSettings, speechSettingsOf } from "./speech-settings.ts";
 import { isTimezone } from "./zones.ts";
 
 export interface Settings {
@@ -110,26 +111,9 @@ export interface Settings {
   problems: string[];
 }
 
-/**
- * Text to speech: OpenAI's `/audio/speech` (or a compatible server) with OPENAI_API_KEY, a Workers AI model through
- * the `AI` binding, or off. `voice` undefined: the model's default.
- */
-export type SpeechRoute =
-  | { kind: "off" }
-  | { kind: "openai"; model: string; voice: string | undefined; baseUrl: string | undefined }
-  | { kind: "workers-ai"; model: string; voice: string | undefined };
-type SpeechSettings = SpeechRoute & {
-  /** The most characters of an answer spoken; a longer one is spoken in part. */
-  maxChars: number;
-};
-
 const GUEST_MODES = ["off", "admins", "known"] as const;
 /** off: nobody; admins: the bot's admins; known: admins and people whose private chat is allowed (listed or paired). */
 type GuestMode = (typeof GUEST_MODES)[number];
-
-/** OpenAI's speech model when SPEECH_MODEL is unset and OPENAI_API_KEY is set; Workers AI's otherwise. */
-const DEFAULT_OPENAI_SPEECH_MODEL = "gpt-4o-mini-tts";
-const DEFAULT_WORKERS_AI_SPEECH_MODEL = "@cf/myshell-ai/melotts";
 
 /**
  * The provider of chats without their own when DEFAULT_PROVIDER is unset: the first with a key (OpenAI, then
@@ -246,14 +230,7 @@ export function readSettings(env: Env): Settings {
   // Read in the order their problems are reported.
   const telegramApiBaseUrl = read.url("TELEGRAM_API_BASE_URL") ?? "https://api.telegram.org";
   const openaiBaseUrl = read.url("OPENAI_BASE_URL");
-  const speechModel = read.text(env.SPEECH_MODEL);
-  if (speechModel !== undefined && !isWorkersAiModel(speechModel) && speechModel.toLowerCase() !== "off") {
-    if (!read.text(env.OPENAI_API_KEY)) {
-      problems.push(
-        "SPEECH_MODEL needs OPENAI_API_KEY (or a @cf/ model on Workers AI, or off): answers are not spoken",
-      );
-    }
-  }
+  const speech = speechSettingsOf(env, read, openaiBaseUrl);
 
   return {
     botToken: read.text(env.TELEGRAM_BOT_TOKEN),
@@ -357,14 +334,7 @@ export function readSettings(env: Env): Settings {
       timeoutMs: read.integer("HELPER_TIMEOUT_SECONDS", 600, 10, 780) * 1000,
       budgetShare: helperShare(read.number("HELPER_BUDGET_SHARE", 0.5, 1), problems),
     },
-    speech: {
-      ...speechRouteOf(speechModel, {
-        hasOpenAiKey: read.text(env.OPENAI_API_KEY) !== undefined,
-        voice: read.text(env.SPEECH_VOICE),
-        baseUrl: read.url("SPEECH_BASE_URL") ?? openaiBaseUrl,
-      }),
-      maxChars: read.integer("SPEECH_MAX_CHARS", 1500, 100, 4000),
-    },
+    speech,
     guestMode: read.choice("GUEST_MODE", GUEST_MODES, "known"),
     mcp: {
       listCacheMs: read.integer("MCP_LIST_CACHE_SECONDS", 300, 0, 86_400) * 1000,
@@ -380,25 +350,6 @@ function helperShare(share: number, problems: string[]): number {
   if (share > 0) return share;
   problems.push("HELPER_BUDGET_SHARE must be a number above 0 and at most 1");
   return 0.5;
-}
-
-/** Workers AI's catalogue names its models `@cf/…` (and `@hf/…`): those run on the `AI` binding. */
-function isWorkersAiModel(model: string): boolean {
-  return /^@(cf|hf)\//.test(model);
-}
-
-/** SPEECH_MODEL: unset picks OpenAI's model when there is a key, else Workers AI's; `off` turns speech off. */
-function speechRouteOf(
-  model: string | undefined,
-  options: { hasOpenAiKey: boolean; voice: string | undefined; baseUrl: string | undefined },
-): SpeechRoute {
-  const { hasOpenAiKey, voice, baseUrl } = options;
-  if (model?.toLowerCase() === "off") return { kind: "off" };
-  if (model !== undefined && isWorkersAiModel(model)) return { kind: "workers-ai", model, voice };
-  if (model === undefined && !hasOpenAiKey)
-    return { kind: "workers-ai", model: DEFAULT_WORKERS_AI_SPEECH_MODEL, voice };
-  if (!hasOpenAiKey) return { kind: "off" };
-  return { kind: "openai", model: model ?? DEFAULT_OPENAI_SPEECH_MODEL, voice, baseUrl };
 }
 
 export function includes(list: IdList, id: number): boolean {

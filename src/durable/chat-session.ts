@@ -1,27 +1,20 @@
 import { DurableObject } from "cloudflare:workers";
 import { AccessStore } from "../access/access-store.ts";
 import { ChatAccess } from "../access/chat-access.ts";
-import { handleCommand } from "../commands/commands.ts";
-import { answerConfirmation } from "../commands/confirm-action.ts";
-import { chooseModel, isModelButton, modelChoiceOf, modelMenu } from "../commands/model-menu.ts";
-import { pairText } from "../commands/pairing.ts";
+import { pressButton } from "../commands/button-press.ts";
 import { compactIfDue } from "../compaction/compaction.ts";
 import { keepHistory } from "../compaction/history-upkeep.ts";
 import { CachedChatConfig, ChatConfigStore, type StoredConfig } from "../config/config-store.ts";
 import { settingsOf } from "../config/settings.ts";
-import { recordChatActivity } from "../db/chat-directory.ts";
 import type { Env } from "../env.ts";
 import type { HelperReport } from "../helpers/helper-job.ts";
 import { bestEffort } from "../lib/best-effort.ts";
-import { assertNever, errorText } from "../lib/errors.ts";
-import { redactSecrets } from "../lib/redact.ts";
 import { ingestServicesOf } from "../media/services.ts";
 import type { ToolOutcome } from "../protocol/run-payload.ts";
 import { CachedSkills } from "../skills/skill-store.ts";
 import { ChatStores } from "../store/chat-stores.ts";
 import type { InboxItem } from "../store/inbox-store.ts";
 import { nextDueAt } from "../tasks/task-store.ts";
-import { isBotCommand } from "../telegram/bot-commands.ts";
 import { TelegramClient } from "../telegram/client.ts";
 import type { ChatDescription, ChatTarget, GuestQuery, IncomingMessage } from "../telegram/incoming-message.ts";
 import type { ButtonPress } from "../telegram/update.ts";
@@ -29,28 +22,21 @@ import { database } from "../tools/context.ts";
 import { tools } from "../tools/index.ts";
 import { RunSlot } from "../turn/active-run.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
-import { answerGuestQuery } from "../turn/guest-turn.ts";
-import { deliverHelperReport, pressHelperStop, stopHelpers } from "../turn/helpers.ts";
-import { isSpokenTo } from "../turn/incoming-files.ts";
-import { PENDING_BUTTON } from "../turn/pending-actions.ts";
-import { runTurn } from "../turn/run-turn.ts";
-import { enqueueDueTasks, runTask } from "../turn/scheduled-task.ts";
+import { stopHelpers } from "../turn/helpers.ts";
+import { enqueueDueTasks } from "../turn/scheduled-task.ts";
 import { agentContainersOf } from "./agent-containers.ts";
+import { recordInDirectory, rememberChat } from "./chat-directory-entry.ts";
 import { chatKeyOf, chatStub } from "./chat-key.ts";
 import { helperLauncherOf } from "./helper-launcher.ts";
+import { answerItems } from "./inbox-batch.ts";
 import { UsageFlush } from "./usage-flush.ts";
 import { WakeSchedule } from "./wake-schedule.ts";
 
-/** A message that failed this many times (the object died mid-turn each time) is given up, and the chat told. */
-const MAX_ATTEMPTS = 3;
 /** One alarm works at most this long (of the platform's 15 minutes), then hands over to a fresh alarm. */
 const ALARM_BUDGET_MS = 10 * 60 * 1000;
 /** A turn is stopped this long after its alarm began: the platform ends an alarm at 15 minutes and retries it. */
 const TURN_WALL_MS = 13 * 60 * 1000;
-const STRANGER_NOTICE_INTERVAL_MS = 60 * 60 * 1000;
 const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
-/** The console's "last activity" is this fresh at worst; a chat that writes often costs one D1 write per interval. */
-const DIRECTORY_INTERVAL_MS = 5 * 60 * 1000;
 /** How long the first photo of an album waits for the album's other updates. */
 const ALBUM_WAIT_MS = 1_500;
 
@@ -186,39 +172,9 @@ export class ChatSession extends DurableObject<Env> {
 
   /** A press of one of this chat's buttons; returns what the presser is told. */
   async pressButton(press: ButtonPress, byAdmin: boolean): Promise<string> {
-    if (isModelButton(press.data)) return this.pressModelButton(press, byAdmin);
-    if (PENDING_BUTTON.test(press.data)) {
-      this.access = new ChatAccess(settingsOf(this.env), await new AccessStore(this.env.CONFIG).read());
-      return answerConfirmation(this.context(), press, byAdmin);
-    }
-    const helper = /^hstop:(\d{1,9})$/.exec(press.data);
-    if (helper) return pressHelperStop(this.context(), { number: Number(helper[1]), userId: press.userId, byAdmin });
-    const stop = /^stop:(.+)$/.exec(press.data);
-    if (!stop) return "That button is not known any more.";
-    const run = this.runs.current;
-    if (!run?.accepts(stop[1]!)) return "That has already finished.";
-    // Whoever started the turn may stop it; in a group, nobody else but an admin.
-    if (!run.mayBeStoppedBy(press.userId, byAdmin)) {
-      return "Only the person who asked, or an admin, can stop this.";
-    }
-    run.stop("stopped");
-    return "Stopping…";
-  }
-
-  /** A `/model` choice: an admin's press stores it in the chat's config and the menu shows the new state. */
-  private async pressModelButton(press: ButtonPress, byAdmin: boolean): Promise<string> {
-    if (!byAdmin) return "Only the bot's admins can change the model.";
-    const settings = settingsOf(this.env);
-    const choice = modelChoiceOf(press.data, settings);
-    if (!choice) return "That model is not offered any more. Send /model again.";
-    await chooseModel(this.configs, press.chat.id, choice);
-    const target: ChatTarget =
-      press.threadId === undefined ? { chatId: press.chat.id } : { chatId: press.chat.id, threadId: press.threadId };
-    const menu = await modelMenu({ configs: this.configs, settings, chatId: press.chat.id, withButtons: true });
-    await this.telegram()
-      .editMenu(target, press.messageId, menu.text, menu.keyboard)
-      .catch((error: unknown) => console.warn("updating the /model menu failed", errorText(error)));
-    return `Now ${choice.provider} · ${choice.model}, from the next message.`;
+    // A confirm button acts on who may do what now, not on what the last batch read.
+    this.access = new ChatAccess(settingsOf(this.env), await new AccessStore(this.env.CONFIG).read());
+    return pressButton(this.context(), press, byAdmin);
   }
 
   override async alarm(): Promise<void> {
@@ -245,153 +201,17 @@ export class ChatSession extends DurableObject<Env> {
     await this.usage.flushIfDue(Date.now());
   }
 
-  /** Plain messages waiting together are answered as one turn; commands, tasks and strangers one at a time. */
+  /** One batch from the inbox: who may do what is read afresh, the chat's identity kept, then each item answered. */
   private async process(items: InboxItem[]): Promise<void> {
-    const now = Date.now();
     this.access = new ChatAccess(settingsOf(this.env), await new AccessStore(this.env.CONFIG).read());
     for (const item of items) {
-      if (item.kind === "message" || item.kind === "stranger") this.remember(item.message);
+      if (item.kind === "message" || item.kind === "stranger") rememberChat(this.stores, item.message);
     }
     const lastMessage = items.findLast((item) => item.kind === "message");
-    if (lastMessage?.kind === "message") await this.recordInDirectory(lastMessage.message, now);
-    const ctx = this.context();
-    let batch: { ids: number[]; messages: IncomingMessage[] } = { ids: [], messages: [] };
-    const flush = async () => {
-      if (batch.messages.length === 0) return;
-      const { ids, messages } = batch;
-      batch = { ids: [], messages: [] };
-      const last = messages.at(-1)!;
-      await this.contained(ctx, ids, async () =>
-        runTurn(ctx, {
-          kind: "chat",
-          input: { kind: "telegram", messages },
-          inboxIds: ids,
-          messageId: last.messageId,
-          senders: [...new Set(messages.flatMap((message) => (message.from ? [message.from.id] : [])))],
-          ...(last.chat.type === "private" ? {} : { replyToMessageId: last.messageId }),
-          ...(isSpokenTo(messages) ? { spokenTo: true } : {}),
-        }),
-      );
-    };
-
-    for (const item of items) {
-      if (item.attempts > MAX_ATTEMPTS) {
-        await flush();
-        this.stores.inbox.finish([item.id], now, `gave up after ${MAX_ATTEMPTS} attempts`);
-        if (item.kind === "guest") this.stores.inbox.erase([item.id]);
-        await bestEffort("telling the chat a message was given up", () =>
-          ctx.telegram.sendPlain(
-            ctx.target,
-            "⚠️ I could not handle a message after several attempts and gave up on it.",
-          ),
-        );
-        continue;
-      }
-      if (item.kind === "message" && !(item.message.command && isBotCommand(item.message.command.name))) {
-        batch.ids.push(item.id);
-        batch.messages.push(item.message);
-        continue;
-      }
-      await flush();
-      await this.contained(ctx, [item.id], () => this.processOne(ctx, item));
+    if (lastMessage?.kind === "message") {
+      await recordInDirectory({ stores: this.stores, db: database(this.env) }, lastMessage.message, Date.now());
     }
-    await flush();
-  }
-
-  private async processOne(ctx: ChatContext, item: InboxItem): Promise<void> {
-    switch (item.kind) {
-      case "stranger":
-        return this.answerStranger(ctx, item.id, item.message);
-      case "task":
-        return runTask(ctx, item.id, item.task);
-      case "helper":
-        return deliverHelperReport(ctx, item.id, item.report);
-      case "guest":
-        try {
-          return await answerGuestQuery(ctx, item.id, item.query);
-        } finally {
-          // Whatever happened, nothing of the other chat stays (the turn's own record erases it too).
-          this.stores.inbox.erase([item.id]);
-        }
-      case "message":
-        if (!(await handleCommand(ctx, item.message, item.id))) this.stores.inbox.finish([item.id], Date.now());
-        return;
-      case "unreadable":
-        console.warn(`chat ${ctx.chat.id}: inbox row ${item.id} is unreadable (${item.problem}); dropped`);
-        this.stores.inbox.finish([item.id], Date.now(), `unreadable: ${item.problem}`);
-        return;
-      default:
-        return assertNever(item, "inbox item");
-    }
-  }
-
-  /**
-   * Runs one item's work so that its failure (Telegram refusing a reply, D1 down while a task starts) fails that item
-   * alone: it is recorded and the chat told, and the items after it go on.
-   */
-  private async contained(ctx: ChatContext, ids: number[], work: () => Promise<unknown>): Promise<void> {
-    try {
-      await work();
-    } catch (error) {
-      const detail = redactSecrets(errorText(error));
-      console.error(`chat ${ctx.chat.id}: handling a message failed: ${detail}`);
-      this.stores.inbox.finish(ids, Date.now(), `internal: ${detail.slice(0, 300)}`);
-      await bestEffort("telling the chat a message failed", () =>
-        ctx.telegram.sendPlain(ctx.target, "⚠️ Something went wrong handling that message."),
-      );
-    }
-  }
-
-  /**
-   * A chat that is not allowed costs no model call: `/pair` gets a pairing code, anything else at most one notice an
-   * hour saying how to ask for access (and, when ALLOWED_CHAT_IDS is in use, the chat's id to add there).
-   */
-  private async answerStranger(ctx: ChatContext, inboxId: number, message: IncomingMessage): Promise<void> {
-    const now = Date.now();
-    if (message.command?.name === "pair") {
-      const text = await pairText(ctx, message);
-      await bestEffort("answering a stranger", () => ctx.telegram.sendMarkdown(ctx.target, text));
-      this.stores.inbox.finish([inboxId], now);
-      return;
-    }
-    const last = this.stores.meta.get("strangerNoticeAt");
-    if (last === undefined || now - last >= STRANGER_NOTICE_INTERVAL_MS) {
-      this.stores.meta.set("strangerNoticeAt", now);
-      const listed = ctx.settings.allowedChats.kind === "some" && ctx.settings.allowedChats.ids.size > 0;
-      const text = listed
-        ? `This bot is private. Send /pair to ask for access (this chat's id is \`${ctx.chat.id}\`).`
-        : "This bot is private. Send /pair to ask for access.";
-      await bestEffort("answering a stranger", () => ctx.telegram.sendMarkdown(ctx.target, text));
-    }
-    this.stores.inbox.finish([inboxId], now);
-  }
-
-  private remember(message: IncomingMessage): void {
-    this.stores.meta.set(
-      "target",
-      message.threadId === undefined
-        ? { chatId: message.chat.id }
-        : { chatId: message.chat.id, threadId: message.threadId },
-    );
-    this.stores.meta.set("chat", message.chat);
-  }
-
-  /** Keeps the chat's row in the directory the console lists; a failure there never holds up the answer. */
-  private async recordInDirectory(message: IncomingMessage, now: number): Promise<void> {
-    const name = message.chat.title ?? (message.chat.type === "private" ? (message.from?.name ?? "") : "");
-    const last = this.stores.meta.get("directoryWritten");
-    if (last && last.name === name && now - last.at < DIRECTORY_INTERVAL_MS) return;
-    try {
-      await recordChatActivity(database(this.env), {
-        chatId: message.chat.id,
-        type: message.chat.type,
-        title: name === "" ? null : name,
-        lastActivityAt: now,
-      });
-      this.stores.meta.set("directoryWritten", { at: now, name });
-    } catch (error) {
-      console.warn("recording the chat in the directory failed", errorText(error));
-    }
+    await answerItems(this.context(), items);
   }
 
   /** What a turn or a command of this batch works with. */

@@ -1,4 +1,4 @@
-import type { SpeechRoute } from "../config/settings.ts";
+import type { SpeechRoute } from "../config/speech-settings.ts";
 import { errorText } from "../lib/errors.ts";
 import { redactSecrets } from "../lib/redact.ts";
 import { type LanguageCode, languageName } from "./speech-language.ts";

@@ -1,0 +1,44 @@
+import { errorText } from "../lib/errors.ts";
+import type { ChatTarget } from "../telegram/incoming-message.ts";
+import type { ButtonPress } from "../telegram/update.ts";
+import type { ChatContext } from "../turn/chat-context.ts";
+import { pressHelperStop } from "../turn/helpers.ts";
+import { PENDING_BUTTON } from "../turn/pending-actions.ts";
+import { answerConfirmation } from "./confirm-action.ts";
+import { chooseModel, isModelButton, modelChoiceOf, modelMenu } from "./model-menu.ts";
+
+/** A press of one of this chat's buttons; returns what the presser is told. */
+export async function pressButton(ctx: ChatContext, press: ButtonPress, byAdmin: boolean): Promise<string> {
+  if (isModelButton(press.data)) return pressModelButton(ctx, press, byAdmin);
+  if (PENDING_BUTTON.test(press.data)) return answerConfirmation(ctx, press, byAdmin);
+  const helper = /^hstop:(\d{1,9})$/.exec(press.data);
+  if (helper) return pressHelperStop(ctx, { number: Number(helper[1]), userId: press.userId, byAdmin });
+  const stop = /^stop:(.+)$/.exec(press.data);
+  if (!stop) return "That button is not known any more.";
+  const run = ctx.runs.current;
+  if (!run?.accepts(stop[1]!)) return "That has already finished.";
+  // Whoever started the turn may stop it; in a group, nobody else but an admin.
+  if (!run.mayBeStoppedBy(press.userId, byAdmin)) return "Only the person who asked, or an admin, can stop this.";
+  run.stop("stopped");
+  return "Stopping…";
+}
+
+/** A `/model` choice: an admin's press stores it in the chat's config and the menu shows the new state. */
+async function pressModelButton(ctx: ChatContext, press: ButtonPress, byAdmin: boolean): Promise<string> {
+  if (!byAdmin) return "Only the bot's admins can change the model.";
+  const choice = modelChoiceOf(press.data, ctx.settings);
+  if (!choice) return "That model is not offered any more. Send /model again.";
+  await chooseModel(ctx.configs, press.chat.id, choice);
+  const target: ChatTarget =
+    press.threadId === undefined ? { chatId: press.chat.id } : { chatId: press.chat.id, threadId: press.threadId };
+  const menu = await modelMenu({
+    configs: ctx.configs,
+    settings: ctx.settings,
+    chatId: press.chat.id,
+    withButtons: true,
+  });
+  await ctx.telegram
+    .editMenu(target, press.messageId, menu.text, menu.keyboard)
+    .catch((error: unknown) => console.warn("updating the /model menu failed", errorText(error)));
+  return `Now ${choice.provider} · ${choice.model}, from the next message.`;
+}

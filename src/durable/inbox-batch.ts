@@ -1,0 +1,112 @@
+import { handleCommand } from "../commands/commands.ts";
+import { answerStranger } from "../commands/stranger.ts";
+import { bestEffort } from "../lib/best-effort.ts";
+import { assertNever, errorText } from "../lib/errors.ts";
+import { redactSecrets } from "../lib/redact.ts";
+import type { InboxItem } from "../store/inbox-store.ts";
+import { isBotCommand } from "../telegram/bot-commands.ts";
+import type { IncomingMessage } from "../telegram/incoming-message.ts";
+import type { ChatContext } from "../turn/chat-context.ts";
+import { answerGuestQuery } from "../turn/guest-turn.ts";
+import { deliverHelperReport } from "../turn/helpers.ts";
+import { isSpokenTo } from "../turn/incoming-files.ts";
+import { runTurn } from "../turn/run-turn.ts";
+import { runTask } from "../turn/scheduled-task.ts";
+
+/** A message that failed this many times (the object died mid-turn each time) is given up, and the chat told. */
+const MAX_ATTEMPTS = 3;
+
+/**
+ * Works through one batch taken from the inbox, in order: plain messages waiting together are answered as one turn;
+ * commands, tasks, helpers' reports, guests and strangers one at a time.
+ */
+export async function answerItems(ctx: ChatContext, items: InboxItem[]): Promise<void> {
+  let batch: { ids: number[]; messages: IncomingMessage[] } = { ids: [], messages: [] };
+  const flush = async () => {
+    if (batch.messages.length === 0) return;
+    const { ids, messages } = batch;
+    batch = { ids: [], messages: [] };
+    await contained(ctx, ids, () => answerMessages(ctx, ids, messages));
+  };
+
+  for (const item of items) {
+    if (item.attempts > MAX_ATTEMPTS) {
+      await flush();
+      await giveUp(ctx, item);
+      continue;
+    }
+    if (item.kind === "message" && !(item.message.command && isBotCommand(item.message.command.name))) {
+      batch.ids.push(item.id);
+      batch.messages.push(item.message);
+      continue;
+    }
+    await flush();
+    await contained(ctx, [item.id], () => answerOne(ctx, item));
+  }
+  await flush();
+}
+
+function answerMessages(ctx: ChatContext, ids: number[], messages: IncomingMessage[]): Promise<unknown> {
+  const last = messages.at(-1)!;
+  return runTurn(ctx, {
+    kind: "chat",
+    input: { kind: "telegram", messages },
+    inboxIds: ids,
+    messageId: last.messageId,
+    senders: [...new Set(messages.flatMap((message) => (message.from ? [message.from.id] : [])))],
+    ...(last.chat.type === "private" ? {} : { replyToMessageId: last.messageId }),
+    ...(isSpokenTo(messages) ? { spokenTo: true } : {}),
+  });
+}
+
+async function giveUp(ctx: ChatContext, item: InboxItem): Promise<void> {
+  ctx.stores.inbox.finish([item.id], ctx.now(), `gave up after ${MAX_ATTEMPTS} attempts`);
+  if (item.kind === "guest") ctx.stores.inbox.erase([item.id]);
+  await bestEffort("telling the chat a message was given up", () =>
+    ctx.telegram.sendPlain(ctx.target, "⚠️ I could not handle a message after several attempts and gave up on it."),
+  );
+}
+
+async function answerOne(ctx: ChatContext, item: InboxItem): Promise<void> {
+  switch (item.kind) {
+    case "stranger":
+      return answerStranger(ctx, item.id, item.message);
+    case "task":
+      return runTask(ctx, item.id, item.task);
+    case "helper":
+      return deliverHelperReport(ctx, item.id, item.report);
+    case "guest":
+      try {
+        return await answerGuestQuery(ctx, item.id, item.query);
+      } finally {
+        // Whatever happened, nothing of the other chat stays (the turn's own record erases it too).
+        ctx.stores.inbox.erase([item.id]);
+      }
+    case "message":
+      if (!(await handleCommand(ctx, item.message, item.id))) ctx.stores.inbox.finish([item.id], ctx.now());
+      return;
+    case "unreadable":
+      console.warn(`chat ${ctx.chat.id}: inbox row ${item.id} is unreadable (${item.problem}); dropped`);
+      ctx.stores.inbox.finish([item.id], ctx.now(), `unreadable: ${item.problem}`);
+      return;
+    default:
+      return assertNever(item, "inbox item");
+  }
+}
+
+/**
+ * Runs one item's work so that its failure (Telegram refusing a reply, D1 down while a task starts) fails that item
+ * alone: it is recorded and the chat told, and the items after it go on.
+ */
+async function contained(ctx: ChatContext, ids: number[], work: () => Promise<unknown>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    const detail = redactSecrets(errorText(error));
+    console.error(`chat ${ctx.chat.id}: handling a message failed: ${detail}`);
+    ctx.stores.inbox.finish(ids, ctx.now(), `internal: ${detail.slice(0, 300)}`);
+    await bestEffort("telling the chat a message failed", () =>
+      ctx.telegram.sendPlain(ctx.target, "⚠️ Something went wrong handling that message."),
+    );
+  }
+}
