@@ -12,7 +12,7 @@ import {
   type Provider,
   providerSchema,
 } from "./providers.ts";
-import { builtInProvider, type Settings } from "./settings.ts";
+import { builtInProvider, RICH_MODES, type RichMode, type Settings } from "./settings.ts";
 import { isTimezone } from "./zones.ts";
 
 const MAX_SYSTEM_PROMPT_LENGTH = 8000;
@@ -80,6 +80,10 @@ function buildSchema(toolNames: readonly string[]) {
     quoteTranscripts: z.boolean().optional(),
     /** Remote MCP servers whose tools join this chat's (src/mcp/). */
     mcpServers: mcpServersSchema.optional(),
+    /** When answers go out as rich messages: `auto` (structure or length decides), `always` or `off`. */
+    richMessages: z.enum(RICH_MODES).optional(),
+    /** A rich answer that used tools ends with a collapsed list of them (default: in private chats, not in groups). */
+    showSteps: z.boolean().optional(),
   });
 }
 
@@ -121,6 +125,10 @@ export interface EffectiveConfig {
   fallbacks: { provider: Fallback["provider"]; model: string }[];
   quoteTranscripts: boolean;
   mcpServers: McpServerConfig[];
+  /** The chat's own `richMessages`, else RICH_MESSAGES. */
+  richMessages: RichMode;
+  /** The chat's own `showSteps`; undefined: the default for the kind of chat. */
+  showSteps?: boolean;
   /** Where provider and model came from, for /status and the admin API. */
   source: { provider: "chat" | "DEFAULT_PROVIDER" | "built-in"; model: "chat" | "DEFAULT_MODEL" | "built-in" };
 }
@@ -166,6 +174,8 @@ export function resolveConfig(config: ChatConfig | undefined, settings: Settings
     })),
     quoteTranscripts: config?.quoteTranscripts ?? false,
     mcpServers: config?.mcpServers ?? [],
+    richMessages: config?.richMessages ?? settings.richMessages,
+    ...(config?.showSteps === undefined ? {} : { showSteps: config.showSteps }),
     source: { provider: providerSource, model: modelSource },
   };
 }

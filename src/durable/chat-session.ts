@@ -21,7 +21,7 @@ import { nextDueAt } from "../tasks/task-store.ts";
 import { isBotCommand } from "../telegram/bot-commands.ts";
 import { TelegramClient } from "../telegram/client.ts";
 import type { ChatDescription, ChatTarget, IncomingMessage } from "../telegram/incoming-message.ts";
-import type { ButtonPress } from "../telegram/update.ts";
+import type { ButtonPress, GenerationStop } from "../telegram/update.ts";
 import { database } from "../tools/context.ts";
 import { tools } from "../tools/index.ts";
 import { RunSlot } from "../turn/active-run.ts";
@@ -162,6 +162,18 @@ export class ChatSession extends DurableObject<Env> {
     }
     run.stop("stopped");
     return "Stopping…";
+  }
+
+  /**
+   * A press of a rich draft's stop control: the turn whose draft it is stops, as for /stop and the Stop button, when
+   * the presser asked for it or is an admin. A draft of a turn already over is a no-op.
+   */
+  async stopGeneration(stop: GenerationStop, byAdmin: boolean): Promise<"stopping" | "not running" | "not allowed"> {
+    const run = this.runs.current;
+    if (!run?.ownsDraft(stop.draftId)) return "not running";
+    if (!run.mayBeStoppedBy(stop.userId, byAdmin)) return "not allowed";
+    run.stop("stopped");
+    return "stopping";
   }
 
   /** A `/model` choice: an admin's press stores it in the chat's config and the menu shows the new state. */

@@ -25,5 +25,5 @@ export function isBotCommand(name: string): name is BotCommandName {
   return names.has(name);
 }
 
-/** The update kinds the bot handles: messages, and presses of its buttons (Stop). */
-export const ALLOWED_UPDATES = ["message", "callback_query"] as const;
+/** The update kinds the bot handles: messages, presses of its buttons, and of a rich draft's stop control. */
+export const ALLOWED_UPDATES = ["message", "callback_query", "stopped_message_generation"] as const;

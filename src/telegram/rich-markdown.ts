@@ -28,7 +28,7 @@ export interface RichMarkdown {
 }
 
 /** Telegram's rich-message limit on a table's columns. */
-export const MAX_TABLE_COLUMNS = 20;
+const MAX_TABLE_COLUMNS = 20;
 const SAFE_TARGET = /^(?:https?:|tg:|mailto:|tel:|#)/i;
 const KEPT_TAGS = new Set(["details", "summary"]);
 

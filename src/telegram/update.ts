@@ -92,10 +92,18 @@ const callbackQuerySchema = z.looseObject({
   data: z.string().max(64).optional(),
 });
 
+/** A press of a draft's stop control (Bot API 10.3): the private chat, its topic, and which draft. */
+const generationStoppedSchema = z.looseObject({
+  chat: chatSchema,
+  message_thread_id: z.number().int().optional(),
+  draft_id: z.number().int(),
+});
+
 export const updateSchema = z.looseObject({
   update_id: z.number().int().nonnegative(),
   message: messageSchema.optional(),
   callback_query: callbackQuerySchema.optional(),
+  stopped_message_generation: generationStoppedSchema.optional(),
 });
 export type TelegramUpdate = z.infer<typeof updateSchema>;
 
@@ -121,6 +129,30 @@ export function buttonPressOf(update: TelegramUpdate): ButtonPress | undefined {
     ...(isForumTopic && message.message_thread_id !== undefined ? { threadId: message.message_thread_id } : {}),
     messageId: message.message_id,
     data: query.data,
+  };
+}
+
+/**
+ * A person pressed the stop control of a draft. Drafts go to private chats only, so the person is the chat's user
+ * (the update names no one else).
+ */
+export interface GenerationStop {
+  chatId: number;
+  threadId?: number;
+  draftId: number;
+  userId: number;
+}
+
+export function generationStopOf(update: TelegramUpdate): GenerationStop | undefined {
+  const stopped = update.stopped_message_generation;
+  if (stopped?.chat.type !== "private") return undefined;
+  // A topic counts where messages count it: in a chat with topics (see incomingMessageOf).
+  const threadId = stopped.chat.is_forum === true ? stopped.message_thread_id : undefined;
+  return {
+    chatId: stopped.chat.id,
+    ...(threadId === undefined ? {} : { threadId }),
+    draftId: stopped.draft_id,
+    userId: stopped.chat.id,
   };
 }
 

@@ -295,7 +295,7 @@ const RICH_BLOCKS: ((generator: ReturnType<typeof random>) => string)[] = [
   (g) =>
     `\`\`\`${g.pick(["ts", "python", "", "math"])}\n${"x = 1 | 2 $ <b> [a](b)\n".repeat(1 + g.int(g.next() < 0.05 ? 3000 : 20))}\`\`\``,
   (g) => `> ${prose(g, 60).trim()}\n> - quoted item\n> - [ ] quoted task`,
-  (g) =>
+  () =>
     `A || B, a == b, <div>html</div>, ![chart](https://example.com/c.png), [run](javascript:x) and <tg-thinking>no</tg-thinking>`,
   (g) => prose(g, 50 + g.int(400)),
 ];

@@ -57,7 +57,9 @@ function draftProblemsOf(seed: string, markdown: string): string[] {
     const draft = `<tg-thinking>\n\n⚙️ web\\_fetch: example.com\n\n</tg-thinking>\n\n${piece}`;
     const checked = checkRichMessage({ markdown: draft }, { draft: true });
     if (!checked.ok) {
-      problems.push(`${seed} at ${partial.length}: ${checked.refusal.description} (${checked.detail}); ${shown(piece)}`);
+      problems.push(
+        `${seed} at ${partial.length}: ${checked.refusal.description} (${checked.detail}); ${shown(piece)}`,
+      );
     }
   }
   return problems;
@@ -109,7 +111,10 @@ describe("the rich renderer", () => {
       ["a || b, a == b", "a \\|\\| b, a \\=\\= b"],
       ["Use <div> or <script>x</script>.", "Use \\<div> or \\<script>x\\</script>."],
       ["<tg-thinking>no</tg-thinking>", "\\<tg-thinking>no\\</tg-thinking>"],
-      ["![chart](https://example.com/c.png) and ![](https://example.com/d.png)", "[chart](https://example.com/c.png) and [https://example.com/d.png](https://example.com/d.png)"],
+      [
+        "![chart](https://example.com/c.png) and ![](https://example.com/d.png)",
+        "[chart](https://example.com/c.png) and [https://example.com/d.png](https://example.com/d.png)",
+      ],
       ["[run](javascript:alert(1)) and [ok](https://example.com)", "run and [ok](https://example.com)"],
       ["`a || $b <i>` and ``x == y``", "`a || $b <i>` and ``x == y``"],
       ["<https://example.com> and <a@b.co>", "<https://example.com> and <a@b.co>"],
@@ -141,7 +146,8 @@ describe("the rich renderer", () => {
   it("never cuts a table or a code block that fits one message; one too big goes on under its header", () => {
     const table = `| n | square |\n|--:|--:|\n${Array.from({ length: 40 }, (_, n) => `| ${n} | ${n * n} |`).join("\n")}`;
     const code = `\`\`\`python\n${"print('hello')\n".repeat(100)}\`\`\``;
-    const filler = (n: number) => Array.from({ length: n }, (_, index) => `Line ${index} ${"x".repeat(80)}`).join("\n\n");
+    const filler = (n: number) =>
+      Array.from({ length: n }, (_, index) => `Line ${index} ${"x".repeat(80)}`).join("\n\n");
     const pieces = splitRich(`${filler(300)}\n\n${table}\n\n${filler(60)}\n\n${code}\n\n${filler(20)}`)!;
     expect(pieces.length).toBeGreaterThan(1);
     expect(pieces.filter((piece) => piece.includes("| n | square |"))).toHaveLength(1);

@@ -11,7 +11,14 @@ import { jsonBody } from "../../protocol/http/json-body.ts";
 import { isAddressedToBot, withoutBotSuffix } from "../../telegram/access.ts";
 import { botIdentity } from "../../telegram/bot-identity.ts";
 import { TelegramClient } from "../../telegram/client.ts";
-import { type ButtonPress, buttonPressOf, incomingMessageOf, updateSchema } from "../../telegram/update.ts";
+import {
+  type ButtonPress,
+  buttonPressOf,
+  type GenerationStop,
+  generationStopOf,
+  incomingMessageOf,
+  updateSchema,
+} from "../../telegram/update.ts";
 
 const MAX_BODY_BYTES = 1_000_000;
 
@@ -50,6 +57,8 @@ export function webhookRoutes(): Hono<WebhookEnv> {
       const update = c.req.valid("json");
       const press = buttonPressOf(update);
       if (press) return answerButton(c, press);
+      const stop = generationStopOf(update);
+      if (stop) return stopGeneration(c, stop);
       let message = incomingMessageOf(update);
       if (!message || !update.message) return c.json({ ok: true, ignored: "update kind not handled" });
 
@@ -96,6 +105,24 @@ async function answerButton(c: Context<WebhookEnv>, press: ButtonPress): Promise
       .catch((error: unknown) => console.warn("answering a button press failed", errorText(error))),
   );
   return c.json({ ok: true, result: "answered" });
+}
+
+/**
+ * A press of a rich draft's stop control: the chat's object stops the turn whose draft it was, as /stop and the Stop
+ * button do (for the person who asked, or an admin). Telegram wants no answer to it.
+ */
+async function stopGeneration(c: Context<WebhookEnv>, stop: GenerationStop): Promise<Response> {
+  const settings = settingsOf(c.env);
+  if (!(await isChatAllowedAnywhere(settings, c.env.CONFIG, stop.chatId))) {
+    return c.json({ ok: true, ignored: "chat not allowed" });
+  }
+  const byAdmin =
+    includes(settings.adminUserIds, stop.userId) ||
+    isAdminIn(settings, await new AccessStore(c.env.CONFIG).read(), stop.userId);
+  const target =
+    stop.threadId === undefined ? { chatId: stop.chatId } : { chatId: stop.chatId, threadId: stop.threadId };
+  const result = await chatStub(c.env, target).stopGeneration(stop, byAdmin);
+  return c.json({ ok: true, result });
 }
 
 const clients = new WeakMap<Env, TelegramClient>();
