@@ -56,6 +56,8 @@ describe("npm run setup:telegram", () => {
     expect(setWebhook?.body).toMatchObject({
       url: "https://bot.example.workers.dev/telegram/webhook",
       secret_token: secret,
+      // Messages, button presses (Stop, /model), and presses of a rich draft's stop control (Bot API 10.3).
+      allowed_updates: ["message", "callback_query", "stopped_message_generation"],
     });
     expect(done.output).not.toContain(secret);
     expect(done.output).not.toContain("SETUP-TEST");

@@ -1,5 +1,5 @@
 import type { ConfigView, DailyUsage, TaskRow, UsageReport } from "../admin-client.ts";
-import { type FormField, type FormValues, PROVIDER_CHOICES } from "../config-form.ts";
+import { type FormField, type FormValues, PROVIDER_CHOICES, RICH_CHOICES } from "../config-form.ts";
 import { formatTime, Layout, Notice } from "../layout.tsx";
 import { UsageSection } from "./usage.tsx";
 
@@ -86,6 +86,16 @@ export function ChatPage(props: ChatPageProps) {
           {options(["admins", "everyone"], values.agentAccess, "(default: admins)")}
         </select>
         {problem("agentAccess")}
+        <label for="richMessages">Rich messages (tables, headings, long answers in one message)</label>
+        <select {...field("richMessages")}>
+          {options(RICH_CHOICES, values.richMessages, "(default: RICH_MESSAGES)")}
+        </select>
+        {problem("richMessages")}
+        <label for="showSteps">List the tool steps under a rich answer</label>
+        <select {...field("showSteps")}>
+          {options(["yes", "no"], values.showSteps, "(default: in private chats)")}
+        </select>
+        {problem("showSteps")}
         <p>
           <button type="submit">Save</button>
         </p>
