@@ -14,7 +14,7 @@ const displayMath: TokenizerAndRendererExtension = {
     const match = /^\$\$([\s\S]+?)\$\$[ \t]*(?:\n+|$)/.exec(source);
     return match ? { type: "displayMath", raw: match[0], text: match[1]!.trim() } : undefined;
   },
-  renderer: (token) => `<pre class="math">${escape(String(token.text))}</pre>\n`,
+  renderer: (token) => `<pre class="math">${escapeHtml(String(token.text))}</pre>\n`,
 };
 
 const inlineMath: TokenizerAndRendererExtension = {
@@ -25,7 +25,7 @@ const inlineMath: TokenizerAndRendererExtension = {
     const match = /^\$(?!\s)([^$\n]+?)(?<!\s)\$(?!\d)/.exec(source);
     return match ? { type: "inlineMath", raw: match[0], text: match[1]! } : undefined;
   },
-  renderer: (token) => `<code class="math">${escape(String(token.text))}</code>`,
+  renderer: (token) => `<code class="math">${escapeHtml(String(token.text))}</code>`,
 };
 
 const marked = new Marked({ gfm: true, async: false, extensions: [displayMath, inlineMath] });
@@ -40,9 +40,9 @@ export function richHtml(input: Record<string, unknown>): string {
     return marked.parse(markdown) as string;
   }
   if (typeof input.html === "string") return input.html;
-  return `<p>${escape(JSON.stringify(input.blocks ?? ""))}</p>`;
+  return `<p>${escapeHtml(JSON.stringify(input.blocks ?? ""))}</p>`;
 }
 
-function escape(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
