@@ -57,6 +57,9 @@ export default defineConfig({
                 VISION_MODELS: "gpt-test,gpt-4o*,claude-*",
                 // generate_image is offered (it is off unless an images model is named).
                 IMAGE_MODEL: "gpt-image-test",
+                // The HTML path, which most tests were written against; the tests of rich messages turn them on per
+                // chat (tests/worker/rich-messages.test.ts), and the end-to-end property test runs both paths.
+                RICH_MESSAGES: "off",
                 // Faster than deployed, so that streaming tests take a second or two, not ten.
                 STREAM_EDIT_INTERVAL_MS: "1000",
                 // Small enough that a test reaches it with three fetched pages.

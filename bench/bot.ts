@@ -7,6 +7,8 @@ import { join } from "node:path";
 export interface Bot {
   url: string;
   secret: string;
+  /** The admin API's token (a chat's config is set through it). */
+  adminToken: string;
   /** The process group of `wrangler dev` and its workerd. */
   processGroup: number;
   stop(): Promise<void>;
@@ -46,6 +48,7 @@ export async function startBot(
     DEFAULT_MODEL: "gpt-bench",
     // The history scenario stores 10,000 messages; the default pruning would keep 400.
     HISTORY_MAX_STORED: "20000",
+    ADMIN_TOKEN: "bench-admin-token",
     ...options.vars,
     ...callback,
   };
@@ -95,6 +98,7 @@ export async function startBot(
   return {
     url,
     secret: SECRET,
+    adminToken: vars.ADMIN_TOKEN!,
     processGroup: child.pid ?? 0,
     async stop() {
       const exited = new Promise((resolve) => child.once("exit", resolve));

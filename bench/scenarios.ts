@@ -56,19 +56,27 @@ class Watcher {
         this.onModelCall?.(request.at, request.body);
       }
       if (request.service !== "telegram") return;
-      const body = request.body as { chat_id?: number; text?: string } | undefined;
+      const body = request.body as
+        | { chat_id?: number; text?: string; rich_message?: { markdown?: string } }
+        | undefined;
       const chatId = Number(body?.chat_id);
       if (!Number.isFinite(chatId)) return;
       this.calls.set(chatId, (this.calls.get(chatId) ?? 0) + 1);
-      if (request.method === "sendMessageDraft")
+      if (request.method === "sendMessageDraft" || request.method === "sendRichMessageDraft")
         this.drafts.set(chatId, [...(this.drafts.get(chatId) ?? []), request.at]);
-      const counted = request.method === "sendMessage" ? this.everyPart.get(chatId) : undefined;
-      for (const marker of counted ? (body?.text?.match(/m-?\d+-\d+/g) ?? []) : []) counted?.add(marker);
-      const isAnswer =
-        request.method === "sendMessage" && (body?.text?.startsWith("echo:") || body?.text?.startsWith("done "));
+      // An answer is a message (Telegram HTML) or a rich message (its Markdown) that says which message it answers.
+      const text =
+        request.method === "sendMessage"
+          ? body?.text
+          : request.method === "sendRichMessage"
+            ? body?.rich_message?.markdown
+            : undefined;
+      const counted = text === undefined ? undefined : this.everyPart.get(chatId);
+      for (const marker of counted ? (text?.match(/m-?\d+-\d+/g) ?? []) : []) counted?.add(marker);
+      const isAnswer = text !== undefined && (text.startsWith("echo:") || text.startsWith("done "));
       if (isAnswer) {
         const list = this.answers.get(chatId) ?? [];
-        list.push({ at: request.at, text: body!.text! });
+        list.push({ at: request.at, text });
         this.answers.set(chatId, list);
       }
       if (isAnswer || counted) {
@@ -360,51 +368,64 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
   }
 
   if (included("streaming")) {
-    // A private chat's answer streamed over a second: how soon the person sees its first words.
-    const spreadMs = 1000;
-    log(`streaming: webhook → first visible text of an answer streamed over ${spreadMs} ms`);
-    setModel(0);
-    const chats = newChats(10);
-    await roundTrips(bot, watcher, chats, chats.length);
-    fakes.options.streamSpreadMs = spreadMs;
-    const count = quick ? 20 : 100;
-    const afterToken: number[] = [];
-    const fromWebhook: number[] = [];
-    const callsBefore = new Map(chats.map((chatId) => [chatId, watcher.calls.get(chatId) ?? 0]));
-    try {
-      for (let index = 0; index < count; index++) {
-        const chatId = chats[index % chats.length]!;
-        const draftsBefore = watcher.drafts.get(chatId)?.length ?? 0;
-        const started = Date.now();
-        await roundTrips(bot, watcher, [chatId], 1);
-        const firstDraft = watcher.drafts.get(chatId)?.[draftsBefore];
-        if (firstDraft === undefined) continue;
-        fromWebhook.push(firstDraft - started);
-        afterToken.push(firstDraft - watcher.lastModelCallAt);
+    // A private chat's answer streamed over a second: how soon the person sees its first words, and how many Bot API
+    // calls a streamed turn costs, on the HTML path (plain drafts, a message in Telegram HTML) and on the rich path
+    // (rich drafts, a rich message), each chat set to one of them through the admin API.
+    for (const path of ["html", "rich"] as const) {
+      const spreadMs = 1000;
+      log(`streaming (${path}): webhook → first visible text of an answer streamed over ${spreadMs} ms`);
+      setModel(0);
+      const chats = newChats(10);
+      for (const chatId of chats) {
+        const response = await fetch(`${bot.url}/admin/chats/${chatId}/config`, {
+          method: "PUT",
+          headers: { authorization: `Bearer ${bot.adminToken}`, "content-type": "application/json" },
+          body: JSON.stringify({ richMessages: path === "rich" ? "always" : "off" }),
+        });
+        if (!response.ok) throw new Error(`setting chat ${chatId}'s config failed: ${response.status}`);
       }
-    } finally {
-      fakes.options.streamSpreadMs = undefined;
+      await roundTrips(bot, watcher, chats, chats.length);
+      fakes.options.streamSpreadMs = spreadMs;
+      const count = quick ? 20 : 100;
+      const afterToken: number[] = [];
+      const fromWebhook: number[] = [];
+      const callsBefore = new Map(chats.map((chatId) => [chatId, watcher.calls.get(chatId) ?? 0]));
+      try {
+        for (let index = 0; index < count; index++) {
+          const chatId = chats[index % chats.length]!;
+          const draftsBefore = watcher.drafts.get(chatId)?.length ?? 0;
+          const started = Date.now();
+          await roundTrips(bot, watcher, [chatId], 1);
+          const firstDraft = watcher.drafts.get(chatId)?.[draftsBefore];
+          if (firstDraft === undefined) continue;
+          fromWebhook.push(firstDraft - started);
+          afterToken.push(firstDraft - watcher.lastModelCallAt);
+        }
+      } finally {
+        fakes.options.streamSpreadMs = undefined;
+      }
+      const latency = summarize(afterToken);
+      const calls =
+        chats.reduce((sum, chatId) => sum + (watcher.calls.get(chatId) ?? 0) - callsBefore.get(chatId)!, 0) / count;
+      const what = path === "rich" ? "rich drafts, then a rich message" : "plain drafts, then Telegram HTML";
+      results.push({
+        name: `streaming, ${path} path (first visible text)`,
+        description: `${count} sequential turns over ${chats.length} warm private chats on the ${path} path (${what}), each answer streamed in 20 pieces over ${spreadMs} ms; latency from the model's first token to the first draft Telegram receives (drafts start 100 ms into a turn, so a quick answer is sent whole)`,
+        latency,
+        figures: {
+          "webhook → first draft p50": summarize(fromWebhook).p50,
+          "turns with a draft": fromWebhook.length,
+          telegramCallsPerStreamedTurn: calls,
+        },
+        checks: [
+          check(
+            `first visible text p50 ≤ 150 ms after the first token (${path})`,
+            latency.p50 <= 150,
+            `${latency.p50.toFixed(0)} ms`,
+          ),
+        ],
+      });
     }
-    const latency = summarize(afterToken);
-    const calls =
-      chats.reduce((sum, chatId) => sum + (watcher.calls.get(chatId) ?? 0) - callsBefore.get(chatId)!, 0) / count;
-    results.push({
-      name: "streaming (first visible text)",
-      description: `${count} sequential turns over ${chats.length} warm private chats, each answer streamed in 20 pieces over ${spreadMs} ms; latency from the model's first token to the first draft Telegram receives (drafts start 100 ms into a turn, so a quick answer is sent whole)`,
-      latency,
-      figures: {
-        "webhook → first draft p50": summarize(fromWebhook).p50,
-        "turns with a draft": fromWebhook.length,
-        telegramCallsPerStreamedTurn: calls,
-      },
-      checks: [
-        check(
-          "first visible text p50 ≤ 150 ms after the first token",
-          latency.p50 <= 150,
-          `${latency.p50.toFixed(0)} ms`,
-        ),
-      ],
-    });
   }
 
   if (included("reply")) {

@@ -423,6 +423,7 @@ export class BotApi {
         entities: text.entities,
         rawText: params.text === undefined ? "" : String(params.text),
         ...(typeof params.parse_mode === "string" ? { parseMode: params.parse_mode } : {}),
+        canStop: params.can_stop === true,
       });
       return ok(true);
     });
@@ -432,7 +433,7 @@ export class BotApi {
     return this.draftChat(params, (chat, draftId) => {
       const rich = checkRichMessage(params.rich_message, { draft: true });
       if (!rich.ok) return { ok: false, refusal: rich.refusal, detail: rich.detail };
-      this.store.setDraft(chat.id, { kind: "rich", draftId, rich: rich.rich });
+      this.store.setDraft(chat.id, { kind: "rich", draftId, rich: rich.rich, canStop: params.can_stop === true });
       return ok(true);
     });
   }

@@ -25,9 +25,18 @@ export interface StoredMessage {
   editDate?: number;
 }
 
+/** A private chat's draft; `canStop` when it shows Telegram's stop control (Bot API 10.3). */
 export type StoredDraft =
-  | { kind: "text"; draftId: number; text: string; entities: ParsedEntity[]; parseMode?: string; rawText: string }
-  | { kind: "rich"; draftId: number; rich: StoredRich };
+  | {
+      kind: "text";
+      draftId: number;
+      text: string;
+      entities: ParsedEntity[];
+      parseMode?: string;
+      rawText: string;
+      canStop: boolean;
+    }
+  | { kind: "rich"; draftId: number; rich: StoredRich; canStop: boolean };
 
 export class ChatStore {
   private readonly chats = new Map<number, Map<number, StoredMessage>>();
@@ -76,6 +85,11 @@ export class ChatStore {
 
   draft(chatId: number): StoredDraft | undefined {
     return this.drafts.get(chatId);
+  }
+
+  /** The person pressed the draft's stop control: it goes (the bot did not ask to keep it). */
+  endDraft(chatId: number): void {
+    this.drafts.delete(chatId);
   }
 
   /** Forgets every message and draft; message ids keep counting, so that an id is never given twice. */

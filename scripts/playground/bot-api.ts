@@ -15,6 +15,7 @@ import { startTdlib } from "../bot-api/tdlib.ts";
 import { describeViolation } from "../bot-api/vocabulary.ts";
 import { multipartFields, readBodyBytes } from "../read-body.ts";
 import { silentOggOpus } from "../stand-in-model/ogg-opus.ts";
+import { richHtml } from "./rich-html.ts";
 
 /**
  * The playground's private chats, each with its person (whose user id is the chat id): you, allowed and an admin,
@@ -51,6 +52,8 @@ export interface ShownMessage {
   at: number;
   /** A rich message (Bot API 10.1+): the `rich_message` the bot sent (markdown, html or blocks), to be drawn. */
   rich?: Record<string, unknown>;
+  /** A rich message as a client draws it (see rich-html.ts): tables, headings, task lists, details, math as code. */
+  richHtml?: string;
   /** A photo, voice note… (its kind), shown with its caption as `text`. */
   media?: string;
   /** A voice message (sendVoice, or the person's 🎤): where the page plays it. */
@@ -64,6 +67,10 @@ export interface ShownDraft {
   id: number;
   text: string;
   rich?: Record<string, unknown>;
+  /** A rich draft as a client draws it, its thinking block included. */
+  richHtml?: string;
+  /** The draft shows Telegram's stop control (`can_stop`): pressing it sends `stopped_message_generation`. */
+  canStop: boolean;
 }
 
 /** What the page reads: one chat's state, the list of chats, and a version to long-poll on. */
@@ -76,6 +83,8 @@ export interface PlaygroundState {
   typing: boolean;
   /** Callback answers and delivery problems, newest last (the page shows each once). */
   notes: { id: number; text: string }[];
+  /** Whether this stand-in plays a Bot API server with rich messages (off: one that answers their methods 404). */
+  richMessages: boolean;
 }
 
 export interface BotApiStandIn {
@@ -191,7 +200,7 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
         : {}),
       edited: message.editDate !== undefined,
       at: message.date * 1000,
-      ...(content.kind === "rich" ? { rich: content.rich.input } : {}),
+      ...(content.kind === "rich" ? { rich: content.rich.input, richHtml: richHtml(content.rich.input) } : {}),
       ...(content.kind === "media" ? { media: content.media } : {}),
       ...(extras.get(message.chatId)?.voices.has(message.messageId)
         ? { voice: { url: extras.get(message.chatId)!.voices.get(message.messageId)! } }
@@ -206,8 +215,14 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
     const draft = store.draft(chatId);
     if (!draft) return null;
     return draft.kind === "rich"
-      ? { id: draft.draftId, text: draft.rich.text, rich: draft.rich.input }
-      : { id: draft.draftId, text: draft.text };
+      ? {
+          id: draft.draftId,
+          text: draft.rich.text,
+          rich: draft.rich.input,
+          richHtml: richHtml(draft.rich.input),
+          canStop: draft.canStop,
+        }
+      : { id: draft.draftId, text: draft.text, canStop: draft.canStop };
   };
 
   const deliver = async (chatId: number, update: Record<string, unknown>) => {
@@ -336,6 +351,7 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
         draft: draftOf(chatId),
         typing: chatExtras.typingUntil > Date.now(),
         notes: chatExtras.notes,
+        richMessages: telegram.richMessages,
       };
       return send(response, 200, state);
     }
@@ -403,6 +419,24 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
         },
       });
       return send(response, 200, { ok: true });
+    }
+    if (path === "stop") {
+      // The draft's stop control: the draft goes (as Telegram hides it) and the bot hears of it.
+      const draft = store.draft(chatId);
+      if (!draft?.canStop || draft.draftId !== Number(input.draftId)) {
+        return send(response, 400, { error: "no draft to stop" });
+      }
+      store.endDraft(chatId);
+      changed();
+      await deliver(chatId, { stopped_message_generation: { chat, draft_id: draft.draftId } });
+      return send(response, 200, { ok: true });
+    }
+    if (path === "telegram") {
+      // Play a Bot API server without rich messages (an older or self-hosted one), or one with them again.
+      if (typeof input.richMessages !== "boolean") return send(response, 400, { error: "richMessages: true or false" });
+      telegram.richMessages = input.richMessages;
+      changed();
+      return send(response, 200, { ok: true, richMessages: telegram.richMessages });
     }
     return send(response, 404, { error: "unknown playground path" });
   };

@@ -12,7 +12,7 @@ import {
   type Provider,
   providerSchema,
 } from "./providers.ts";
-import { builtInProvider, type Settings } from "./settings.ts";
+import { builtInProvider, RICH_MODES, type RichMode, type Settings } from "./settings.ts";
 import { isTimezone } from "./zones.ts";
 
 const MAX_SYSTEM_PROMPT_LENGTH = 8000;
@@ -88,6 +88,10 @@ function buildSchema(toolNames: readonly string[]) {
     mcpServers: mcpServersSchema.optional(),
     /** Days archived history is kept ("forever" overrides a default; 0 keeps no archive). */
     historyRetentionDays: z.union([z.number().int().min(0).max(36_500), z.literal("forever")]).optional(),
+    /** When answers go out as rich messages: `auto` (structure or length decides), `always` or `off`. */
+    richMessages: z.enum(RICH_MODES).optional(),
+    /** A rich answer that used tools ends with a collapsed list of them (default: in private chats, not in groups). */
+    showSteps: z.boolean().optional(),
   });
 }
 
@@ -132,6 +136,10 @@ export interface EffectiveConfig {
   mcpServers: McpServerConfig[];
   /** Days archived history is kept (undefined: forever; 0: none is kept). */
   historyRetentionDays: number | undefined;
+  /** The chat's own `richMessages`, else RICH_MESSAGES. */
+  richMessages: RichMode;
+  /** The chat's own `showSteps`; undefined: the default for the kind of chat. */
+  showSteps?: boolean;
   /** Where provider and model came from, for /status and the admin API. */
   source: { provider: "chat" | "DEFAULT_PROVIDER" | "built-in"; model: "chat" | "DEFAULT_MODEL" | "built-in" };
 }
@@ -182,6 +190,8 @@ export function resolveConfig(config: ChatConfig | undefined, settings: Settings
       config?.historyRetentionDays === "forever"
         ? undefined
         : (config?.historyRetentionDays ?? settings.historyRetentionDays),
+    richMessages: config?.richMessages ?? settings.richMessages,
+    ...(config?.showSteps === undefined ? {} : { showSteps: config.showSteps }),
     source: { provider: providerSource, model: modelSource },
   };
 }

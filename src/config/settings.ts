@@ -82,6 +82,8 @@ export interface Settings {
   stream: { draftIntervalMs: number; editIntervalMs: number; stopButtonAfterMs: number };
   /** Where a 👀 reaction acknowledges a message whose answer takes more than a moment. */
   ackReaction: "private" | "all" | "off";
+  /** When answers go out as rich messages, for chats without their own `richMessages` (see RICH_MODES). */
+  richMessages: RichMode;
   /** Chats' MCP servers: how long a tool list is cached, and the time one request to a server may take. */
   mcp: { listCacheMs: number; timeoutMs: number };
   /** How long a chat object may keep usage records before writing them to D1 in one batch. */
@@ -148,6 +150,13 @@ export interface MediaSettings {
 }
 
 /** The Bot API's download limit for bots. */
+/**
+ * When an answer is a rich message (Bot API 10.1) rather than Telegram HTML: `auto` when it has structure HTML cannot
+ * show (tables, headings, task lists, math, footnotes, details) or is longer than one message; `always`; `off`.
+ */
+export const RICH_MODES = ["auto", "always", "off"] as const;
+export type RichMode = (typeof RICH_MODES)[number];
+
 export const TELEGRAM_DOWNLOAD_LIMIT_BYTES = 20 * 1024 * 1024;
 const DEFAULT_VISION_MODELS = "gpt-4o*,gpt-4.1*,gpt-4.5*,gpt-5*,o1,o3,o4-mini*,claude-*,gemini-*";
 
@@ -277,6 +286,7 @@ export function readSettings(env: Env): Settings {
       stopButtonAfterMs: read.integer("STOP_BUTTON_AFTER_SECONDS", 3, 0, 600) * 1000,
     },
     ackReaction: read.choice("ACK_REACTION", ["private", "all", "off"], "private"),
+    richMessages: read.choice("RICH_MESSAGES", RICH_MODES, "auto"),
     webFetch: {
       enabled: read.onOff("WEB_FETCH", true),
       privateHosts: new Set(

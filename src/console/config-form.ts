@@ -1,4 +1,5 @@
 import { PROVIDERS } from "../config/providers.ts";
+import { RICH_MODES } from "../config/settings.ts";
 
 /** The config fields the console's form edits; other fields (set through the API) are kept as they are. */
 export type FormValues = Record<FormField, string>;
@@ -13,10 +14,13 @@ const FORM_FIELDS = [
   "budget.dailyCostUsd",
   "agentAccess",
   "voiceReplies",
+  "richMessages",
+  "showSteps",
 ] as const;
 export type FormField = (typeof FORM_FIELDS)[number];
 
 export const PROVIDER_CHOICES = PROVIDERS;
+export const RICH_CHOICES = RICH_MODES;
 
 /** The form's values for a stored config: what is not set stays empty (the default applies). */
 export function formValuesOf(config: Record<string, unknown> | undefined): FormValues {
@@ -33,6 +37,8 @@ export function formValuesOf(config: Record<string, unknown> | undefined): FormV
     "budget.dailyCostUsd": text(budget.dailyCostUsd),
     agentAccess: text(config?.agentAccess),
     voiceReplies: text(config?.voiceReplies),
+    richMessages: text(config?.richMessages),
+    showSteps: config?.showSteps === undefined ? "" : config.showSteps ? "yes" : "no",
   };
 }
 
@@ -69,8 +75,7 @@ export function patchOf(values: FormValues): Record<string, unknown> {
     // A system prompt keeps its inner whitespace; only an all-blank one is removed.
     systemPrompt: values.systemPrompt.trim() === "" ? null : values.systemPrompt,
     tools: values.tools.trim() === "" ? null : tools,
-    enabled:
-      values.enabled === "yes" ? true : values.enabled === "no" ? false : values.enabled === "" ? null : values.enabled,
+    enabled: yesNo(values.enabled),
     timezone: orNull(values.timezone),
     budget:
       dailyTokens === undefined && dailyCostUsd === undefined
@@ -81,7 +86,14 @@ export function patchOf(values: FormValues): Record<string, unknown> {
           },
     agentAccess: orNull(values.agentAccess),
     voiceReplies: orNull(values.voiceReplies),
+    richMessages: orNull(values.richMessages),
+    showSteps: yesNo(values.showSteps),
   };
+}
+
+/** A yes/no select: true, false, null (empty: the default), or the value as it is (the API names it wrong). */
+function yesNo(value: string): boolean | null | string {
+  return value === "yes" ? true : value === "no" ? false : value === "" ? null : value;
 }
 
 /** The form field an API error's path belongs to (`tools.2` → `tools`, `budget.dailyTokens` stays). */

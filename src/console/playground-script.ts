@@ -1,8 +1,10 @@
 /**
  * The playground page's script (served as /console/playground/app.js, the only script in the console): it long-polls
  * the chat's state through the console and draws it as a Telegram client would: the bot's HTML (only Telegram's
- * tags kept), edits in place, the draft while it streams, "typing…", reactions, buttons and their answers, voice
- * messages as players, and in the group the bot is not in, who wrote each message and which answers came as a guest.
+ * tags kept), rich messages (tables, headings, task lists, details, math as code: drawn by the stand-in, only the
+ * tags a client draws kept), edits in place, the draft while it streams with its thinking block and stop control,
+ * "typing…", reactions, buttons and their answers, voice messages as players, in the group the bot is not in, who
+ * wrote each message and which answers came as a guest, and a switch that plays a Bot API server without rich messages.
  */
 export const PLAYGROUND_SCRIPT = `
 "use strict";
@@ -15,7 +17,10 @@ const form = document.getElementById("say");
 const input = document.getElementById("text");
 const speak = document.getElementById("speak");
 const as = document.getElementById("as");
+const rich = document.getElementById("rich");
 const ALLOWED = new Set(["B","STRONG","I","EM","U","INS","S","STRIKE","DEL","CODE","PRE","A","BLOCKQUOTE","TG-SPOILER","SPAN","BR"]);
+const RICH_ALLOWED = new Set([...ALLOWED, "P","H1","H2","H3","H4","H5","H6","UL","OL","LI","TABLE","THEAD","TBODY","TR","TH","TD","HR","DETAILS","SUMMARY","SUP","SUB","MARK","INPUT"]);
+const RICH_CLASSES = new Set(["thinking", "math"]);
 let version = -1;
 let lastNote = 0;
 let chat = "";
@@ -42,9 +47,38 @@ function telegramHtml(html, into) {
   copy(parsed.body, into);
 }
 
+function richHtml(html, into) {
+  const parsed = new DOMParser().parseFromString("<body>" + html + "</body>", "text/html");
+  const copy = (from, to) => {
+    for (const node of from.childNodes) {
+      if (node.nodeType === Node.TEXT_NODE) { to.append(node.textContent); continue; }
+      if (node.nodeType !== Node.ELEMENT_NODE) continue;
+      if (!RICH_ALLOWED.has(node.tagName)) { copy(node, to); continue; }
+      if (node.tagName === "INPUT" && node.getAttribute("type") !== "checkbox") continue;
+      const element = document.createElement(node.tagName === "TG-SPOILER" ? "span" : node.tagName.toLowerCase());
+      if (node.tagName === "TG-SPOILER") element.className = "spoiler";
+      const kind = node.getAttribute("class");
+      if (kind && RICH_CLASSES.has(kind)) element.className = kind;
+      if (node.tagName === "INPUT") { element.type = "checkbox"; element.disabled = true; element.checked = node.hasAttribute("checked"); }
+      if (node.tagName === "DETAILS" && node.hasAttribute("open")) element.open = true;
+      if ((node.tagName === "TH" || node.tagName === "TD") && /^(left|center|right)$/.test(node.getAttribute("align") || "")) {
+        element.style.textAlign = node.getAttribute("align");
+      }
+      if (node.tagName === "A" && /^https?:/i.test(node.getAttribute("href") || "")) {
+        element.href = node.getAttribute("href");
+        element.rel = "noopener noreferrer";
+        element.target = "_blank";
+      }
+      copy(node, element);
+      to.append(element);
+    }
+  };
+  copy(parsed.body, into);
+}
+
 function bubble(message) {
   const item = document.createElement("li");
-  item.className = "bubble " + message.from;
+  item.className = "bubble " + message.from + (message.richHtml ? " rich" : "");
   item.dataset.id = String(message.id);
   const body = document.createElement("div");
   body.className = "body";
@@ -56,7 +90,8 @@ function bubble(message) {
     player.src = "/console/playground/" + message.voice.url;
     item.append(player);
   }
-  if (message.from === "bot" && message.html) telegramHtml(message.text, body);
+  if (message.from === "bot" && message.richHtml) richHtml(message.richHtml, body);
+  else if (message.from === "bot" && message.html) telegramHtml(message.text, body);
   else body.textContent = message.text;
   if (message.text !== "") item.append(body);
   const meta = document.createElement("div");
@@ -118,7 +153,25 @@ function render(state) {
   const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
   log.replaceChildren(...state.messages.map(bubble));
   draft.hidden = !state.draft;
-  draft.textContent = state.draft ? state.draft.text : "";
+  draft.replaceChildren();
+  draft.classList.toggle("rich", Boolean(state.draft && state.draft.richHtml));
+  if (state.draft) {
+    const body = document.createElement("div");
+    body.className = "body";
+    if (state.draft.richHtml) richHtml(state.draft.richHtml, body);
+    else body.textContent = state.draft.text;
+    draft.append(body);
+    if (state.draft.canStop) {
+      const stop = document.createElement("button");
+      stop.type = "button";
+      stop.className = "stop";
+      stop.textContent = "⏹ Stop generating";
+      const draftId = state.draft.id;
+      stop.addEventListener("click", () => post("stop", { chat, draftId }));
+      draft.append(stop);
+    }
+  }
+  rich.checked = state.richMessages !== false;
   typing.hidden = !state.typing || Boolean(state.draft);
   for (const note of state.notes) {
     if (note.id <= lastNote) continue;
@@ -154,6 +207,8 @@ async function poll() {
     }
   }
 }
+
+rich.addEventListener("change", () => post("telegram", { chat, richMessages: rich.checked }));
 
 function say(voice) {
   const text = input.value.trim();

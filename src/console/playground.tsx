@@ -10,9 +10,9 @@ type PlaygroundEnv = { Bindings: Env };
 const MAX_BODY_BYTES = 16 * 1024;
 
 /**
- * `/console/playground` (behind the console's session): the chat page, its script, its three calls and the audio of
- * its voice messages, passed
- * on to the local Bot API stand-in `npm run dev` starts when no bot token is set (PLAYGROUND_URL). Without
+ * `/console/playground` (behind the console's session): the chat page, its script, its calls (read the chat, type,
+ * press a button, press a draft's stop control, switch rich messages off and on) and the audio of its voice messages,
+ * passed on to the local Bot API stand-in `npm run dev` starts when no bot token is set (PLAYGROUND_URL). Without
  * PLAYGROUND_URL none of this exists (404).
  */
 export function playgroundRoutes(
@@ -55,7 +55,7 @@ export function playgroundRoutes(
     }
   });
 
-  app.post("/:action{send|press}", async (c) => {
+  app.post("/:action{send|press|stop|telegram}", async (c) => {
     const body = await c.req.text();
     if (body.length > MAX_BODY_BYTES) return c.json({ error: "too large" }, 413);
     return standIn(c, c.req.param("action"), {

@@ -17,7 +17,7 @@ import type { InboxItem } from "../store/inbox-store.ts";
 import { nextDueAt } from "../tasks/task-store.ts";
 import { TelegramClient } from "../telegram/client.ts";
 import type { ChatDescription, ChatTarget, GuestQuery, IncomingMessage } from "../telegram/incoming-message.ts";
-import type { ButtonPress } from "../telegram/update.ts";
+import type { ButtonPress, GenerationStop } from "../telegram/update.ts";
 import { database } from "../tools/context.ts";
 import { tools } from "../tools/index.ts";
 import { RunSlot } from "../turn/active-run.ts";
@@ -175,6 +175,18 @@ export class ChatSession extends DurableObject<Env> {
     // A confirm button acts on who may do what now, not on what the last batch read.
     this.access = new ChatAccess(settingsOf(this.env), await new AccessStore(this.env.CONFIG).read());
     return pressButton(this.context(), press, byAdmin);
+  }
+
+  /**
+   * A press of a rich draft's stop control: the turn whose draft it is stops, as for /stop and the Stop button, when
+   * the presser asked for it or is an admin. A draft of a turn already over is a no-op.
+   */
+  async stopGeneration(stop: GenerationStop, byAdmin: boolean): Promise<"stopping" | "not running" | "not allowed"> {
+    const run = this.runs.current;
+    if (!run?.ownsDraft(stop.draftId)) return "not running";
+    if (!run.mayBeStoppedBy(stop.userId, byAdmin)) return "not allowed";
+    run.stop("stopped");
+    return "stopping";
   }
 
   override async alarm(): Promise<void> {

@@ -1,5 +1,6 @@
 import type { SendOptions, TelegramClient } from "../telegram/client.ts";
 import type { ChatTarget } from "../telegram/incoming-message.ts";
+import type { AnswerDelivery, FinalAnswerText } from "./answer-delivery.ts";
 import { type LiveAnswer, streamedText } from "./live-answer.ts";
 import { PacedWriter } from "./paced-writer.ts";
 import type { Pacer } from "./pacer.ts";
@@ -8,8 +9,9 @@ import type { Pacer } from "./pacer.ts";
 const FIRST_DRAFT_AFTER_MS = 100;
 
 /**
- * Private chats: the answer grows in a native draft (`sendMessageDraft`), paced, then one `sendMessage` replaces it.
- * If Telegram refuses drafts, the answer continues as an edited message (and the chat remembers not to try again).
+ * Private chats without rich messages: the answer grows in a plain native draft (`sendMessageDraft`), paced, then
+ * the final message replaces it. If Telegram refuses drafts (a 4xx), the answer continues as an edited message (and
+ * the chat remembers not to try again); an unavailable Telegram (5xx, a timeout) only loses that one update.
  */
 export class DraftAnswer implements LiveAnswer {
   private text = "";
@@ -24,6 +26,7 @@ export class DraftAnswer implements LiveAnswer {
     private readonly telegram: TelegramClient,
     private readonly target: ChatTarget,
     private readonly pacer: Pacer,
+    private readonly delivery: AnswerDelivery,
     private readonly onDraftsRefused: () => LiveAnswer,
   ) {
     // An answer that arrives all at once needs no draft: the first one waits a moment for more to come.
@@ -57,12 +60,11 @@ export class DraftAnswer implements LiveAnswer {
     else this.restartPending = true;
   }
 
-  async finish(markdown: string, options: SendOptions): Promise<boolean> {
+  async finish(answer: FinalAnswerText, options: SendOptions): Promise<boolean> {
     // No draft may land after the final message (it would show as a draft again): stop, and wait for the last one.
     await this.writer.close();
-    if (this.fallback) return this.fallback.finish(markdown, options);
-    await this.telegram.sendMarkdown(this.target, markdown, options);
-    return true;
+    if (this.fallback) return this.fallback.finish(answer, options);
+    return this.delivery.send(answer, options);
   }
 
   async abandon(note: string): Promise<void> {
@@ -86,7 +88,12 @@ export class DraftAnswer implements LiveAnswer {
         this.pacer.backOff(result.seconds);
         this.shown = "";
         return "again";
-      case "failed":
+      case "unavailable":
+        // Telegram did not refuse drafts: this update is lost, the next one goes as usual.
+        console.warn(`chat ${this.target.chatId}: a draft was not shown (${result.description})`);
+        this.shown = "";
+        return "done";
+      case "refused":
         console.warn(`chat ${this.target.chatId}: drafts refused (${result.description}); editing a message instead`);
         this.fallback = this.onDraftsRefused();
         if (!this.writer.isClosed) this.fallback.delta(this.text);

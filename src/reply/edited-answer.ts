@@ -3,12 +3,13 @@ import type { SendOptions, TelegramClient } from "../telegram/client.ts";
 import type { ChatTarget } from "../telegram/incoming-message.ts";
 import { renderPieces } from "../telegram/render.ts";
 import { TELEGRAM_MESSAGE_LIMIT } from "../telegram/split.ts";
+import type { AnswerDelivery, FinalAnswerText } from "./answer-delivery.ts";
 import { CURSOR, type LiveAnswer, STREAM_LIMIT } from "./live-answer.ts";
 import { PacedWriter } from "./paced-writer.ts";
 import type { Pacer } from "./pacer.ts";
 
 /**
- * Groups and forum topics (and private chats without drafts): one message, created once the answer has run a
+ * Groups and forum topics without rich messages (and such private chats without drafts): one message, created once the answer has run a
  * moment, edited in place at the pacer's rate, and edited a last time into the formatted answer, so that no second
  * copy appears. Text past one message's length continues in new messages; what was shown is never sent again.
  */
@@ -27,6 +28,7 @@ export class EditedAnswer implements LiveAnswer {
     private readonly telegram: TelegramClient,
     private readonly target: ChatTarget,
     private readonly pacer: Pacer,
+    private readonly delivery: AnswerDelivery,
     private readonly options: { replyToMessageId?: number; firstAfterMs: number },
   ) {
     // A short answer is sent once, formatted, by finish(): streaming starts only when it takes a moment.
@@ -57,16 +59,14 @@ export class EditedAnswer implements LiveAnswer {
     this.restartPending = true;
   }
 
-  async finish(markdown: string, options: SendOptions): Promise<boolean> {
+  async finish(answer: FinalAnswerText, options: SendOptions): Promise<boolean> {
     await this.writer.close();
     // A 429's retry_after holds for the final form too (the retrying client would only wait after another 429).
     const wait = Math.min(this.pacer.waitRequiredMs(), 60_000);
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    if (this.messages.length === 0) {
-      await this.telegram.sendMarkdown(this.target, markdown, options);
-      return true;
-    }
-    const pieces = renderPieces(markdown, TELEGRAM_MESSAGE_LIMIT);
+    if (this.messages.length === 0) return this.delivery.send(answer, options);
+    // The streamed messages are plain text: their final form is Telegram HTML (this path is the one without rich).
+    const pieces = renderPieces(answer.markdown, TELEGRAM_MESSAGE_LIMIT);
     for (const [index, piece] of pieces.entries()) {
       const shown = this.messages[index];
       if (shown) await this.telegram.editPiece(this.target, shown.id, piece);
@@ -87,7 +87,9 @@ export class EditedAnswer implements LiveAnswer {
     if (!open) return;
     const text = open.text.endsWith(CURSOR) ? open.text.slice(0, -CURSOR.length) : open.text;
     const result = await this.telegram.editQuick(this.target, open.id, `${text}\n\n${note}`);
-    if (result.kind === "failed") console.warn(`chat ${this.target.chatId}: marking a partial answer failed`);
+    if (result.kind === "refused" || result.kind === "unavailable") {
+      console.warn(`chat ${this.target.chatId}: marking a partial answer failed (${result.description})`);
+    }
   }
 
   /** One paced call: close a full message (the rest goes to a new one next time), or show the open one's text. */
@@ -125,7 +127,8 @@ export class EditedAnswer implements LiveAnswer {
       case "wait":
         this.pacer.backOff(result.seconds);
         return false;
-      case "failed":
+      case "refused":
+      case "unavailable":
         console.warn(`chat ${this.target.chatId}: a streamed update failed (${result.description})`);
         return true;
     }

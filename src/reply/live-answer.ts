@@ -1,11 +1,12 @@
-import type { SendOptions, TelegramClient } from "../telegram/client.ts";
-import type { ChatTarget } from "../telegram/incoming-message.ts";
+import type { SendOptions } from "../telegram/client.ts";
 import { TELEGRAM_MESSAGE_LIMIT } from "../telegram/split.ts";
+import type { AnswerDelivery, FinalAnswerText } from "./answer-delivery.ts";
 
 /**
- * The answer as it is written, shown in Telegram, and then its final form, delivered once. Streamed text is plain
- * (half-written Markdown does not render); the final answer is Telegram HTML, split at 4,096 characters. Two
- * strategies stream it (`DraftAnswer`, `EditedAnswer`), both through one `PacedWriter`.
+ * The answer as it is written, shown in Telegram, and then its final form, delivered once (see AnswerDelivery: a rich
+ * message, or Telegram HTML split at 4,096 characters). Five strategies stream it, all through one `PacedWriter`:
+ * plain drafts (`DraftAnswer`) and rich drafts (`RichDraftAnswer`) in private chats, one plain edited message
+ * (`EditedAnswer`) or one rich edited message (`RichEditedAnswer`) in groups, and none (`FinalAnswer`) for tasks.
  */
 export interface LiveAnswer {
   /** More of the current model call's text. */
@@ -15,9 +16,31 @@ export interface LiveAnswer {
   /** Whether any of the answer is on screen yet. */
   readonly visible: boolean;
   /** Delivers the whole answer; true once Telegram has all of it. */
-  finish(markdown: string, options: SendOptions): Promise<boolean>;
+  finish(answer: FinalAnswerText, options: SendOptions): Promise<boolean>;
   /** The turn ends without an answer: updates stop, and a partial message a chat already sees is marked as such. */
   abandon(note: string): Promise<void>;
+}
+
+/**
+ * Where a turn's steps show while it works: the status line (a message of its own, with the Stop button), or, on the
+ * rich path, the answer itself (a rich draft's thinking block and stop control, a rich message's last line and
+ * keyboard).
+ */
+export interface StepView {
+  /** The current step. */
+  show(text: string): void;
+  /** Offers a way to stop the turn; a press of the Stop button sends `data` back. */
+  offerStop(data: string): void;
+  /** The answer is streaming. */
+  writing(): void;
+  /** Stops updates and waits for those under way; returns the id of a status message to delete, if one was sent. */
+  close(): Promise<number | undefined>;
+}
+
+/** A strategy and where its steps show. */
+export interface AnswerView {
+  answer: LiveAnswer;
+  steps: StepView;
 }
 
 /** Streamed text over this length is cut so that a message (or draft) never exceeds Telegram's limit. */
@@ -29,17 +52,13 @@ export const CURSOR = " ▍";
 export class FinalAnswer implements LiveAnswer {
   readonly visible = false;
 
-  constructor(
-    private readonly telegram: TelegramClient,
-    private readonly target: ChatTarget,
-  ) {}
+  constructor(private readonly delivery: AnswerDelivery) {}
 
   delta(): void {}
   restart(): void {}
 
-  async finish(markdown: string, options: SendOptions): Promise<boolean> {
-    await this.telegram.sendMarkdown(this.target, markdown, options);
-    return true;
+  finish(answer: FinalAnswerText, options: SendOptions): Promise<boolean> {
+    return this.delivery.send(answer, options);
   }
 
   async abandon(): Promise<void> {}

@@ -1,17 +1,18 @@
 import type { Buttons, TelegramClient } from "../telegram/client.ts";
 import type { ChatTarget } from "../telegram/incoming-message.ts";
+import type { StepView } from "./live-answer.ts";
 import type { Pacer } from "./pacer.ts";
 
 /** A status line changes at most this often, whatever the pacer allows. */
 const MIN_EDIT_INTERVAL_MS = 2000;
 
 /**
- * One status message per turn, separate from the answer: the current step (the latest tool), created on the first
+ * One status message per turn, separate from the answer (where the answer cannot hold it: the plain path, and tasks): the current step (the latest tool), created on the first
  * step, edited in place; once the turn has run a few seconds it carries a Stop button; when the answer starts
  * streaming it collapses to one line; at the end it is deleted. Calls are chained, so an edit never overtakes the
  * message it edits, and paced with the answer's. Failures here never fail the turn.
  */
-export class StatusLine {
+export class StatusLine implements StepView {
   private messageId: number | undefined;
   private shownText = "";
   private shownButtons = false;
@@ -106,7 +107,7 @@ export class StatusLine {
       } else if (result.kind === "wait") {
         this.pacer.backOff(result.seconds);
         this.schedule();
-      } else if (result.kind === "failed") {
+      } else if (result.kind === "refused" || result.kind === "unavailable") {
         console.warn(`chat ${this.target.chatId}: status line update failed (${result.description})`);
       }
     });

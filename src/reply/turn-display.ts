@@ -2,11 +2,15 @@ import type { Settings } from "../config/settings.ts";
 import { bestEffort } from "../lib/best-effort.ts";
 import type { TelegramClient } from "../telegram/client.ts";
 import type { ChatTarget } from "../telegram/incoming-message.ts";
+import { AnswerDelivery, type RichOptions } from "./answer-delivery.ts";
 import { DraftAnswer } from "./draft-answer.ts";
 import { EditedAnswer } from "./edited-answer.ts";
-import { FinalAnswer, type LiveAnswer } from "./live-answer.ts";
+import { type AnswerView, FinalAnswer, type LiveAnswer, type StepView } from "./live-answer.ts";
 import { Pacer } from "./pacer.ts";
+import { RichDraftAnswer } from "./rich-draft-answer.ts";
+import { RichEditedAnswer } from "./rich-edited-answer.ts";
 import { StatusLine } from "./status-line.ts";
+import type { ToolStep } from "./steps-summary.ts";
 import { startTyping } from "./typing.ts";
 
 /** The first streamed edit in a group waits this long, so that a quick answer is one formatted message. */
@@ -33,18 +37,26 @@ export interface TurnDisplayOptions {
   onDraftsRefused: () => void;
   /** What a press of the Stop button sends back. */
   stopData: string;
+  /** The id of the turn's rich draft, which a `stopped_message_generation` update names. */
+  draftId: number;
+  /** Rich messages: when, whether Telegram refused them here lately, and whether an answer lists its tool steps. */
+  rich: RichOptions;
 }
 
 /**
- * How one turn shows itself in Telegram, whatever made it: "typing…", the answer as it is written (a draft in a
- * private chat, or, where drafts were refused and in groups and topics, one edited message), a status line for tool
- * steps with a Stop button once the turn has run a moment, a 👀 when the answer keeps someone waiting, then the
- * final answer, or a note that it was cut short. The answer and the status line share a pacer where they share a
- * chat's limit.
+ * How one turn shows itself in Telegram, whatever made it: "typing…", the answer as it is written, its tool steps
+ * and a way to stop it once the turn has run a moment, a 👀 when the answer keeps someone waiting, then the final
+ * answer (delivered in one place, AnswerDelivery: a rich message or Telegram HTML), or a note that it was cut short.
+ *
+ * With rich messages, a private chat's answer grows in a rich draft whose thinking block shows the current step and
+ * whose stop control stops the turn; a group's in one rich message edited in place, the step as its last line and
+ * the Stop button under it. Without them (off, or refused by Telegram), a plain draft or one edited message, and a
+ * status line of its own for the steps and the Stop button. Where they share a chat's limit, they share a pacer.
  */
 export class TurnDisplay {
   private readonly answer: LiveAnswer;
-  private readonly status: StatusLine;
+  private readonly status: StepView;
+  private readonly delivery: AnswerDelivery;
   private readonly typing: { stop: () => Promise<void> };
   private readonly timers: ReturnType<typeof setTimeout>[] = [];
   private statusMessage: number | undefined;
@@ -58,8 +70,10 @@ export class TurnDisplay {
         ? { minIntervalMs: stream.draftIntervalMs }
         : { minIntervalMs: stream.editIntervalMs, perMinute: GROUP_CALLS_PER_MINUTE },
     );
-    this.status = new StatusLine(telegram, target, privateChat ? new Pacer({ minIntervalMs: 1000 }) : pacer);
-    this.answer = this.answerOf(pacer);
+    this.delivery = new AnswerDelivery(telegram, target, options.rich);
+    const view = this.viewOf(pacer);
+    this.answer = view.answer;
+    this.status = view.steps;
     this.typing = startTyping(telegram, target);
     if (options.interactive) {
       this.timers.push(setTimeout(() => this.status.offerStop(options.stopData), stream.stopButtonAfterMs));
@@ -91,11 +105,14 @@ export class TurnDisplay {
     this.statusMessage = await this.status.close();
   }
 
-  /** Delivers the whole answer, then removes the status line; true once Telegram has all of the answer. */
-  async deliver(markdown: string): Promise<boolean> {
+  /**
+   * Delivers the whole answer (with the list of its tool steps where the chat shows them), then removes the status
+   * line; true once Telegram has all of the answer. The one place an answer's final form is sent.
+   */
+  async deliver(markdown: string, steps: readonly ToolStep[] = []): Promise<boolean> {
     const { replyToMessageId } = this.options;
     const delivered = await bestEffort("delivering an answer", () =>
-      this.answer.finish(markdown, replyToMessageId ? { replyToMessageId } : {}),
+      this.answer.finish({ markdown, steps }, replyToMessageId ? { replyToMessageId } : {}),
     );
     await this.removeStatus();
     return delivered;
@@ -116,24 +133,50 @@ export class TurnDisplay {
   }
 
   /**
-   * A private chat's answer streams as a draft (or, where Telegram refused drafts, as one edited message at one edit a
-   * second); a group's as one edited message sharing the group's pacer; a task's only as its final form.
+   * A private chat's answer streams as a rich draft (or a plain one without rich messages, or, where Telegram refused
+   * drafts, as one edited message at one edit a second); a group's as one edited message sharing the group's pacer
+   * (rich, or plain with a status line); a task's only as its final form.
    */
-  private answerOf(pacer: Pacer): LiveAnswer {
-    const { telegram, target, privateChat, interactive, replyToMessageId } = this.options;
-    const edited = (interval: Pacer) =>
-      new EditedAnswer(telegram, target, interval, {
+  private viewOf(pacer: Pacer): AnswerView {
+    const { telegram, target, privateChat, interactive, replyToMessageId, draftId } = this.options;
+    const delivery = this.delivery;
+    const statusLine = (shared: Pacer) => new StatusLine(telegram, target, shared);
+    const plainEdited = (shared: Pacer, status: Pacer): AnswerView => ({
+      answer: new EditedAnswer(telegram, target, shared, delivery, {
         ...(replyToMessageId ? { replyToMessageId } : {}),
         firstAfterMs: FIRST_EDIT_AFTER_MS,
-      });
-    if (!interactive) return new FinalAnswer(telegram, target);
-    if (!privateChat) return edited(pacer);
-    const editsPerSecond = () => new Pacer({ minIntervalMs: 1000 });
-    if (this.options.draftsRefused) return edited(editsPerSecond());
-    return new DraftAnswer(telegram, target, pacer, () => {
-      this.options.onDraftsRefused();
-      return edited(editsPerSecond());
+      }),
+      steps: statusLine(status),
     });
+    const edited = (shared: Pacer, status: Pacer): AnswerView => {
+      if (!delivery.richAvailable) return plainEdited(shared, status);
+      const rich = new RichEditedAnswer({
+        telegram,
+        target,
+        pacer: shared,
+        delivery,
+        ...(replyToMessageId ? { replyToMessageId } : {}),
+        firstAfterMs: FIRST_EDIT_AFTER_MS,
+        plain: () => plainEdited(shared, status),
+      });
+      return { answer: rich, steps: rich };
+    };
+    if (!interactive)
+      return { answer: new FinalAnswer(delivery), steps: statusLine(privateChat ? perSecond() : pacer) };
+    if (!privateChat) return edited(pacer, pacer);
+    // In a private chat drafts are not messages: a status line paces itself apart from them (one message a second).
+    if (this.options.draftsRefused) return edited(perSecond(), perSecond());
+    const withoutDrafts = () => {
+      this.options.onDraftsRefused();
+      return edited(perSecond(), perSecond());
+    };
+    const plainDrafts = (): AnswerView => ({
+      answer: new DraftAnswer(telegram, target, pacer, delivery, () => withoutDrafts().answer),
+      steps: statusLine(perSecond()),
+    });
+    if (!delivery.richAvailable) return plainDrafts();
+    const rich = new RichDraftAnswer({ telegram, target, pacer, delivery, draftId, plain: plainDrafts, withoutDrafts });
+    return { answer: rich, steps: rich };
   }
 
   /** Puts 👀 on the message being answered once the answer has kept the person waiting a moment (where configured). */
@@ -147,4 +190,8 @@ export class TurnDisplay {
       }, ACK_AFTER_MS),
     );
   }
+}
+
+function perSecond(): Pacer {
+  return new Pacer({ minIntervalMs: 1000 });
 }

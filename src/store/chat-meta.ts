@@ -80,6 +80,8 @@ export const chatMetaSchemas = {
   spend: dailySpendSchema,
   /** Telegram refused a draft here once: answers stream as an edited message instead. */
   draftsRefused: z.boolean(),
+  /** Telegram refused a rich message here: answers go on the HTML path until then (epoch ms), and why. */
+  richRefused: z.object({ until: z.number(), reason: z.string().max(300) }),
   /** The rolling summary of the conversation up to a history row (compaction). */
   summary: historySummarySchema,
   summaryFailure: summaryFailureSchema,

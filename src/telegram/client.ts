@@ -1,5 +1,5 @@
 import { Api, GrammyError, InputFile } from "grammy/web";
-import { errorText } from "../lib/errors.ts";
+import { failureOf } from "./failure.ts";
 import type { ChatTarget } from "./incoming-message.ts";
 import { messageDefaultsTransformer } from "./message-defaults.ts";
 import { plainFallbackTransformer, withPlainFallback } from "./plain-fallback.ts";
@@ -24,13 +24,16 @@ const SEND_BUDGET_MS = 120_000;
 
 /**
  * How a call that must not hold up a stream went: it went, Telegram asked to wait (`retry_after` seconds), changed
- * nothing (an edit to the same text), or failed. Such calls are never retried here; the caller paces the next one.
+ * nothing (an edit to the same text), refused it (4xx; `rich` when what it refused is the rich form: see
+ * failure.ts), or was unavailable (5xx, a timeout, a dropped connection: nothing was refused). Such calls are never
+ * retried here; the caller paces the next one.
  */
 export type QuickResult<T = true> =
   | { kind: "ok"; value: T }
   | { kind: "wait"; seconds: number }
   | { kind: "unchanged" }
-  | { kind: "failed"; description: string };
+  | { kind: "refused"; description: string; rich: boolean }
+  | { kind: "unavailable"; description: string };
 
 /** An inline keyboard with one row of buttons, each with the data its press sends back. */
 export type Buttons = { text: string; data: string }[];
@@ -61,6 +64,81 @@ export class TelegramClient {
   /** A private chat's draft (Bot API 9.3): an ephemeral preview the final sendMessage replaces. */
   sendDraft(target: ChatTarget, draftId: number, text: string): Promise<QuickResult> {
     return quickly(() => this.quick.sendMessageDraft(target.chatId, draftId, text, threadOf(target)));
+  }
+
+  /**
+   * A private chat's rich draft (Bot API 10.1): Telegram's Markdown, with a stop control (10.3) whose press sends a
+   * `stopped_message_generation` update naming `draftId`.
+   */
+  sendRichDraft(
+    target: ChatTarget,
+    draftId: number,
+    markdown: string,
+    options: { canStop: boolean },
+  ): Promise<QuickResult> {
+    return quickly(() =>
+      this.quick.sendRichMessageDraft(
+        target.chatId,
+        draftId,
+        { markdown },
+        { ...threadOf(target), ...(options.canStop ? { can_stop: true } : {}) },
+      ),
+    );
+  }
+
+  /** A rich message sent without retries (the first of a streamed rich answer); returns its id. */
+  sendRichQuick(
+    target: ChatTarget,
+    markdown: string,
+    options: { replyToMessageId?: number; buttons?: Buttons } = {},
+  ): Promise<QuickResult<number>> {
+    return quickly(async () => {
+      const sent = await this.quick.sendRichMessage(
+        target.chatId,
+        { markdown },
+        {
+          ...threadOf(target),
+          ...replyOf(options),
+          ...(options.buttons?.length ? keyboardOf([options.buttons]) : {}),
+        },
+      );
+      return sent.message_id;
+    });
+  }
+
+  /** A rich message's new content without retries; `buttons: []` removes the keyboard. */
+  editRichQuick(target: ChatTarget, messageId: number, markdown: string, buttons?: Buttons): Promise<QuickResult> {
+    return quickly(async () => {
+      await this.quick.editMessageText(
+        target.chatId,
+        messageId,
+        { markdown },
+        buttons === undefined ? {} : keyboardOf(buttons.length === 0 ? [] : [buttons]),
+      );
+      return true as const;
+    });
+  }
+
+  /** A rich message from Telegram's Markdown (see rich-markdown.ts), with retries; returns its id. */
+  async sendRich(target: ChatTarget, markdown: string, options: { replyToMessageId?: number } = {}): Promise<number> {
+    const sent = await this.api.sendRichMessage(
+      target.chatId,
+      { markdown },
+      { ...threadOf(target), ...replyOf(options) },
+    );
+    return sent.message_id;
+  }
+
+  /**
+   * Replaces a rich message's content (the final form of a streamed rich answer) and removes its keyboard. "Not
+   * modified" is not an error. With retries.
+   */
+  async editRich(target: ChatTarget, messageId: number, markdown: string): Promise<void> {
+    try {
+      await this.api.editMessageText(target.chatId, messageId, { markdown }, keyboardOf([]));
+    } catch (error) {
+      if (!isNotModified(error)) throw error;
+    }
   }
 
   /** A plain message sent without retries (the first piece of a streamed answer, a status line). */
@@ -266,9 +344,8 @@ async function quickly<T>(call: () => Promise<T>): Promise<QuickResult<T>> {
     if (error instanceof GrammyError) {
       if (error.error_code === 429) return { kind: "wait", seconds: error.parameters.retry_after ?? 1 };
       if (isNotModified(error)) return { kind: "unchanged" };
-      return { kind: "failed", description: `${error.error_code} ${error.description}` };
     }
-    return { kind: "failed", description: errorText(error) };
+    return failureOf(error);
   }
 }
 

@@ -98,12 +98,20 @@ const callbackQuerySchema = z.looseObject({
   data: z.string().max(64).optional(),
 });
 
+/** A press of a draft's stop control (Bot API 10.3): the private chat, its topic, and which draft. */
+const generationStoppedSchema = z.looseObject({
+  chat: chatSchema,
+  message_thread_id: z.number().int().optional(),
+  draft_id: z.number().int(),
+});
+
 export const updateSchema = z.looseObject({
   update_id: z.number().int().nonnegative(),
   message: messageSchema.optional(),
   callback_query: callbackQuerySchema.optional(),
   /** Bot API 10.0: the bot was summoned as a guest in a chat it is not in; answered with answerGuestQuery. */
   guest_message: messageSchema.extend({ guest_query_id: z.string().min(1).max(200) }).optional(),
+  stopped_message_generation: generationStoppedSchema.optional(),
 });
 export type TelegramUpdate = z.infer<typeof updateSchema>;
 
@@ -156,6 +164,30 @@ export function guestQueryOf(update: TelegramUpdate, botUsername: string): Guest
     ...(reply && replyText !== undefined
       ? { replyTo: { ...(reply.from ? { fromName: displayName(reply.from) } : {}), text: replyText } }
       : {}),
+  };
+}
+
+/**
+ * A person pressed the stop control of a draft. Drafts go to private chats only, so the person is the chat's user
+ * (the update names no one else).
+ */
+export interface GenerationStop {
+  chatId: number;
+  threadId?: number;
+  draftId: number;
+  userId: number;
+}
+
+export function generationStopOf(update: TelegramUpdate): GenerationStop | undefined {
+  const stopped = update.stopped_message_generation;
+  if (stopped?.chat.type !== "private") return undefined;
+  // A topic counts where messages count it: in a chat with topics (see incomingMessageOf).
+  const threadId = stopped.chat.is_forum === true ? stopped.message_thread_id : undefined;
+  return {
+    chatId: stopped.chat.id,
+    ...(threadId === undefined ? {} : { threadId }),
+    draftId: stopped.draft_id,
+    userId: stopped.chat.id,
   };
 }
 

@@ -12,6 +12,8 @@ const toolsNotReady: ToolExecutor = async () => ({ isError: true, content: "Erro
  */
 export class ActiveRun {
   readonly id = crypto.randomUUID();
+  /** The turn's rich draft (non-zero, as Telegram wants): a press of its stop control names it. */
+  readonly draftId = 1 + Math.floor(Math.random() * 2_000_000_000);
 
   /** `askers`: the users whose messages the turn answers (a task's creator), who may stop it. */
   constructor(readonly askers: readonly number[] = []) {}
@@ -51,6 +53,11 @@ export class ActiveRun {
     clearTimeout(this.deadline);
     this.ended = true;
     this.executor = toolsNotReady;
+  }
+
+  /** Whether a draft's stop control belongs to this turn, still running. */
+  ownsDraft(draftId: number): boolean {
+    return !this.ended && draftId === this.draftId;
   }
 
   /** Whether a (verified) token's run is this one, still running. */

@@ -1,5 +1,6 @@
 import { errorEventOf } from "../adapters/errors.ts";
 import { PaidCalls } from "../budget/paid-calls.ts";
+import type { EffectiveConfig } from "../config/chat-config.ts";
 import { effectiveConfigOf } from "../config/config-store.ts";
 import { providerSetupOf } from "../config/provider-setup.ts";
 import { isProvider } from "../config/providers.ts";
@@ -7,6 +8,7 @@ import { bestEffort } from "../lib/best-effort.ts";
 import { redactSecrets } from "../lib/redact.ts";
 import { openChatMcp } from "../mcp/chat-mcp.ts";
 import type { AgentErrorEvent } from "../protocol/events.ts";
+import type { RichOptions } from "../reply/answer-delivery.ts";
 import { notSetUpText, TURN_TIME_LIMIT, userFacingError } from "../reply/error-text.ts";
 import { TurnDisplay, type TurnDisplayOptions } from "../reply/turn-display.ts";
 import type { ActiveRun } from "./active-run.ts";
@@ -82,7 +84,7 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
       tally,
       paid,
     });
-    const display = new TurnDisplay(displayOptions(ctx, turn, run));
+    const display = new TurnDisplay(displayOptions(ctx, turn, run, config));
     try {
       for await (const event of events) {
         const step = tally.apply(event);
@@ -127,7 +129,7 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
     }
     const result = tally.result ?? "";
     const text = result.trim() === "" ? "…" : result;
-    const delivered = await display.deliver(text);
+    const delivered = await display.deliver(text, tally.steps);
     if (delivered) await speakAnswer(ctx, { request: turn, config, paid, text });
     recordTurn(ctx, turn, { kind: "answered", text, delivered }, cost);
     return { ok: true, text: result };
@@ -155,7 +157,12 @@ function internalError(message: string): AgentErrorEvent {
   return { type: "error", classification: "internal", retryable: false, message };
 }
 
-function displayOptions(ctx: ChatContext, request: TurnRequest, run: ActiveRun): TurnDisplayOptions {
+function displayOptions(
+  ctx: ChatContext,
+  request: TurnRequest,
+  run: ActiveRun,
+  config: EffectiveConfig,
+): TurnDisplayOptions {
   return {
     telegram: ctx.telegram,
     target: ctx.target,
@@ -168,5 +175,25 @@ function displayOptions(ctx: ChatContext, request: TurnRequest, run: ActiveRun):
     draftsRefused: ctx.stores.meta.get("draftsRefused") === true,
     onDraftsRefused: () => ctx.stores.meta.set("draftsRefused", true),
     stopData: `stop:${run.id}`,
+    draftId: run.draftId,
+    rich: richOptions(ctx, config),
+  };
+}
+
+/** A server without the rich methods is believed for a day; a refused answer holds the chat to HTML for an hour. */
+const RICH_REFUSED_MS = { missing: 24 * 60 * 60 * 1000, content: 60 * 60 * 1000 };
+
+function richOptions(ctx: ChatContext, config: EffectiveConfig): RichOptions {
+  const refused = ctx.stores.meta.get("richRefused");
+  return {
+    mode: config.richMessages,
+    refused: refused !== undefined && refused.until > ctx.now(),
+    onRefused: ({ missing, description }) =>
+      ctx.stores.meta.set("richRefused", {
+        until: ctx.now() + (missing ? RICH_REFUSED_MS.missing : RICH_REFUSED_MS.content),
+        reason: description.slice(0, 300),
+      }),
+    // Off by default in groups: a list of steps under every answer is noise to the others there.
+    showSteps: config.showSteps ?? ctx.chat.type === "private",
   };
 }

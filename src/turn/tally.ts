@@ -3,6 +3,7 @@ import type { ModelPrice } from "../config/settings-lists.ts";
 import { assertNever } from "../lib/errors.ts";
 import type { AgentErrorEvent, AgentEvent } from "../protocol/events.ts";
 import type { HistoryMessage } from "../protocol/messages.ts";
+import type { ToolStep } from "../reply/steps-summary.ts";
 
 /** What an event means for the person watching (and the chat's state), as the tally sees it. */
 export type TallyStep =
@@ -26,7 +27,8 @@ export interface Answerer {
 
 /**
  * Folds a turn's `AgentEvent`s into what it produced: the messages to keep, tokens and their cost (each call priced
- * by the model that made it), tool calls, and the result or the error. `apply` says what each event means for the
+ * by the model that made it), tool calls and their steps (a person may open the list under the answer: each tool
+ * with its argument, and its outcome from the tool's result message), and the result or the error. `apply` says what each event means for the
  * display; the tally itself shows and stores nothing.
  */
 export class Tally {
@@ -36,6 +38,7 @@ export class Tally {
   /** Whether any call's model has a price (else the turn's cost is unknown). */
   priced = false;
   toolCalls = 0;
+  readonly steps: ToolStep[] = [];
   result: string | undefined;
   error: AgentErrorEvent | undefined;
   answeredBy: Answerer;
@@ -59,6 +62,7 @@ export class Tally {
         return { kind: "text", text: event.text };
       case "tool_start":
         this.toolCalls++;
+        this.steps.push({ tool: event.toolName, argument: event.preview });
         return { kind: "tool", label: `⚙️ ${event.toolName}${event.preview ? `: ${event.preview}` : ""}`, starts: true };
       case "tool_progress": {
         const seconds = event.elapsedSeconds ? ` (${Math.round(event.elapsedSeconds)} s)` : "";
@@ -68,6 +72,7 @@ export class Tally {
         return { kind: "log", message: event.message };
       case "message":
         this.produced.push(event.message);
+        if (event.message.role === "tool") this.noteOutcome(event.message.toolName, event.message);
         return { kind: "none" };
       case "usage": {
         if (event.provider !== undefined && event.model !== undefined) {
@@ -89,6 +94,12 @@ export class Tally {
       default:
         return assertNever(event, "event");
     }
+  }
+
+  /** A tool's result: the outcome of the first step of that tool still without one. */
+  private noteOutcome(tool: string, result: { content: string; isError?: boolean | undefined }): void {
+    const step = this.steps.find((candidate) => candidate.tool === tool && candidate.outcome === undefined);
+    if (step) step.outcome = { ok: result.isError !== true, text: result.content.slice(0, 500) };
   }
 
   /** The turn's cost so far, or null when no call's model has a price. */

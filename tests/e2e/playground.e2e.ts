@@ -11,6 +11,7 @@ import {
   startBotApiStandIn,
 } from "../../scripts/playground/bot-api.ts";
 import { openaiCompletion } from "../fakes/bodies.ts";
+import type { ScriptedResponse } from "../fakes/server.ts";
 import { type Fakes, startFakes } from "../fakes/server.ts";
 import { CHROMIUM, HAVE_CHROMIUM } from "./browser.ts";
 
@@ -198,6 +199,78 @@ describe.skipIf(!HAVE_CHROMIUM)("the playground in a browser", () => {
     await expect
       .poll(() => page.locator("#log .bubble.bot .body").last().textContent(), { timeout: 20_000 })
       .toContain("Spoken answers are off");
+  });
+
+  const script = async (...responses: ScriptedResponse[]) => {
+    await fetch(`${fakes.url}/__control/script`, {
+      method: "POST",
+      body: JSON.stringify({ service: "openai", responses }),
+    });
+  };
+  const say = async (text: string) => {
+    await page.fill("#text", text);
+    await page.click("#say button[type=submit]");
+  };
+  const TABLE = "Here you go:\n\n| Fruit | Qty |\n|:--|--:|\n| Apple | 3 |\n| Pear | 12 |\n\n- [x] compared";
+
+  it("shows an answer with a table as a real table, and a 10,000-character answer as one message", async () => {
+    // Back to the default provider (the /model test chose Anthropic), whose fake the tests script.
+    const reset = await fetch(`${bot.url}/admin/chats/${PLAYGROUND_CHAT.id}/config`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(reset.ok).toBe(true);
+    await page.click(`#chats button[data-chat="${PLAYGROUND_CHAT.id}"]`);
+    await expect.poll(() => page.locator("#log .bubble.user").first().textContent()).toContain("Hi there");
+    await script({ body: openaiCompletion(TABLE), stream: { pieces: 8, delayMs: 150 } });
+    await say("Compare the fruit");
+    const table = page.locator("#log .bubble.bot table").last();
+    await table.waitFor({ timeout: 20_000 });
+    expect(await table.locator("th").allTextContents()).toEqual(["Fruit", "Qty"]);
+    expect(await table.locator("td").allTextContents()).toEqual(["Apple", "3", "Pear", "12"]);
+    expect(await page.locator("#log .bubble.bot").last().locator("input[type=checkbox]").isChecked()).toBe(true);
+    await page.screenshot({ path: join(SHOTS, "playground-rich.png") });
+
+    const long = Array.from({ length: 100 }, (_, index) => `Paragraph ${index}: ${"word ".repeat(19)}`).join("\n\n");
+    await script({ body: openaiCompletion(long) });
+    await say("Write a lot");
+    await expect
+      .poll(() => page.locator("#log .bubble.bot").last().textContent(), { timeout: 20_000 })
+      .toContain("Paragraph 99:");
+    // The table's answer and the long one: one message each, the long one whole.
+    expect(await page.locator("#log .bubble.bot", { hasText: "Pear" }).count()).toBe(1);
+    expect(await page.locator("#log .bubble.bot", { hasText: "Paragraph" }).count()).toBe(1);
+    expect(await page.locator("#log .bubble.bot").last().textContent()).toContain("Paragraph 0:");
+  });
+
+  it("shows a private answer's tool step in a thinking block; the draft's stop control ends the turn", async () => {
+    await script(
+      { body: openaiCompletion(null, { toolCalls: [{ name: "remember", arguments: { fact: "I like pears" } }] }) },
+      { body: openaiCompletion("Done."), delayMs: 15_000 },
+    );
+    await say("Remember that I like pears");
+    const thinking = page.locator("#draft .thinking");
+    await thinking.waitFor({ timeout: 20_000 });
+    expect(await thinking.textContent()).toContain("remember");
+    await page.screenshot({ path: join(SHOTS, "playground-thinking.png") });
+    await page.click("#draft button.stop");
+    await expect
+      .poll(() => page.locator("#log .bubble.bot .body").last().textContent(), { timeout: 20_000 })
+      .toContain("Stopped.");
+    await expect.poll(() => page.locator("#draft").isHidden()).toBe(true);
+  });
+
+  it("with rich messages refused, gives the same answer as Telegram HTML, once", async () => {
+    await page.uncheck("#rich");
+    await expect.poll(() => page.locator("#rich").isChecked()).toBe(false);
+    await script({ body: openaiCompletion(TABLE.replace("Pear", "Plum")) });
+    await say("Compare the fruit again");
+    const pre = page.locator("#log .bubble.bot pre").last();
+    await pre.waitFor({ timeout: 20_000 });
+    expect(await pre.textContent()).toMatch(/Fruit\s+\| Qty/);
+    expect(await page.locator("#log .bubble.bot", { hasText: "Plum" }).count()).toBe(1);
+    await page.screenshot({ path: join(SHOTS, "playground-html-fallback.png") });
+    await page.check("#rich");
   });
 
   it("talks to the bot only with a signed-in console", async () => {

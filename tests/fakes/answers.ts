@@ -271,3 +271,46 @@ export function firstMissingWord(markdown: string, delivered: string[], options:
   }
   return undefined;
 }
+
+/** Blocks of the structure a rich message shows (and the HTML path cannot), well-formed as models write them. */
+const RICH_BLOCKS: ((generator: ReturnType<typeof random>) => string)[] = [
+  (g) => `${"#".repeat(1 + g.int(6))} ${prose(g, 10 + g.int(40)).trim()}`,
+  (g) => {
+    const columns = 1 + g.int(g.next() < 0.1 ? 30 : 6);
+    const row = () => `| ${Array.from({ length: columns }, () => g.pick(WORDS)).join(" | ")} |`;
+    const align = `|${Array.from({ length: columns }, () => g.pick([" --- ", ":--", "--:", ":-:"])).join("|")}|`;
+    const rows = g.next() < 0.05 ? 400 + g.int(400) : 1 + g.int(12);
+    return [row(), align, ...Array.from({ length: rows }, row)].join("\n");
+  },
+  (g) => Array.from({ length: 1 + g.int(8) }, () => `- [${g.pick([" ", "x"])}] ${prose(g, 20).trim()}`).join("\n"),
+  (g) =>
+    Array.from(
+      { length: 2 + g.int(10) },
+      (_, i) => `${"   ".repeat(Math.min(i % 4, 3))}${g.next() < 0.5 ? "-" : `${i + 1}.`} ${prose(g, 15).trim()}`,
+    ).join("\n"),
+  (g) => g.pick(["$E = mc^2$ and $a_1 + b_1$", "$$\\int_0^1 x^2 \\, dx = \\frac{1}{3}$$", "\\(x^2\\) and \\[y = 2\\]"]),
+  (g) => `It costs $${1 + g.int(90)} and $${1 + g.int(90)}, or ${g.int(9)}$ each.`,
+  (g) => `<details><summary>${prose(g, 10).trim()}</summary>\n\n${prose(g, 80).trim()}\n\n</details>`,
+  (g) => `Text with a note[^${g.int(3)}].\n\n[^${g.int(3)}]: ${prose(g, 30).trim()}`,
+  (g) =>
+    `\`\`\`${g.pick(["ts", "python", "", "math"])}\n${"x = 1 | 2 $ <b> [a](b)\n".repeat(1 + g.int(g.next() < 0.05 ? 3000 : 20))}\`\`\``,
+  (g) => `> ${prose(g, 60).trim()}\n> - quoted item\n> - [ ] quoted task`,
+  () =>
+    `A || B, a == b, <div>html</div>, ![chart](https://example.com/c.png), [run](javascript:x) and <tg-thinking>no</tg-thinking>`,
+  (g) => prose(g, 50 + g.int(400)),
+];
+
+/** A model answer with rich structure (tables, headings, task lists, math, details, code), of any length. */
+export function generateRichAnswer(seed: number): string {
+  const generator = random(seed);
+  const long = generator.next() < 0.15;
+  const blocks: string[] = [];
+  let length = 0;
+  const target = long ? 10_000 + generator.int(60_000) : 100 + generator.int(3_000);
+  while (length < target) {
+    const block = generator.pick(RICH_BLOCKS)(generator);
+    blocks.push(block);
+    length += block.length;
+  }
+  return blocks.join("\n\n");
+}

@@ -95,7 +95,7 @@ describe("the playground's Bot API stand-in", () => {
     await bot("sendChatAction", { chat_id: PLAYGROUND_CHAT.id, action: "typing" });
     expect((await playground("state?since=-1")).json.typing).toBe(true);
     await bot("sendMessageDraft", { chat_id: PLAYGROUND_CHAT.id, draft_id: 7, text: "Hel" });
-    expect((await playground("state")).json.draft).toEqual({ id: 7, text: "Hel" });
+    expect((await playground("state")).json.draft).toEqual({ id: 7, text: "Hel", canStop: false });
 
     const sent = await bot("sendMessage", {
       chat_id: PLAYGROUND_CHAT.id,
@@ -156,14 +156,21 @@ describe("the playground's Bot API stand-in", () => {
     expect((await playground("state")).json.messages).toEqual([]);
   });
 
-  it("keeps rich messages and rich drafts, as sent, for the page to draw", async () => {
+  it("keeps rich messages and rich drafts, as sent, and draws them as a client would", async () => {
     await bot("sendRichMessageDraft", {
       chat_id: PLAYGROUND_CHAT.id,
       draft_id: 3,
-      rich_message: { markdown: "<tg-thinking>…</tg-thinking>\n\n| a | b |\n|---|---|\n| 1 | 2 |" },
+      rich_message: { markdown: "<tg-thinking>\n\n⚙️ web\\_fetch\n\n</tg-thinking>\n\n| a | b |\n|---|---|\n| 1 | 2 |" },
+      can_stop: true,
     });
-    expect((await playground("state")).json.draft).toMatchObject({ id: 3, rich: { markdown: expect.any(String) } });
-    const rich = { markdown: "# Plan\n\n- [x] done\n- [ ] to do" };
+    const draft = (await playground("state")).json.draft!;
+    expect(draft).toMatchObject({ id: 3, rich: { markdown: expect.any(String) }, canStop: true });
+    expect(draft.richHtml).toMatch(/<details class="thinking" open><summary>Thinking<\/summary>[\s\S]*web_fetch/);
+    expect(draft.richHtml).toContain("<table>");
+    const rich = {
+      markdown:
+        "# Plan\n\n- [x] done\n- [ ] to do\n\n| a | b |\n|:--|--:|\n| 1 | 2 |\n\nSo $x^2$, and:\n\n$$E = mc^2$$\n\n<details><summary>More</summary>\n\nHidden.\n\n</details>",
+    };
     const sent = await bot("sendRichMessage", { chat_id: PLAYGROUND_CHAT.id, rich_message: rich });
     expect(sent.status).toBe(200);
     const state = (await playground("state")).json;
@@ -176,6 +183,41 @@ describe("the playground's Bot API stand-in", () => {
         text: expect.stringContaining("Plan"),
       }),
     ]);
+    const html = state.messages[0]!.richHtml!;
+    expect(html).toContain("<h1>Plan</h1>");
+    expect(html).toMatch(/<input checked="" disabled="" type="checkbox">/);
+    expect(html).toMatch(/<th align="left">a<\/th>/);
+    expect(html).toContain('<code class="math">x^2</code>');
+    expect(html).toContain('<pre class="math">E = mc^2</pre>');
+    expect(html).toContain("<details><summary>More</summary>");
+  });
+
+  it("sends the bot a stopped_message_generation when the person presses a draft's stop control", async () => {
+    expect((await playground("stop", { draftId: 5 })).status).toBe(400);
+    await bot("sendRichMessageDraft", {
+      chat_id: PLAYGROUND_CHAT.id,
+      draft_id: 5,
+      rich_message: { markdown: "Working" },
+      can_stop: true,
+    });
+    expect((await playground("stop", { draftId: 5 })).status).toBe(200);
+    expect(updates.at(-1)!.body).toMatchObject({
+      stopped_message_generation: { chat: { id: PLAYGROUND_CHAT.id, type: "private" }, draft_id: 5 },
+    });
+    expect((await playground("state")).json.draft).toBeNull();
+  });
+
+  it("plays a Bot API server without rich messages when switched", async () => {
+    expect((await playground("state")).json.richMessages).toBe(true);
+    expect((await playground("telegram", { richMessages: "no" })).status).toBe(400);
+    await playground("telegram", { richMessages: false });
+    expect((await playground("state")).json.richMessages).toBe(false);
+    const refused = await bot("sendRichMessage", { chat_id: PLAYGROUND_CHAT.id, rich_message: { markdown: "x" } });
+    expect(refused.json).toEqual({ ok: false, error_code: 404, description: "Not Found" });
+    await playground("telegram", { richMessages: true });
+    expect(
+      (await bot("sendRichMessage", { chat_id: PLAYGROUND_CHAT.id, rich_message: { markdown: "x" } })).status,
+    ).toBe(200);
   });
 
   it("keeps a second chat, the friend not allowed yet, apart; unknown chats are refused", async () => {

@@ -56,8 +56,9 @@ describe("npm run setup:telegram", () => {
     expect(setWebhook?.body).toMatchObject({
       url: "https://bot.example.workers.dev/telegram/webhook",
       secret_token: secret,
-      // Guest queries (Bot API 10.0) arrive only when asked for.
-      allowed_updates: ["message", "callback_query", "guest_message"],
+      // Messages, button presses (Stop, /model), presses of a rich draft's stop control (Bot API 10.3) and guest
+      // queries (Bot API 10.0): the last two arrive only when asked for.
+      allowed_updates: ["message", "callback_query", "stopped_message_generation", "guest_message"],
     });
     expect(done.output).not.toContain(secret);
     expect(done.output).not.toContain("SETUP-TEST");

@@ -86,11 +86,13 @@ describe("console", () => {
       model: "gpt-new",
       timezone: "Mars/Olympus",
       "budget.dailyTokens": "lots",
+      richMessages: "sometimes",
     });
     expect(bad.status).toBe(400);
     const badPage = await bad.text();
     expect(badPage).toMatch(/data-field-error="timezone"[^>]*>must be an IANA time zone/);
     expect(badPage).toContain('data-field-error="budget.dailyTokens"');
+    expect(badPage).toContain('data-field-error="richMessages"');
     expect(badPage).toContain('value="Mars/Olympus"');
     expect((await admin(`/chats/${PRIVATE_CHAT}/config`)).status).toBe(404);
 
@@ -99,12 +101,21 @@ describe("console", () => {
       timezone: "Europe/Berlin",
       "budget.dailyTokens": "5000",
       enabled: "no",
+      richMessages: "always",
+      showSteps: "no",
     });
     expect(good.status).toBe(303);
     expect(good.headers.get("location")).toBe(`/console/chats/${PRIVATE_CHAT}?done=saved`);
     expect(await (await admin(`/chats/${PRIVATE_CHAT}/config`)).json()).toEqual({
       chatId: PRIVATE_CHAT,
-      config: { model: "gpt-new", timezone: "Europe/Berlin", budget: { dailyTokens: 5000 }, enabled: false },
+      config: {
+        model: "gpt-new",
+        timezone: "Europe/Berlin",
+        budget: { dailyTokens: 5000 },
+        enabled: false,
+        richMessages: "always",
+        showSteps: false,
+      },
     });
     const page = await (await browser.get(`/console/chats/${PRIVATE_CHAT}?done=saved`)).text();
     expect(page).toContain("Saved.");

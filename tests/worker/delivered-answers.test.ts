@@ -2,9 +2,19 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { CUT_NOTE } from "../../src/telegram/split.ts";
-import { firstMissingWord, generateAnswer } from "../fakes/answers.ts";
+import { firstMissingWord, generateAnswer, generateRichAnswer } from "../fakes/answers.ts";
 import { openaiCompletion } from "../fakes/bodies.ts";
-import { fakes, GROUP_CHAT, PRIVATE_CHAT, postUpdate, session, settled, textUpdate } from "./helpers.ts";
+import {
+  fakes,
+  GROUP_CHAT,
+  PRIVATE_CHAT,
+  postUpdate,
+  type StoredChatMessage,
+  session,
+  settled,
+  textUpdate,
+  withRichMessages,
+} from "./helpers.ts";
 
 /**
  * Generated model answers (tests/fakes/answers.ts: random and adversarial Markdown, lengths around every limit),
@@ -15,14 +25,31 @@ import { fakes, GROUP_CHAT, PRIVATE_CHAT, postUpdate, session, settled, textUpda
 const tdlib = (await fakes.telegram()).tdlib;
 if (!tdlib.available) console.warn(`[delivered answers] skipped: TDLib's parser is not available (${tdlib.reason})`);
 
+/**
+ * What a delivered message says: the text Telegram parsed, or a rich message's Markdown as written (escapes
+ * undone): the fake checks a rich message's limits but does not render its Markdown, so its words are read there.
+ */
+function deliveredText(message: StoredChatMessage): string {
+  if (message.content.kind !== "rich") return message.content.text ?? "";
+  const input = message.sent.richMessage as { markdown?: string } | undefined;
+  return (input?.markdown ?? "").replace(/\\([!-/:-@[-`{-~])/g, "$1");
+}
+
 /** Delivers one generated answer to `chatId` and says what went wrong, if anything. */
-async function deliver(seed: number, chatId: number, stream: { pieces: number; delayMs: number }): Promise<string[]> {
-  const markdown = generateAnswer(seed);
+async function deliver(
+  seed: number,
+  chatId: number,
+  stream: { pieces: number; delayMs: number },
+  rich?: "auto" | "always",
+  answer: (seed: number) => string = generateAnswer,
+): Promise<string[]> {
+  const markdown = answer(seed);
   // Each answer starts afresh: a growing history would be summarised through the same fake model, and the fakes'
   // records of earlier answers would only slow the next one down (their violations are read first).
   const problems = (await fakes.telegram()).violations.map((violation) => `seed ${seed - 1}: ${violation.text}`);
   await fetch(`${env.FAKES_URL}/__control/reset`, { method: "POST" });
   await runInDurableObject(session(chatId), (instance) => instance.stores.history.clear());
+  if (rich) await withRichMessages(chatId, { richMessages: rich });
   await fakes.script("openai", { body: openaiCompletion(markdown), stream });
   const group = chatId < 0;
   const response = await postUpdate(textUpdate(group ? `@testbot answer ${seed}` : `answer ${seed}`, { chatId }));
@@ -33,7 +60,7 @@ async function deliver(seed: number, chatId: number, stream: { pieces: number; d
   for (const call of (await fakes.requests("telegram")).filter((request) => request.refusal && !request.scripted)) {
     problems.push(`seed ${seed}: ${call.method} refused: ${call.refusal} ${call.detail ?? ""}`);
   }
-  const delivered = (await fakes.chatMessages(chatId)).messages.map((message) => message.content.text ?? "");
+  const delivered = (await fakes.chatMessages(chatId)).messages.map(deliveredText);
   const missing = firstMissingWord(markdown, delivered, { cut: delivered.at(-1)?.endsWith(CUT_NOTE) ?? false });
   if (missing !== undefined) problems.push(`seed ${seed}: "${missing}" never arrives (${markdown.length} characters)`);
   return problems;
@@ -71,6 +98,34 @@ describe.skipIf(!tdlib.available)("generated answers, end to end, against TDLib'
     expect(edits).toBeGreaterThan(0);
     expect(problems).toEqual([]);
   }, 60_000);
+
+  it("delivers 200 answers as rich messages to a private chat, refusing nothing, losing no word", async () => {
+    const problems: string[] = [];
+    for (let seed = 1; seed <= 100; seed++) {
+      problems.push(...(await deliver(seed, PRIVATE_CHAT, { pieces: 3, delayMs: 0 }, "always")));
+      problems.push(...(await deliver(seed, PRIVATE_CHAT, { pieces: 3, delayMs: 0 }, "auto", generateRichAnswer)));
+    }
+    const rich = (await fakes.requests("telegram", { method: "sendRichMessage" })).length;
+    expect(problems).toEqual([]);
+    expect(rich).toBeGreaterThan(0);
+  }, 180_000);
+
+  it("streams rich answers in rich drafts and as one rich message edited in a group, refusing nothing", async () => {
+    const problems: string[] = [];
+    let drafts = 0;
+    let edits = 0;
+    for (let seed = 3001; seed <= 3012; seed++) {
+      problems.push(...(await deliver(seed, PRIVATE_CHAT, { pieces: 6, delayMs: 90 }, "auto", generateRichAnswer)));
+      drafts += (await fakes.requests("telegram", { method: "sendRichMessageDraft" })).length;
+    }
+    for (let seed = 4001; seed <= 4004; seed++) {
+      problems.push(...(await deliver(seed, GROUP_CHAT, { pieces: 8, delayMs: 180 }, "auto", generateRichAnswer)));
+      edits += (await fakes.requests("telegram", { method: "editMessageText" })).length;
+    }
+    expect(problems).toEqual([]);
+    expect(drafts).toBeGreaterThan(0);
+    expect(edits).toBeGreaterThan(0);
+  }, 120_000);
 
   it("streams a long emoji answer in drafts without Telegram refusing one", async () => {
     const answer = "😀".repeat(2100);

@@ -274,3 +274,21 @@ export async function post(update: unknown): Promise<void> {
   const response = await postUpdate(update);
   if (response.status !== 200) throw new Error(`webhook answered ${response.status}: ${await response.text()}`);
 }
+
+/** A press of a rich draft's stop control (Bot API 10.3), as Telegram would POST it: the private chat and the draft. */
+export function generationStopped(draftId: number, options: { chatId?: number } = {}): Record<string, unknown> {
+  const chatId = options.chatId ?? PRIVATE_CHAT;
+  return {
+    update_id: nextUpdateId++,
+    stopped_message_generation: { chat: { id: chatId, type: "private", first_name: "Ada" }, draft_id: draftId },
+  };
+}
+
+/** Turns rich messages on for a chat (the tests' default is the HTML path: RICH_MESSAGES is "off" there). */
+export async function withRichMessages(chatId: number, config: Record<string, unknown> = {}): Promise<void> {
+  const response = await admin(`/chats/${chatId}/config`, {
+    method: "PUT",
+    body: JSON.stringify({ richMessages: "auto", ...config }),
+  });
+  if (response.status !== 200) throw new Error(`config refused: ${await response.text()}`);
+}

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import {
   fakes,
   GROUP_CHAT,
+  generationStopped,
   PRIVATE_CHAT,
   postUpdate,
   STRANGER_CHAT,
@@ -25,6 +26,17 @@ describe("POST /telegram/webhook", () => {
     );
     expect(pending.n).toBe(0);
     expect(await fakes.requests("openai")).toHaveLength(0);
+  });
+
+  it("takes a press of a draft's stop control, from an allowed private chat only, and stops nothing idle", async () => {
+    const idle = await postUpdate(generationStopped(77));
+    expect(idle.status).toBe(200);
+    expect(await idle.json()).toEqual({ ok: true, result: "not running" });
+    const stranger = await postUpdate(generationStopped(77, { chatId: STRANGER_CHAT }));
+    expect(await stranger.json()).toEqual({ ok: true, ignored: "chat not allowed" });
+    const malformed = await postUpdate({ update_id: 9, stopped_message_generation: { chat: { id: 1 } } });
+    expect(malformed.status).toBe(400);
+    expect(await fakes.requests("telegram")).toHaveLength(0);
   });
 
   it("answers 400 to a body that is not JSON, or JSON that is not an update", async () => {

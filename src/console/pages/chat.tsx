@@ -1,6 +1,6 @@
 import { VOICE_REPLIES } from "../../config/chat-config.ts";
 import type { ConfigView, DailyUsage, SkillsView, TaskRow, UsageReport } from "../admin-client.ts";
-import { type FormField, type FormValues, PROVIDER_CHOICES } from "../config-form.ts";
+import { type FormField, type FormValues, PROVIDER_CHOICES, RICH_CHOICES } from "../config-form.ts";
 import { formatTime, Layout, Notice } from "../layout.tsx";
 import { type SkillForm, SkillsSection } from "./skills.tsx";
 import { UsageSection } from "./usage.tsx";
@@ -99,6 +99,16 @@ export function ChatPage(props: ChatPageProps) {
         <label for="voiceReplies">Spoken answers</label>
         <select {...field("voiceReplies")}>{options(VOICE_REPLIES, values.voiceReplies, "(default: off)")}</select>
         {problem("voiceReplies")}
+        <label for="richMessages">Rich messages (tables, headings, long answers in one message)</label>
+        <select {...field("richMessages")}>
+          {options(RICH_CHOICES, values.richMessages, "(default: RICH_MESSAGES)")}
+        </select>
+        {problem("richMessages")}
+        <label for="showSteps">List the tool steps under a rich answer</label>
+        <select {...field("showSteps")}>
+          {options(["yes", "no"], values.showSteps, "(default: in private chats)")}
+        </select>
+        {problem("showSteps")}
         <p>
           <button type="submit">Save</button>
         </p>

@@ -15,6 +15,8 @@ import { TelegramClient } from "../../telegram/client.ts";
 import {
   type ButtonPress,
   buttonPressOf,
+  type GenerationStop,
+  generationStopOf,
   guestQueryOf,
   incomingMessageOf,
   type TelegramUpdate,
@@ -59,6 +61,8 @@ export function webhookRoutes(): Hono<WebhookEnv> {
       const press = buttonPressOf(update);
       if (press) return answerButton(c, press);
       if (update.guest_message) return routeGuestQuery(c, update);
+      const stop = generationStopOf(update);
+      if (stop) return stopGeneration(c, stop);
       let message = incomingMessageOf(update);
       if (!message || !update.message) return c.json({ ok: true, ignored: "update kind not handled" });
 
@@ -125,6 +129,24 @@ async function routeGuestQuery(c: Context<WebhookEnv>, update: TelegramUpdate): 
   const query = guestQueryOf(update, identity.username);
   if (!query) return c.json({ ok: true, ignored: "guest query without a person" });
   const result = await chatStub(c.env, { chatId: query.from.id }).enqueueGuest(query);
+  return c.json({ ok: true, result });
+}
+
+/**
+ * A press of a rich draft's stop control: the chat's object stops the turn whose draft it was, as /stop and the Stop
+ * button do (for the person who asked, or an admin). Telegram wants no answer to it.
+ */
+async function stopGeneration(c: Context<WebhookEnv>, stop: GenerationStop): Promise<Response> {
+  const settings = settingsOf(c.env);
+  if (!(await isChatAllowedAnywhere(settings, c.env.CONFIG, stop.chatId))) {
+    return c.json({ ok: true, ignored: "chat not allowed" });
+  }
+  const byAdmin =
+    includes(settings.adminUserIds, stop.userId) ||
+    isAdminIn(settings, await new AccessStore(c.env.CONFIG).read(), stop.userId);
+  const target =
+    stop.threadId === undefined ? { chatId: stop.chatId } : { chatId: stop.chatId, threadId: stop.threadId };
+  const result = await chatStub(c.env, target).stopGeneration(stop, byAdmin);
   return c.json({ ok: true, result });
 }
 

@@ -35,7 +35,18 @@ describe("readSettings with nothing set", () => {
     expect(settings.dailyTokenBudget).toBeUndefined();
     expect(settings.webFetch.enabled).toBe(true);
     expect(settings.ackReaction).toBe("private");
+    expect(settings.richMessages).toBe("auto");
     expect(settings.mcp).toEqual({ listCacheMs: 300_000, timeoutMs: 20_000 });
+  });
+});
+
+describe("RICH_MESSAGES", () => {
+  it("chooses when answers are rich messages, and names a value it does not know", () => {
+    expect(settingsWith({ RICH_MESSAGES: "always" }).richMessages).toBe("always");
+    expect(settingsWith({ RICH_MESSAGES: "off" }).richMessages).toBe("off");
+    const wrong = settingsWith({ RICH_MESSAGES: "sometimes" });
+    expect(wrong.richMessages).toBe("auto");
+    expect(wrong.problems).toEqual([expect.stringContaining("RICH_MESSAGES must be one of auto, always, off")]);
   });
 });
 

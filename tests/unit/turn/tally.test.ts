@@ -71,4 +71,28 @@ describe("Tally", () => {
     expect(tally.cost).toBeNull();
     expect(tally.usage).toEqual({ inputTokens: 500, outputTokens: 500 });
   });
+
+  it("lists the tool steps with their arguments, and each outcome from its tool's result", () => {
+    const tally = tallyFor();
+    tally.apply({ type: "tool_start", toolName: "web_fetch", preview: '{"url":"https://a.example"}' });
+    tally.apply({ type: "tool_start", toolName: "web_fetch", preview: '{"url":"https://b.example"}' });
+    tally.apply({ type: "tool_start", toolName: "recall", preview: "{}" });
+    const result = (toolName: string, content: string, isError?: boolean) => ({
+      type: "message" as const,
+      message: {
+        role: "tool" as const,
+        toolCallId: `c-${content}`,
+        toolName,
+        content,
+        ...(isError ? { isError } : {}),
+      },
+    });
+    tally.apply(result("web_fetch", "page a"));
+    tally.apply(result("web_fetch", "Error: 404", true));
+    expect(tally.steps).toEqual([
+      { tool: "web_fetch", argument: '{"url":"https://a.example"}', outcome: { ok: true, text: "page a" } },
+      { tool: "web_fetch", argument: '{"url":"https://b.example"}', outcome: { ok: false, text: "Error: 404" } },
+      { tool: "recall", argument: "{}" },
+    ]);
+  });
 });

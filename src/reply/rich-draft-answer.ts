@@ -1,0 +1,185 @@
+import type { SendOptions, TelegramClient } from "../telegram/client.ts";
+import type { ChatTarget } from "../telegram/incoming-message.ts";
+import { RICH_BUDGET } from "../telegram/rich-limits.ts";
+import { escapeMarkdown, renderRichPartial } from "../telegram/rich-render.ts";
+import type { AnswerDelivery, FinalAnswerText } from "./answer-delivery.ts";
+import type { AnswerView, LiveAnswer, StepView } from "./live-answer.ts";
+import { PacedWriter } from "./paced-writer.ts";
+import type { Pacer } from "./pacer.ts";
+
+/** A draft appears this long after the answer's first text (well within the 150 ms a person notices). */
+const FIRST_DRAFT_AFTER_MS = 100;
+/** A draft is a 30-second preview: one that has not changed for this long is shown again, so it stays. */
+const KEEP_ALIVE_MS = 20_000;
+/** Room in a draft for the thinking block around the current step. */
+const DRAFT_BUDGET = { ...RICH_BUDGET, blocks: RICH_BUDGET.blocks - 10, characters: RICH_BUDGET.characters - 1_000 };
+
+export interface RichDraftOptions {
+  telegram: TelegramClient;
+  target: ChatTarget;
+  pacer: Pacer;
+  delivery: AnswerDelivery;
+  /** The draft's id: a `stopped_message_generation` update names it when the person presses the stop control. */
+  draftId: number;
+  /** Telegram refused rich drafts (an older server): plain drafts and a status line instead. */
+  plain: () => AnswerView;
+  /** Telegram refused drafts in this chat: an edited message instead (the chat remembers it). */
+  withoutDrafts: () => AnswerView;
+}
+
+/**
+ * Private chats with rich messages: the answer grows in a rich draft (`sendRichMessageDraft`), rendered as it will
+ * look (a table shows as a table once its rows parse), paced; while tools run, a `<tg-thinking>` block shows the
+ * current step; every draft carries Telegram's stop control (`can_stop`), so the status line and its Stop button are
+ * not needed here. The final message (rich or HTML, as AnswerDelivery decides) replaces the draft. A refusal of the
+ * rich form falls back to plain drafts; a refusal of drafts, to an edited message; an unavailable Telegram (5xx, a
+ * timeout) changes nothing: the next update goes as usual.
+ */
+export class RichDraftAnswer implements LiveAnswer, StepView {
+  private text = "";
+  private step: string | undefined;
+  private stopData: string | undefined;
+  private started = 0;
+  private restartPending = false;
+  private shown = "";
+  private lastSentAt = 0;
+  private fallback: AnswerView | undefined;
+  private readonly writer: PacedWriter;
+  private readonly keepAlive: ReturnType<typeof setInterval>;
+
+  constructor(private readonly options: RichDraftOptions) {
+    this.writer = new PacedWriter({
+      pacer: options.pacer,
+      // An answer that arrives all at once needs no draft; a step shows at once.
+      notBefore: () => (this.text === "" ? 0 : this.started + FIRST_DRAFT_AFTER_MS),
+      write: () => this.write(),
+    });
+    this.keepAlive = setInterval(() => {
+      if (this.fallback || this.shown === "" || Date.now() - this.lastSentAt < KEEP_ALIVE_MS) return;
+      this.shown = "";
+      this.writer.schedule();
+    }, KEEP_ALIVE_MS / 4);
+  }
+
+  get visible(): boolean {
+    return this.fallback?.answer.visible ?? this.shown !== "";
+  }
+
+  delta(text: string): void {
+    if (this.fallback) {
+      this.fallback.answer.delta(text);
+      return;
+    }
+    if (this.restartPending) {
+      this.text = "";
+      this.restartPending = false;
+    }
+    if (this.started === 0) this.started = Date.now();
+    this.text += text;
+    this.writer.schedule();
+  }
+
+  restart(): void {
+    if (this.fallback) this.fallback.answer.restart();
+    else this.restartPending = true;
+  }
+
+  show(step: string): void {
+    if (this.fallback) {
+      this.fallback.steps.show(step);
+      return;
+    }
+    this.step = step;
+    this.writer.schedule();
+  }
+
+  offerStop(data: string): void {
+    if (this.fallback) {
+      this.fallback.steps.offerStop(data);
+      return;
+    }
+    // Every draft has the stop control; this makes sure one shows while the turn is still silent.
+    this.stopData = data;
+    this.writer.schedule();
+  }
+
+  writing(): void {
+    if (this.fallback) this.fallback.steps.writing();
+    else this.step = undefined;
+  }
+
+  async close(): Promise<number | undefined> {
+    clearInterval(this.keepAlive);
+    return this.fallback?.steps.close();
+  }
+
+  async finish(answer: FinalAnswerText, options: SendOptions): Promise<boolean> {
+    // No draft may land after the final message (it would show as a draft again): stop, and wait for the last one.
+    clearInterval(this.keepAlive);
+    await this.writer.close();
+    if (this.fallback) return this.fallback.answer.finish(answer, options);
+    return this.options.delivery.send(answer, options);
+  }
+
+  async abandon(note: string): Promise<void> {
+    clearInterval(this.keepAlive);
+    await this.writer.close();
+    // A draft vanishes by itself; only a fallback message needs marking.
+    if (this.fallback) await this.fallback.answer.abandon(note);
+  }
+
+  /** The draft as it should look now: the current step in a thinking block, then the answer so far. */
+  private draft(): string {
+    const text = this.restartPending ? "" : this.text;
+    const pieces = renderRichPartial(text, DRAFT_BUDGET);
+    const answer = pieces.at(-1) ?? "";
+    const step = this.step ?? (answer === "" && this.stopData !== undefined ? "⏳ Working…" : undefined);
+    const thinking = step === undefined ? "" : `<tg-thinking>\n\n${escapeMarkdown(step)}\n\n</tg-thinking>`;
+    return [thinking, answer].filter((part) => part !== "").join("\n\n");
+  }
+
+  private async write(): Promise<"again" | "done"> {
+    if (this.fallback) return "done";
+    const draft = this.draft();
+    if (draft === "" || draft === this.shown) return "done";
+    this.shown = draft;
+    this.lastSentAt = Date.now();
+    this.options.pacer.used();
+    const { telegram, target, draftId } = this.options;
+    const result = await telegram.sendRichDraft(target, draftId, draft, { canStop: true });
+    switch (result.kind) {
+      case "ok":
+      case "unchanged":
+        return "done";
+      case "wait":
+        this.options.pacer.backOff(result.seconds);
+        this.shown = "";
+        return "again";
+      case "unavailable":
+        // Not a refusal: the next update goes as usual, a moment later.
+        console.warn(`chat ${target.chatId}: a rich draft was not shown (${result.description})`);
+        this.options.pacer.backOff(1);
+        this.shown = "";
+        return "again";
+      case "refused":
+        if (result.rich) {
+          this.options.delivery.refuse(result.description);
+          this.switchTo(this.options.plain());
+        } else {
+          console.warn(`chat ${target.chatId}: drafts refused (${result.description}); editing a message instead`);
+          this.switchTo(this.options.withoutDrafts());
+        }
+        return "done";
+    }
+  }
+
+  /** Hands the answer so far, the current step and the stop offer to the fallback, which shows them from now on. */
+  private switchTo(view: AnswerView): void {
+    this.fallback = view;
+    clearInterval(this.keepAlive);
+    if (this.writer.isClosed) return;
+    if (this.text !== "" && !this.restartPending) view.answer.delta(this.text);
+    if (this.step !== undefined) view.steps.show(this.step);
+    if (this.stopData !== undefined) view.steps.offerStop(this.stopData);
+  }
+}

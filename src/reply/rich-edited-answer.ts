@@ -1,0 +1,247 @@
+import { bestEffort } from "../lib/best-effort.ts";
+import type { QuickResult, SendOptions, TelegramClient } from "../telegram/client.ts";
+import { failureOf, isRichRefusal } from "../telegram/failure.ts";
+import type { ChatTarget } from "../telegram/incoming-message.ts";
+import { RICH_BUDGET } from "../telegram/rich-limits.ts";
+import { escapeMarkdown, renderRichPartial } from "../telegram/rich-render.ts";
+import type { AnswerDelivery, FinalAnswerText } from "./answer-delivery.ts";
+import type { AnswerView, LiveAnswer, StepView } from "./live-answer.ts";
+import { PacedWriter } from "./paced-writer.ts";
+import type { Pacer } from "./pacer.ts";
+
+/** Room in a streamed piece for the status line under it. */
+const STREAM_BUDGET = { ...RICH_BUDGET, blocks: RICH_BUDGET.blocks - 5, characters: RICH_BUDGET.characters - 500 };
+
+export interface RichEditedOptions {
+  telegram: TelegramClient;
+  target: ChatTarget;
+  pacer: Pacer;
+  delivery: AnswerDelivery;
+  replyToMessageId?: number;
+  /** The first message waits this long for the answer to run a moment (a quick answer is sent once, whole). */
+  firstAfterMs: number;
+  /** Telegram refused rich messages: one plain edited message and a status line instead. */
+  plain: () => AnswerView;
+}
+
+interface Shown {
+  id: number;
+  /** The Markdown the message shows, status line included, and without it. */
+  markdown: string;
+  body: string;
+  stop: boolean;
+}
+
+/**
+ * Groups and forum topics with rich messages (and private chats that refused drafts): one rich message, edited in
+ * place at the pacer's rate, showing the answer as it will look (a table once its rows parse) with the current step
+ * as its last line and the Stop button under it, so that no second message is needed for the status. Its last edit
+ * is the final answer (a rich message: it already is one) without the status and the button. An answer longer than
+ * one rich message continues in new ones. A refusal of the rich form before anything shows falls back to the plain
+ * edited message and status line; an unavailable Telegram only delays the next update.
+ */
+export class RichEditedAnswer implements LiveAnswer, StepView {
+  private readonly messages: Shown[] = [];
+  private text = "";
+  private step: string | undefined;
+  private stopData: string | undefined;
+  private started = 0;
+  private restartPending = false;
+  private fallback: AnswerView | undefined;
+  private readonly writer: PacedWriter;
+
+  constructor(private readonly options: RichEditedOptions) {
+    this.writer = new PacedWriter({
+      pacer: options.pacer,
+      // Text waits a moment before the first message; a step or the Stop button shows at once.
+      notBefore: () =>
+        this.messages.length > 0 || this.step !== undefined || this.stopData !== undefined
+          ? 0
+          : this.started + options.firstAfterMs,
+      write: () => this.update(),
+    });
+  }
+
+  get visible(): boolean {
+    return this.fallback?.answer.visible ?? this.messages.length > 0;
+  }
+
+  delta(text: string): void {
+    if (this.fallback) {
+      this.fallback.answer.delta(text);
+      return;
+    }
+    if (this.restartPending) {
+      this.text = "";
+      this.restartPending = false;
+    }
+    if (this.started === 0) this.started = Date.now();
+    this.text += text;
+    this.writer.schedule();
+  }
+
+  restart(): void {
+    if (this.fallback) this.fallback.answer.restart();
+    else this.restartPending = true;
+  }
+
+  show(step: string): void {
+    if (this.fallback) {
+      this.fallback.steps.show(step);
+      return;
+    }
+    this.step = step;
+    this.writer.schedule();
+  }
+
+  offerStop(data: string): void {
+    if (this.fallback) {
+      this.fallback.steps.offerStop(data);
+      return;
+    }
+    this.stopData = data;
+    this.writer.schedule();
+  }
+
+  writing(): void {
+    if (this.fallback) this.fallback.steps.writing();
+    else this.step = undefined;
+  }
+
+  async close(): Promise<number | undefined> {
+    return this.fallback?.steps.close();
+  }
+
+  async finish(answer: FinalAnswerText, options: SendOptions): Promise<boolean> {
+    await this.writer.close();
+    if (this.fallback) return this.fallback.answer.finish(answer, options);
+    // A 429's retry_after holds for the final form too.
+    const wait = Math.min(this.options.pacer.waitRequiredMs(), 60_000);
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const { delivery, telegram, target } = this.options;
+    if (this.messages.length === 0) return delivery.send(answer, options);
+    const pieces = delivery.richPiecesOf(answer, { streamed: true });
+    if (pieces === undefined) {
+      // The answer cannot be a rich message after all (nesting past the limits): the streamed messages go, the
+      // answer comes on the HTML path; never two copies at once.
+      await this.deleteFrom(0);
+      await delivery.sendHtml(answer.markdown, options);
+      return true;
+    }
+    for (const [index, piece] of pieces.entries()) {
+      const shown = this.messages[index];
+      // More pieces than were streamed: the rest go as new messages.
+      if (!shown) return delivery.sendRich(pieces, answer, {}, index);
+      try {
+        await telegram.editRich(target, shown.id, piece);
+      } catch (error) {
+        if (!isRichRefusal(error)) throw error;
+        delivery.refuse(failureOf(error).description);
+        await this.deleteFrom(0);
+        await delivery.sendHtml(answer.markdown, options);
+        return true;
+      }
+    }
+    await this.deleteFrom(pieces.length);
+    return true;
+  }
+
+  async abandon(note: string): Promise<void> {
+    await this.writer.close();
+    if (this.fallback) {
+      await this.fallback.answer.abandon(note);
+      return;
+    }
+    const last = this.messages.at(-1);
+    if (!last) return;
+    const markdown = [last.body, escapeMarkdown(note)].filter((part) => part !== "").join("\n\n");
+    const result = await this.options.telegram.editRichQuick(this.options.target, last.id, markdown, []);
+    if (result.kind === "refused" || result.kind === "unavailable") {
+      console.warn(`chat ${this.options.target.chatId}: marking a partial answer failed (${result.description})`);
+    }
+  }
+
+  /** The messages as they should look now: the answer's pieces, the last with the status line and the Stop button. */
+  private wanted(): { markdown: string; body: string; stop: boolean }[] {
+    const text = this.restartPending ? "" : this.text;
+    const pieces = renderRichPartial(text, STREAM_BUDGET);
+    const step = this.step ?? (pieces.length === 0 && this.stopData !== undefined ? "⏳ Working…" : undefined);
+    const status = step === undefined ? undefined : `_${escapeMarkdown(step)}_`;
+    const wanted = pieces.map((body) => ({ markdown: body, body, stop: false }));
+    if (status !== undefined) {
+      const last = wanted.pop();
+      wanted.push(
+        last
+          ? { markdown: `${last.body}\n\n${status}`, body: last.body, stop: false }
+          : { markdown: status, body: "", stop: false },
+      );
+    }
+    const last = wanted.at(-1);
+    if (last && this.stopData !== undefined) last.stop = true;
+    return wanted;
+  }
+
+  /** One paced call: the first message that differs from what it should show is sent or edited. */
+  private async update(): Promise<"again" | "done"> {
+    if (this.fallback) return "done";
+    const wanted = this.wanted();
+    const index = wanted.findIndex((want, at) => {
+      const shown = this.messages[at];
+      return !shown || shown.markdown !== want.markdown || shown.stop !== want.stop;
+    });
+    if (index === -1) return "done";
+    const want = wanted[index]!;
+    const existing = this.messages[index];
+    const { telegram, target, pacer, replyToMessageId } = this.options;
+    const buttons = want.stop && this.stopData !== undefined ? [{ text: "⏹ Stop", data: this.stopData }] : [];
+    pacer.used();
+    const result: QuickResult<number | true> = existing
+      ? await telegram.editRichQuick(target, existing.id, want.markdown, buttons)
+      : await telegram.sendRichQuick(target, want.markdown, {
+          ...(index === 0 && replyToMessageId !== undefined ? { replyToMessageId } : {}),
+          buttons,
+        });
+    switch (result.kind) {
+      case "ok":
+        if (existing) Object.assign(existing, want);
+        else if (typeof result.value === "number") this.messages.push({ id: result.value, ...want });
+        return "again";
+      case "unchanged":
+        if (existing) Object.assign(existing, want);
+        return "again";
+      case "wait":
+        pacer.backOff(result.seconds);
+        return "again";
+      case "unavailable":
+        console.warn(`chat ${target.chatId}: a streamed update failed (${result.description})`);
+        pacer.backOff(1);
+        return "again";
+      case "refused":
+        if (result.rich && this.messages.length === 0) {
+          this.options.delivery.refuse(result.description);
+          this.switchTo(this.options.plain());
+          return "done";
+        }
+        // Not retried: the next change of the answer tries again.
+        console.warn(`chat ${target.chatId}: a streamed update was refused (${result.description})`);
+        if (existing) Object.assign(existing, want);
+        return "done";
+    }
+  }
+
+  private async deleteFrom(index: number): Promise<void> {
+    for (const extra of this.messages.splice(index)) {
+      await bestEffort("deleting a streamed message", () =>
+        this.options.telegram.deleteMessage(this.options.target, extra.id),
+      );
+    }
+  }
+
+  private switchTo(view: AnswerView): void {
+    this.fallback = view;
+    if (this.writer.isClosed) return;
+    if (this.text !== "" && !this.restartPending) view.answer.delta(this.text);
+    if (this.step !== undefined) view.steps.show(this.step);
+    if (this.stopData !== undefined) view.steps.offerStop(this.stopData);
+  }
+}

@@ -1,0 +1,438 @@
+import { Marked, type Token, type Tokens } from "marked";
+import { withShortInfoStrings } from "./split.ts";
+
+/**
+ * The model's Markdown as Telegram's rich Markdown (Bot API 10.1, `InputRichMessage.markdown`). Telegram's is
+ * GitHub-flavoured, so most of what a model writes is already right and is kept as written: paragraphs, emphasis,
+ * code, lists, task lists, quotes, tables, headings, rules, footnotes, `$…$` and `$$…$$`. What differs is changed:
+ *
+ * - Raw HTML: Telegram parses its own tags inside Markdown; the model's HTML is shown as text (as on the HTML path),
+ *   except a balanced `<details>`/`<summary>`, which is structure. So `<tg-thinking>` (drafts only) never slips in.
+ * - Images: `![alt](url)` is a media block Telegram would fetch; it becomes a link, as on the HTML path.
+ * - Links: only http(s), tg, mailto, tel and in-document (#) targets stay links; others keep their text.
+ * - Math: `$` that does not open or close math by pandoc's rule (a price: "$5 and $10") is escaped; `\(…\)` and
+ *   `\[…\]` become `$…$` and `$$…$$`.
+ * - `||` (Telegram's spoiler) and `==` (its marked text) are escaped where a model means operators.
+ * - A table over Telegram's 20 columns becomes a code block; a fence's over-long info string is cut.
+ *
+ * Code (fences, indented blocks, spans) is never touched. marked finds the blocks; the inline text is scanned here.
+ */
+const lexer = new Marked({ gfm: true });
+
+/** What an answer holds that Telegram's plain HTML messages cannot show. */
+export type RichStructure = "table" | "heading" | "task list" | "math" | "footnote" | "details";
+
+export interface RichMarkdown {
+  markdown: string;
+  structure: ReadonlySet<RichStructure>;
+}
+
+/** Telegram's rich-message limit on a table's columns. */
+const MAX_TABLE_COLUMNS = 20;
+const SAFE_TARGET = /^(?:https?:|tg:|mailto:|tel:|#)/i;
+const KEPT_TAGS = new Set(["details", "summary"]);
+
+export function toRichMarkdown(markdown: string): RichMarkdown {
+  const source = withShortInfoStrings(markdown.replace(/\r\n?/g, "\n"));
+  const tokens = lexer.lexer(source);
+  const first = convert(source, tokens, true);
+  // An unbalanced <details> would leave the rest of the answer inside it (or be refused): shown as text instead.
+  const result = first.detailsBalance === 0 ? first : convert(source, tokens, false);
+  const structure = new Set(result.structure);
+  // The blocks are the source's: converting changes inline text, not which blocks there are.
+  collectStructure(tokens, structure);
+  if (hasFootnotes(result.markdown)) structure.add("footnote");
+  return { markdown: result.markdown, structure };
+}
+
+interface Conversion {
+  markdown: string;
+  structure: Set<RichStructure>;
+  /** Kept <details> minus </details>: 0 when balanced. */
+  detailsBalance: number;
+}
+
+function convert(source: string, tokens: readonly Token[], keepDetails: boolean): Conversion {
+  const context: ScanContext = { keepDetails, structure: new Set(), detailsBalance: 0, table: false };
+  let offset = 0;
+  let output = "";
+  for (const token of tokens) {
+    // Top-level tokens tile the source; the source's own slice is used (marked normalises the last line's end).
+    const raw = source.slice(offset, offset + token.raw.length);
+    offset += token.raw.length;
+    switch (token.type) {
+      case "code":
+      case "space":
+      case "hr":
+      case "def":
+        output += raw;
+        break;
+      case "table":
+        output +=
+          (token as Tokens.Table).header.length > MAX_TABLE_COLUMNS
+            ? asCodeBlock(raw)
+            : convertText(raw, { ...context, table: true });
+        break;
+      default:
+        output += convertText(raw, context);
+    }
+  }
+  return {
+    markdown: output + source.slice(offset),
+    structure: context.structure,
+    detailsBalance: context.detailsBalance,
+  };
+}
+
+function asCodeBlock(raw: string): string {
+  const body = raw.replace(/\n+$/, "");
+  const trailing = raw.slice(body.length);
+  const fence = "`".repeat(Math.max(3, ...[...body.matchAll(/`+/g)].map((match) => match[0].length + 1)));
+  return `${fence}\n${body}\n${fence}${trailing || "\n"}`;
+}
+
+interface ScanContext {
+  keepDetails: boolean;
+  structure: Set<RichStructure>;
+  detailsBalance: number;
+  /** In a table: `||` is an empty cell, not a spoiler. */
+  table: boolean;
+}
+
+/** A fence line inside containers (quotes, list items): its prefix, marker and info string. */
+const FENCE_LINE = /^((?:[ \t]*(?:>[ \t]?|(?:[-*+]|\d{1,9}[.)])[ \t]+))*)[ \t]{0,3}(`{3,}|~{3,})(.*)$/;
+
+/**
+ * A block's text: fenced code inside it (in a list item or a quote) is copied as it is, the runs of lines between
+ * are converted inline.
+ */
+function convertText(raw: string, context: ScanContext): string {
+  const lines = raw.split("\n");
+  const output: string[] = [];
+  let run: string[] = [];
+  let fence: { marker: string } | undefined;
+  const flush = () => {
+    if (run.length > 0) output.push(convertInline(run.join("\n"), context));
+    run = [];
+  };
+  for (const line of lines) {
+    const match = FENCE_LINE.exec(line);
+    if (fence) {
+      output.push(line);
+      if (match && match[2]![0] === fence.marker[0] && match[2]!.length >= fence.marker.length && !match[3]!.trim()) {
+        fence = undefined;
+      }
+      continue;
+    }
+    if (match && !(match[2]![0] === "`" && match[3]!.includes("`"))) {
+      flush();
+      output.push(line);
+      fence = { marker: match[2]! };
+      continue;
+    }
+    run.push(line);
+  }
+  flush();
+  return output.join("\n");
+}
+
+/** How far a link's label, an inline formula or a `\(…\)` is looked for (CommonMark bounds labels at 999). */
+const LOOK_AHEAD = 2_000;
+
+/** Where the paragraphs of one text end (its blank lines, found once). */
+class Paragraphs {
+  private readonly ends: number[];
+  private readonly length: number;
+
+  constructor(text: string) {
+    this.ends = [...text.matchAll(/\n[ \t]*\n/g)].map((match) => match.index);
+    this.length = text.length;
+  }
+
+  /** Where the paragraph that `from` is in ends: at a blank line, or the end of the text. */
+  end(from: number): number {
+    let low = 0;
+    let high = this.ends.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (this.ends[middle]! < from) low = middle + 1;
+      else high = middle;
+    }
+    return this.ends[low] ?? this.length;
+  }
+
+  /** The paragraph's end, or `LOOK_AHEAD` from `from`, whichever is first. */
+  near(from: number): number {
+    return Math.min(this.end(from), from + LOOK_AHEAD);
+  }
+}
+
+const BACKTICKS = /`+/y;
+
+/** The length of the run of backticks at `index`. */
+function backticksAt(text: string, index: number): number {
+  BACKTICKS.lastIndex = index;
+  return BACKTICKS.exec(text)?.[0].length ?? 0;
+}
+
+/** The characters the inline scan stops at; the text between them is copied as it is. */
+const SPECIAL = /[\\`$<![|=&]/g;
+
+/** Scans inline text, keeping code spans, links' targets and autolinks, converting what Telegram reads otherwise. */
+function convertInline(text: string, context: ScanContext): string {
+  const paragraphs = new Paragraphs(text);
+  let output = "";
+  let index = 0;
+  while (index < text.length) {
+    SPECIAL.lastIndex = index;
+    const special = SPECIAL.exec(text);
+    if (!special) {
+      output += text.slice(index);
+      break;
+    }
+    output += text.slice(index, special.index);
+    index = special.index;
+    const char = text[index]!;
+    const next = text[index + 1];
+    switch (char) {
+      case "\\": {
+        if (next === "(" || next === "[") {
+          const close = next === "(" ? "\\)" : "\\]";
+          const end = text.slice(0, paragraphs.near(index)).indexOf(close, index + 2);
+          if (end > index + 2) {
+            const body = text.slice(index + 2, end).trim();
+            if (body !== "" && !body.includes("$")) {
+              context.structure.add("math");
+              output += next === "(" ? `$${body}$` : `$$${body}$$`;
+              index = end + 2;
+              continue;
+            }
+          }
+        }
+        // A backslash escape (or a backslash before something else) stays as written.
+        output += next !== undefined && isAsciiPunctuation(next) ? char + next : char;
+        index += next !== undefined && isAsciiPunctuation(next) ? 2 : 1;
+        continue;
+      }
+      case "`": {
+        const run = backticksAt(text, index);
+        const close = closingBackticks(text, index + run, run, paragraphs);
+        const end = close === undefined ? index + run : close + run;
+        output += text.slice(index, end);
+        index = end;
+        continue;
+      }
+      case "$": {
+        const math = mathAt(text, index, paragraphs);
+        if (math !== undefined) {
+          context.structure.add("math");
+          output += text.slice(index, math);
+          index = math;
+        } else {
+          output += "\\$";
+          index += 1;
+        }
+        continue;
+      }
+      case "<": {
+        const rest = text.slice(index, index + 600);
+        const autolink =
+          /^<(?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9.-]+)>/.exec(rest);
+        if (autolink) {
+          output += autolink[0];
+          index += autolink[0].length;
+          continue;
+        }
+        const tag = /^<(\/?)([A-Za-z][A-Za-z0-9-]*)(?:\s[^<>]*)?>/.exec(rest);
+        if (tag && context.keepDetails && KEPT_TAGS.has(tag[2]!.toLowerCase())) {
+          if (tag[2]!.toLowerCase() === "details") {
+            context.detailsBalance += tag[1] ? -1 : 1;
+            context.structure.add("details");
+          }
+          output += tag[0];
+          index += tag[0].length;
+          continue;
+        }
+        // Anything that could open a tag, a comment or a declaration is shown as text.
+        output += /^<[A-Za-z/!?]/.test(rest) ? "\\<" : "<";
+        index += 1;
+        continue;
+      }
+      case "!":
+      case "[": {
+        const image = char === "!";
+        if (image && next !== "[") break;
+        const link = linkAt(text, image ? index + 1 : index, paragraphs);
+        if (!link) {
+          // An image's "!" before a bracket that is not a link: the bracket is read again as text.
+          output += image ? "!" : "[";
+          index += 1;
+          continue;
+        }
+        const label = convertInline(link.label, context);
+        if (link.target === undefined) {
+          // A reference link, a footnote or a task box: kept as written (a reference image becomes a link).
+          output += `${image && text[link.end] !== "[" ? "!" : ""}[${label}]`;
+        } else if (SAFE_TARGET.test(link.target.trim().replace(/^</, ""))) {
+          const shown = label.trim() === "" ? link.target.trim().replace(/^<|>$/g, "") : label;
+          output += `[${shown}](${link.rawTarget})`;
+        } else {
+          output += label;
+        }
+        index = link.end;
+        continue;
+      }
+      case "|":
+        if (next === "|" && !context.table) {
+          output += "\\|\\|";
+          index += 2;
+          continue;
+        }
+        break;
+      case "=":
+        if (next === "=" && !isSetextUnderline(text, index)) {
+          output += "\\=\\=";
+          index += 2;
+          continue;
+        }
+        break;
+      case "&": {
+        // A numeric reference to no character (0, a surrogate, past U+10FFFF) is shown as written.
+        const reference = /^&#(x[0-9a-f]{1,8}|\d{1,9});/i.exec(text.slice(index, index + 14));
+        if (reference && !isCharacter(reference[1]!)) {
+          output += "\\&";
+          index += 1;
+          continue;
+        }
+        break;
+      }
+    }
+    output += char;
+    index += 1;
+  }
+  return output;
+}
+
+function isAsciiPunctuation(char: string): boolean {
+  return /^[!-/:-@[-`{-~]$/.test(char);
+}
+
+function isCharacter(code: string): boolean {
+  const point = code[0] === "x" || code[0] === "X" ? Number.parseInt(code.slice(1), 16) : Number(code);
+  return point > 0 && point <= 0x10ffff && !(point >= 0xd800 && point <= 0xdfff);
+}
+
+function isSetextUnderline(text: string, index: number): boolean {
+  const start = text.lastIndexOf("\n", index) + 1;
+  const end = text.indexOf("\n", index);
+  return /^ {0,3}=+[ \t]*$/.test(text.slice(start, end === -1 ? text.length : end));
+}
+
+/** Where a code span opened by `length` backticks closes (the start of its closing run), within its paragraph. */
+function closingBackticks(text: string, from: number, length: number, paragraphs: Paragraphs): number | undefined {
+  const end = paragraphs.end(from);
+  const runs = /`+/g;
+  runs.lastIndex = from;
+  for (let match = runs.exec(text); match && match.index < end; match = runs.exec(text)) {
+    if (match[0].length === length) return match.index;
+  }
+  return undefined;
+}
+
+/**
+ * The end of the math that starts at `index` (a `$`), or undefined when this `$` opens none. `$$…$$` closes within
+ * its paragraph; `$…$` by pandoc's rule: no space inside either `$`, and no digit right after the closing one.
+ */
+function mathAt(text: string, index: number, paragraphs: Paragraphs): number | undefined {
+  if (index > 0 && text[index - 1] === "$") return undefined;
+  const end = paragraphs.near(index);
+  if (text.startsWith("$$", index)) {
+    const close = text.indexOf("$$", index + 2);
+    return close > index + 2 && close < end && text.slice(index + 2, close).trim() !== "" ? close + 2 : undefined;
+  }
+  const first = text[index + 1];
+  if (first === undefined || /\s|\$/.test(first)) return undefined;
+  for (let at = text.indexOf("$", index + 1); at !== -1 && at < end; at = text.indexOf("$", at + 1)) {
+    if (text[at - 1] === "\\") continue;
+    if (text[at + 1] === "$") return undefined;
+    if (/\s/.test(text[at - 1]!)) continue;
+    if (/\d/.test(text[at + 1] ?? "")) return undefined;
+    return at + 1;
+  }
+  return undefined;
+}
+
+interface LinkAt {
+  label: string;
+  /** The destination, without a title; undefined for `[label]` not followed by `(`. */
+  target?: string;
+  /** What follows `](` up to the closing parenthesis, as written. */
+  rawTarget?: string;
+  end: number;
+}
+
+/** `[label](target "title")` (or a bare `[label]`) at `index`, within its paragraph. */
+function linkAt(text: string, index: number, paragraphs: Paragraphs): LinkAt | undefined {
+  const end = paragraphs.near(index);
+  let depth = 0;
+  let close = -1;
+  for (let at = index; at < end; at++) {
+    const char = text[at];
+    if (char === "\\") {
+      at++;
+      continue;
+    }
+    if (char === "`") {
+      const run = backticksAt(text, at);
+      const closing = closingBackticks(text, at + run, run, paragraphs);
+      if (closing !== undefined) at = closing + run - 1;
+      continue;
+    }
+    if (char === "[") depth++;
+    else if (char === "]" && --depth === 0) {
+      close = at;
+      break;
+    }
+  }
+  if (close === -1) return undefined;
+  const label = text.slice(index + 1, close);
+  if (text[close + 1] !== "(") return { label, end: close + 1 };
+  const target =
+    /^\(\s*(<[^>\n]*>|(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.|\([^\s()]*\))*\))*)(?:\s+(?:"[^"]*"|'[^']*'|\([^)]*\)))?\s*\)/.exec(
+      text.slice(close + 1, end),
+    );
+  if (!target) return { label, end: close + 1 };
+  return {
+    label,
+    target: target[1]!,
+    rawTarget: target[0].slice(1, -1),
+    end: close + 1 + target[0].length,
+  };
+}
+
+function hasFootnotes(markdown: string): boolean {
+  return /^ {0,3}\[\^[^\]\s]+\]:/m.test(markdown) && /\[\^[^\]\s]+\](?!:)/.test(markdown);
+}
+
+/** Adds the structures marked finds: tables, headings, task lists (at any depth). */
+function collectStructure(tokens: Token[], structure: Set<RichStructure>): void {
+  for (const token of tokens) {
+    switch (token.type) {
+      case "table":
+        structure.add("table");
+        break;
+      case "heading":
+        structure.add("heading");
+        break;
+      case "list":
+        for (const item of (token as Tokens.List).items) {
+          if (item.task) structure.add("task list");
+          collectStructure(item.tokens, structure);
+        }
+        break;
+      case "blockquote":
+        collectStructure((token as Tokens.Blockquote).tokens, structure);
+        break;
+    }
+  }
+}
