@@ -61,6 +61,8 @@ describe("Anthropic's server-side web search (ANTHROPIC_WEB_SEARCH=on)", () => {
       {
         role: "assistant",
         content: "Rain is expected.\n\nSources: [News about weather Berlin](https://news.example/1)",
+        // Provenance: an answer made from search results is marked where it is stored.
+        outside: "web search results",
       },
     ]);
   });
@@ -98,10 +100,12 @@ describe("Anthropic's server-side web search (ANTHROPIC_WEB_SEARCH=on)", () => {
     });
     searched.stop_reason = "tool_use";
     await fakes.script("anthropic", { body: searched }, anthropicText("I did not post it."));
-    await say("read the news", { count: 1 });
+    await say("read the news", { count: 2 });
+    await fakes.wait("anthropic", { count: 2 });
     const second = (await anthropicBodies())[1]!;
     const result = second.messages.at(-1)!.content.find((block) => block.type === "tool_result");
-    expect(String(result?.content)).toContain("read content from outside the chat (web search results)");
+    expect(String(result?.content)).toContain("holds content from outside the chat (web search results)");
+    expect(String(result?.content)).toContain("needs the person's confirmation");
     expect(await fakes.requests("telegram", { method: "sendMessage", chatId: GROUP_CHAT })).toHaveLength(0);
   });
 });
