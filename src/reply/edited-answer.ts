@@ -4,7 +4,7 @@ import type { ChatTarget } from "../telegram/incoming-message.ts";
 import { renderPieces } from "../telegram/render.ts";
 import { TELEGRAM_MESSAGE_LIMIT } from "../telegram/split.ts";
 import type { AnswerDelivery, FinalAnswerText } from "./answer-delivery.ts";
-import { CURSOR, type LiveAnswer, STREAM_LIMIT } from "./live-answer.ts";
+import { CURSOR, type LiveAnswer, STREAM_LIMIT, wholeCharacters } from "./live-answer.ts";
 import { PacedWriter } from "./paced-writer.ts";
 import type { Pacer } from "./pacer.ts";
 
@@ -94,7 +94,7 @@ export class EditedAnswer implements LiveAnswer {
 
   /** One paced call: close a full message (the rest goes to a new one next time), or show the open one's text. */
   private async update(): Promise<"again" | "done"> {
-    const current = this.text.slice(this.frozen);
+    const current = wholeCharacters(this.text.slice(this.frozen));
     if (current.trim() === "") return "done";
     if (current.length > STREAM_LIMIT) {
       const cut = breakBefore(current, STREAM_LIMIT);
@@ -105,7 +105,7 @@ export class EditedAnswer implements LiveAnswer {
       return "again";
     }
     const shown = await this.show(this.frozenMessages, current, true);
-    return !shown || this.text.slice(this.frozen) !== current ? "again" : "done";
+    return !shown || wholeCharacters(this.text.slice(this.frozen)) !== current ? "again" : "done";
   }
 
   /** Puts `text` into message `index` (sending it if it does not exist yet); false when Telegram said to wait. */

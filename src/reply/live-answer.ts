@@ -66,12 +66,21 @@ export class FinalAnswer implements LiveAnswer {
 
 /** What a draft shows: the text so far, or its end when it is longer than a message (never half an emoji). */
 export function streamedText(text: string): string {
-  const trimmed = text.trim();
+  const trimmed = wholeCharacters(text).trim();
   if (trimmed.length <= STREAM_LIMIT) return trimmed;
   let start = trimmed.length - (STREAM_LIMIT - 1);
   // Telegram refuses a text that starts with the second half of a surrogate pair.
   if (isLowSurrogate(trimmed.charCodeAt(start))) start++;
   return `…${trimmed.slice(start)}`;
+}
+
+/**
+ * A streamed text as far as its last whole character: a stream's piece may end with the first half of a surrogate
+ * pair (its second half comes with the next piece), and Telegram refuses a text holding half an emoji.
+ */
+export function wholeCharacters(text: string): string {
+  const last = text.charCodeAt(text.length - 1);
+  return last >= 0xd800 && last <= 0xdbff ? text.slice(0, -1) : text;
 }
 
 function isLowSurrogate(code: number): boolean {

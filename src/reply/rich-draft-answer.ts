@@ -3,7 +3,7 @@ import type { ChatTarget } from "../telegram/incoming-message.ts";
 import { RICH_BUDGET } from "../telegram/rich-limits.ts";
 import { escapeMarkdown, renderRichPartial } from "../telegram/rich-render.ts";
 import type { AnswerDelivery, FinalAnswerText } from "./answer-delivery.ts";
-import type { AnswerView, LiveAnswer, StepView } from "./live-answer.ts";
+import { type AnswerView, type LiveAnswer, type StepView, wholeCharacters } from "./live-answer.ts";
 import { PacedWriter } from "./paced-writer.ts";
 import type { Pacer } from "./pacer.ts";
 
@@ -130,7 +130,7 @@ export class RichDraftAnswer implements LiveAnswer, StepView {
 
   /** The draft as it should look now: the current step in a thinking block, then the answer so far. */
   private draft(): string {
-    const text = this.restartPending ? "" : this.text;
+    const text = this.restartPending ? "" : wholeCharacters(this.text);
     const pieces = renderRichPartial(text, DRAFT_BUDGET);
     const answer = pieces.at(-1) ?? "";
     const step = this.step ?? (answer === "" && this.stopData !== undefined ? "⏳ Working…" : undefined);

@@ -5,7 +5,7 @@ import type { ChatTarget } from "../telegram/incoming-message.ts";
 import { RICH_BUDGET } from "../telegram/rich-limits.ts";
 import { escapeMarkdown, renderRichPartial } from "../telegram/rich-render.ts";
 import type { AnswerDelivery, FinalAnswerText } from "./answer-delivery.ts";
-import type { AnswerView, LiveAnswer, StepView } from "./live-answer.ts";
+import { type AnswerView, type LiveAnswer, type StepView, wholeCharacters } from "./live-answer.ts";
 import { PacedWriter } from "./paced-writer.ts";
 import type { Pacer } from "./pacer.ts";
 
@@ -163,7 +163,7 @@ export class RichEditedAnswer implements LiveAnswer, StepView {
 
   /** The messages as they should look now: the answer's pieces, the last with the status line and the Stop button. */
   private wanted(): { markdown: string; body: string; stop: boolean }[] {
-    const text = this.restartPending ? "" : this.text;
+    const text = this.restartPending ? "" : wholeCharacters(this.text);
     const pieces = renderRichPartial(text, STREAM_BUDGET);
     const step = this.step ?? (pieces.length === 0 && this.stopData !== undefined ? "⏳ Working…" : undefined);
     const status = step === undefined ? undefined : `_${escapeMarkdown(step)}_`;
