@@ -93,9 +93,12 @@ function say(chatId: number, text: string, fromId = chatId): Promise<Response> {
   });
 }
 
+/** What the chat was sent, in order: messages, and rich messages (an answer that used tools lists its steps). */
 async function sent(chatId: number): Promise<string[]> {
-  const answer = await fetch(`${fakes.url}/__control/requests?service=telegram&method=sendMessage&chatId=${chatId}`);
-  return ((await answer.json()) as RecordedRequest[]).map(textOf);
+  const answer = await fetch(`${fakes.url}/__control/requests?service=telegram&chatId=${chatId}`);
+  return ((await answer.json()) as RecordedRequest[])
+    .filter((request) => request.method === "sendMessage" || request.method === "sendRichMessage")
+    .map(textOf);
 }
 
 /** The first message to the chat after its first `before` that matches (status lines and the like are skipped). */
@@ -121,7 +124,8 @@ async function configure(chatId: number, config: Record<string, unknown>): Promi
 }
 
 function textOf(request: RecordedRequest): string {
-  return String((request.body as { text?: unknown }).text ?? "");
+  const body = request.body as { text?: unknown; rich_message?: { markdown?: unknown } };
+  return String(body.text ?? body.rich_message?.markdown ?? "");
 }
 
 const mainCalls = () => api.requests.filter((request) => isMainLoop(request.body));
@@ -205,7 +209,10 @@ describe("the agent image, run for real", () => {
     };
     const before = (await sent(AGENT_CHAT)).length;
     await say(AGENT_CHAT, "Remember that the test ran");
-    expect(await messageAfter(AGENT_CHAT, before, /Remembered and recalled|⚠️/)).toBe("Remembered and recalled.");
+    const answer = await messageAfter(AGENT_CHAT, before, /Remembered and recalled|⚠️/);
+    // A private answer that used tools is a rich message ending with its steps, the agent's included.
+    expect(answer).toMatch(/^Remembered and recalled\.\n\n<details><summary>🛠 2 steps<\/summary>/);
+    expect(answer).toContain("remember");
     expect(recalled).toContain(fact);
   }, 120_000);
 
@@ -357,7 +364,9 @@ describe("the agent image with codex-agent", () => {
     };
     const before = (await sent(CODEX_CHAT)).length;
     await say(CODEX_CHAT, "Remember that Codex ran", AGENT_CHAT);
-    expect(await messageAfter(CODEX_CHAT, before, /Codex remembered|⚠️/)).toBe("Codex remembered and recalled.");
+    expect(await messageAfter(CODEX_CHAT, before, /Codex remembered|⚠️/)).toMatch(
+      /^Codex remembered and recalled\.(\n|$)/,
+    );
     expect(recalled).toContain(fact);
   }, 180_000);
 });
