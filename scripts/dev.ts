@@ -8,16 +8,27 @@
  * Without a model key either (no OPENAI_API_KEY, ANTHROPIC_API_KEY or WORKERS_AI_BASE_URL with its token), it also
  * starts a local stand-in model (scripts/stand-in-model/) and points the bot at it, so that a fresh clone shows the
  * whole pipeline; every answer says it is a stand-in and how to add a key. `--stand-in` uses it even with a key.
+ * Without a search backend (no SEARXNG_URL, BRAVE_SEARCH_API_KEY or TAVILY_API_KEY, and WEB_SEARCH empty), it starts
+ * a local stand-in search (scripts/stand-in-search/) that plays a SearXNG instance and serves the pages its results
+ * point to, so that `web_search` and `web_fetch` can be tried; every result's title ends in "(stand-in search)".
  * Other arguments go to wrangler (e.g. `--port 8788`). Remote bindings are off (`--local`); the Workers AI binding
  * does not exist in dev anyway (see wrangler.toml), so `workers-ai` uses WORKERS_AI_BASE_URL and its token here.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { localVariables } from "./dev-vars.ts";
+import {
+  hasModelKey,
+  hasSearchBackend,
+  localVariables,
+  standInModelVars,
+  standInSearchVars,
+  unset,
+} from "./dev-vars.ts";
 import { PLAYGROUND_CHAT, startBotApiStandIn } from "./playground/bot-api.ts";
 import { BridgeStopped, runPollingBridge } from "./polling-bridge.ts";
 import { STAND_IN_MODEL } from "./stand-in-model/replies.ts";
 import { startStandInModel } from "./stand-in-model/server.ts";
+import { startStandInSearch } from "./stand-in-search/server.ts";
 
 const args = process.argv.slice(2);
 const poll = !args.includes("--no-poll");
@@ -29,8 +40,6 @@ const port = portIndex >= 0 ? Number(wranglerArgs[portIndex + 1]) : 8787;
 if (portIndex < 0) wranglerArgs.push("--port", String(port));
 
 const variables = localVariables();
-/** Unset, or still a placeholder `.dev.vars.example` ships with. */
-const unset = (value: string | undefined) => !value?.trim() || /replace-(with|me)/.test(value);
 const playground = args.includes("--playground") || unset(variables.TELEGRAM_BOT_TOKEN);
 const local = `http://127.0.0.1:${port}`;
 let playgroundAdminToken: string | undefined;
@@ -58,20 +67,19 @@ if (playground) {
 }
 
 // No model at all: a local stand-in answers, so that the pipeline can be tried before any key is at hand.
-const hasModel =
-  !unset(variables.OPENAI_API_KEY) ||
-  !unset(variables.ANTHROPIC_API_KEY) ||
-  (!unset(variables.WORKERS_AI_BASE_URL) && !unset(variables.WORKERS_AI_API_TOKEN));
+const hasModel = hasModelKey(variables);
 let standInModel: Awaited<ReturnType<typeof startStandInModel>> | undefined;
 if (!hasModel || args.includes("--stand-in")) {
   standInModel = await startStandInModel();
-  const vars: Record<string, string> = {
-    OPENAI_BASE_URL: standInModel.url,
-    OPENAI_API_KEY: "stand-in",
-    DEFAULT_PROVIDER: "openai",
-    // Transcription and speech go to OPENAI_BASE_URL too: the stand-in serves both, in its own way.
-    DEFAULT_MODEL: STAND_IN_MODEL,
-  };
+  const vars = standInModelVars(standInModel.url, STAND_IN_MODEL);
+  wranglerArgs.push(...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]));
+}
+
+// No search backend: a local stand-in plays SearXNG, so that web_search and web_fetch can be tried without a key.
+let standInSearch: Awaited<ReturnType<typeof startStandInSearch>> | undefined;
+if (!hasSearchBackend(variables)) {
+  standInSearch = await startStandInSearch();
+  const vars = standInSearchVars(standInSearch, variables);
   wranglerArgs.push(...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]));
 }
 
@@ -99,6 +107,7 @@ const shutdown = () => {
   wrangler.kill("SIGINT");
   void standIn?.close();
   void standInModel?.close();
+  void standInSearch?.close();
 };
 process.on("SIGINT", shutdown);
 process.on("SIGTERM", shutdown);
@@ -115,6 +124,19 @@ if (standInModel) {
       `[model] ${hasModel ? "--stand-in:" : "no model key in .dev.vars:"} a local stand-in model answers (${standInModel.url}).`,
       "[model] It is not an AI; it shows the pipeline (streaming, tools, tables, voice). For real answers put",
       "[model] OPENAI_API_KEY=… (or ANTHROPIC_API_KEY=… with DEFAULT_PROVIDER=anthropic) in .dev.vars and restart.",
+      "",
+    ].join("\n"),
+  );
+}
+
+if (standInSearch) {
+  await waitForHealth(local, stop.signal);
+  console.log(
+    [
+      "",
+      `[search] no search backend in .dev.vars: web_search asks a local stand-in search (${standInSearch.url}).`,
+      "[search] It knows a few pages on this machine, each titled “… (stand-in search)”; it is not the web. For real",
+      "[search] results put SEARXNG_URL=…, BRAVE_SEARCH_API_KEY=… or TAVILY_API_KEY=… in .dev.vars (WEB_SEARCH=off: none).",
       "",
     ].join("\n"),
   );

@@ -1,20 +1,15 @@
 /**
  * What the local stand-in model answers. It is not a language model: it recognises a few requests so that the
- * bot's whole pipeline can be tried without a key (a streamed answer, tool calls through the bot's real tools, a
- * table, a long answer that is split, code) and says in every answer that it is a stand-in and how to get real ones.
+ * bot's whole pipeline can be tried without a key (a streamed answer, tool calls through the bot's real tools: memory,
+ * reminders, a web search and the page it finds, the chat's history; a table, a long answer that is split, code) and
+ * says in every answer that it is a stand-in and how to get real ones.
  * Plain, erasable TypeScript: Node runs it with type stripping.
  */
+import { type ChatMessage, lastUserText, type StandInReply, turnSteps } from "./conversation.ts";
+import { afterHistorySearch, historyQuery } from "./history-answers.ts";
+import { afterWebFetch, afterWebSearch, webQuery } from "./web-answers.ts";
 
-export interface ChatMessage {
-  role: string;
-  content?: unknown;
-  tool_calls?: { id: string; function: { name: string; arguments: string } }[];
-  tool_call_id?: string;
-}
-
-export type StandInReply =
-  | { kind: "text"; text: string }
-  | { kind: "tool"; name: string; arguments: Record<string, unknown> };
+export type { ChatMessage, StandInReply } from "./conversation.ts";
 
 export const STAND_IN_MODEL = "stand-in-model";
 
@@ -26,8 +21,10 @@ const HELP = [
   "",
   "- `remember that my bike is blue` (the `remember` tool writes it to D1), then `what do you remember?` (`recall`)",
   "- `remind me to stretch` (`schedule_task`, one minute from now; its answer arrives here on its own)",
+  "- `what's new with the Bot API this week?` (`web_search`, then `web_fetch` of the best result; an answer with links)",
+  "- `my locker code is 4711`, a few more messages, then `what did I say my locker code was?` (`search_history`)",
   "- `show me a table`, `show me some code`, `write something long` (formatting and splitting)",
-  "- `/voice always`, then any message (a spoken answer: a silent voice message from me), or 🎤 in the playground",
+  "- `/voice when-spoken-to`, then 🎤 in the playground (a voice note gets a spoken answer with its text); `/voice always` speaks every answer",
   "- `/model`, `/status`, `/help` (commands the bot answers itself)",
 ].join("\n");
 
@@ -37,9 +34,11 @@ export function standInReply(
   toolNames: readonly string[],
   now = new Date(),
 ): StandInReply {
-  const last = messages.at(-1);
-  if (last?.role === "tool") return { kind: "text", text: `${afterTool(messages, last)}\n\n${FOOTER}` };
   const said = lastUserText(messages);
+  if (messages.at(-1)?.role === "tool") {
+    const next = afterTool(messages, toolNames, said);
+    return next.kind === "text" ? { kind: "text", text: `${next.text}\n\n${FOOTER}` } : next;
+  }
   const lower = said.toLowerCase();
   const offered = (name: string) => toolNames.includes(name);
 
@@ -47,6 +46,9 @@ export function standInReply(
   if (remember && !/what do you remember/i.test(said) && offered("remember")) {
     return { kind: "tool", name: "remember", arguments: { fact: remember[1]!.trim().replace(/[.!]+$/, "") } };
   }
+  const inHistory = historyQuery(said);
+  if (inHistory && offered("search_history"))
+    return { kind: "tool", name: "search_history", arguments: { query: inHistory } };
   if (/what do you remember|\brecall\b|what did i tell you/.test(lower) && offered("recall")) {
     return { kind: "tool", name: "recall", arguments: {} };
   }
@@ -58,6 +60,13 @@ export function standInReply(
       name: "schedule_task",
       arguments: { prompt: `Remind the user to ${remind[1]!.trim().replace(/[.!]+$/, "")}.`, at },
     };
+  }
+  const onTheWeb = webQuery(said);
+  if (onTheWeb && offered("web_search")) return { kind: "tool", name: "web_search", arguments: { query: onTheWeb } };
+  if (onTheWeb) {
+    const why =
+      "`web_search` is not offered in this chat: no search backend is configured (`SEARXNG_URL`, `BRAVE_SEARCH_API_KEY` or `TAVILY_API_KEY` in `.dev.vars`; `npm run dev` starts a stand-in search when none is set and `WEB_SEARCH` is not `off`), or the chat's tool list leaves it out.";
+    return { kind: "text", text: `I would search the web for “${onTheWeb}”, but ${why}\n\n${FOOTER}` };
   }
   return { kind: "text", text: `${textAnswer(said, lower)}\n\n${FOOTER}` };
 }
@@ -87,43 +96,39 @@ function textAnswer(said: string, lower: string): string {
     return Array.from({ length: 30 }, (_, index) => `**${index + 1}.** ${paragraph}`).join("\n\n");
   }
   if (said === "" || /^(hi|hello|hey|help|start)\b/.test(lower)) return HELP;
-  return `You said: “${said.slice(0, 500)}”. I cannot think about it (I am not a model), but everything around this answer is the real bot.\n\n${HELP}`;
+  // Short, and without the list of things to try: a chat of many messages stays searchable by what was said.
+  return `You said: “${said.slice(0, 500)}”. I cannot think about it (I am not a model), but everything around this answer is the real bot. Say \`hello\` to see what I can show.`;
 }
 
-/** After a tool ran: what it did, from its result as the bot's tool returned it. */
-function afterTool(messages: readonly ChatMessage[], result: ChatMessage): string {
-  const call = messages
-    .flatMap((message) => message.tool_calls ?? [])
-    .find((toolCall) => toolCall.id === result.tool_call_id);
-  const content = textOf(result.content);
-  if (/^error/i.test(content.trim())) return `The tool \`${call?.function.name ?? "?"}\` said: ${content}`;
-  switch (call?.function.name) {
+/** After a tool ran: the next step (web_search leads to web_fetch), or what it did, from its result. */
+function afterTool(messages: readonly ChatMessage[], toolNames: readonly string[], said: string): StandInReply {
+  const steps = turnSteps(messages);
+  const step = steps.at(-1);
+  const text = (value: string): StandInReply => ({ kind: "text", text: value });
+  if (!step) return text("I lost track of the tool I called.");
+  if (step.name === "web_search") return afterWebSearch(step, toolNames);
+  if (step.name === "web_fetch")
+    return text(
+      afterWebFetch(
+        step,
+        steps.findLast((earlier) => earlier.name === "web_search"),
+      ),
+    );
+  if (step.name === "search_history") return text(afterHistorySearch(step, said));
+  const content = step.result;
+  if (step.failed) return text(`The tool \`${step.name}\` said: ${content}`);
+  switch (step.name) {
     case "remember":
-      return `Noted. The \`remember\` tool stored it in D1: ${content}\nAsk me “what do you remember?” to get it back through \`recall\`.`;
+      return text(
+        `Noted. The \`remember\` tool stored it in D1: ${content}\nAsk me “what do you remember?” to get it back through \`recall\`.`,
+      );
     case "recall":
-      return `Here is what \`recall\` found in D1:\n\n${content}`;
+      return text(`Here is what \`recall\` found in D1:\n\n${content}`);
     case "schedule_task":
-      return `Scheduled with \`schedule_task\`: ${content}\nIn about a minute the bot runs it and posts its answer here; /tasks lists it.`;
+      return text(
+        `Scheduled with \`schedule_task\`: ${content}\nIn about a minute the bot runs it and posts its answer here; /tasks lists it.`,
+      );
     default:
-      return `The tool \`${call?.function.name ?? "?"}\` answered:\n\n${content.slice(0, 1500)}`;
+      return text(`The tool \`${step.name}\` answered:\n\n${content.slice(0, 1500)}`);
   }
-}
-
-/** The newest user message's words, without the lines the bot adds around them (a quoted reply, a voice note's note). */
-function lastUserText(messages: readonly ChatMessage[]): string {
-  const user = [...messages].reverse().find((message) => message.role === "user");
-  return textOf(user?.content)
-    .split("\n")
-    .map((line) => line.replace(/^\[a voice note[^\]]*\]:\s*/i, "").trim())
-    .filter((line) => line !== "" && !/^\[in reply to /i.test(line))
-    .join("\n")
-    .trim();
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((part: { type?: string; text?: string }) => (part.type === "text" ? (part.text ?? "") : ""))
-    .join(" ");
 }
