@@ -82,7 +82,8 @@ describe.skipIf(!HAVE_CHROMIUM)("the console in a browser", () => {
       { body: openaiCompletion("Done: every day at 9.", { usage: { prompt_tokens: 1500, completion_tokens: 80 } }) },
     );
     await say("Brief me every morning at 9", 1);
-    await waitFor("telegram", "sendMessage", CHAT, 1);
+    // An answer that used a tool, in a private chat: a rich message ending with its steps.
+    await waitFor("telegram", "sendRichMessage", CHAT, 1);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
     page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
   });
