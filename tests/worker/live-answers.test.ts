@@ -56,8 +56,9 @@ describe("a private chat's answer", () => {
     const [final] = answerMessages(await telegram("sendMessage"));
     const drafts = await telegram("sendMessageDraft");
     expect(drafts.length).toBeGreaterThanOrEqual(3);
-    // Never faster than STREAM_DRAFT_INTERVAL_MS (400 ms), with a little slack for timer jitter.
-    for (const gap of gaps(drafts)) expect(gap).toBeGreaterThanOrEqual(380);
+    // Never faster than STREAM_DRAFT_INTERVAL_MS (400 ms), with slack for timer and transit jitter (measured where the
+    // fake receives them, on a loaded machine); unpaced, they would come with the pieces, 150 ms apart.
+    for (const gap of gaps(drafts)) expect(gap).toBeGreaterThanOrEqual(350);
     // Plain text while streaming, each draft longer than the one before, all under one draft id.
     const texts = drafts.map((draft) => String(bodyOf(draft).text));
     for (const [index, text] of texts.entries()) {
