@@ -6,8 +6,8 @@ import { richRefusal } from "../reply/rich-refusal.ts";
 import type { ChatStores } from "../store/chat-stores.ts";
 import type { TelegramClient } from "../telegram/client.ts";
 
-/** While messages wait, `/health`'s count of them is refreshed at most this often (each refresh is a KV write). */
-const MARK_INTERVAL_MS = 10 * 60_000;
+/** While messages wait, `/health`'s count of them is refreshed at most once a minute (each refresh is a KV write). */
+const MARK_INTERVAL_MS = 60_000;
 
 export interface ChatOutboxOptions {
   stores: ChatStores;
@@ -59,7 +59,7 @@ export function chatOutbox(options: ChatOutboxOptions): Outbox {
       },
       changed: async () => {
         await bestEffort("marking the outbox for /health", () => mark(options, now()));
-        await options.replan();
+        await bestEffort("setting the alarm for the outbox", options.replan);
       },
     },
   });

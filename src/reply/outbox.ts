@@ -31,7 +31,7 @@ interface OutboxRecords {
   /** Messages that waited were given up (refused, or past OUTBOX_MAX_HOURS). */
   dropped(count: number, reason: string): void;
   /** What waits changed (a message queued, or the front one went): the alarm and the chat's marker follow. */
-  changed(): void;
+  changed(): Promise<void>;
 }
 
 export interface OutboxOptions {
@@ -108,7 +108,7 @@ export class Outbox {
         await this.flushNow();
         if (this.waiting) {
           store.add(kind, parcel, this.now());
-          this.options.records.changed();
+          await this.options.records.changed();
           return "queued";
         }
       }
@@ -125,7 +125,7 @@ export class Outbox {
         case "unavailable": {
           const now = this.now();
           console.warn(
-            `chat ${parcel.target.chatId}: Telegram is unavailable (${end.failure.description}); a ${kind} waits in the outbox`,
+            `chat ${parcel.target.chatId}: Telegram is unavailable (${end.failure.description}); a message (${kind}) waits in the outbox`,
           );
           store.add(kind, end.parcel, now, {
             attempts: 1,
@@ -133,7 +133,7 @@ export class Outbox {
             error: end.failure.description,
             uncertain: end.uncertain,
           });
-          this.options.records.changed();
+          await this.options.records.changed();
           return "queued";
         }
       }
@@ -216,14 +216,14 @@ export class Outbox {
         }
       }
     }
-    if (changed) records.changed();
+    if (changed) await records.changed();
   }
 
   /** Why the front message is given up without a try, if it is: it has waited past the limit. */
   private pastHope(head: OutboxItem, now: number): string | undefined {
     if (head.kind === "unreadable" || now - head.createdAt <= this.options.maxAgeMs) return undefined;
     const hours = Math.round((now - head.createdAt) / 3_600_000);
-    return `a ${head.kind} Telegram did not take for ${hours} h (${head.attempts} tries)`;
+    return `a message (${head.kind}) Telegram did not take for ${hours} h (${head.attempts} tries)`;
   }
 
   private chatOf(head: OutboxItem): string {
