@@ -21,8 +21,16 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
   const command = message.command;
   if (!command) return false;
   // Answers take their place in the outbox, behind whatever waits for Telegram there.
-  const reply = (text: string) => ctx.outbox.postMarkdown("answer", ctx.target, text);
-  const finish = () => ctx.stores.inbox.finish([inboxId], ctx.now());
+  let refused = false;
+  const reply = async (text: string) => {
+    if ((await ctx.outbox.postMarkdown("answer", ctx.target, text)) === "refused") refused = true;
+  };
+  const finish = () =>
+    ctx.stores.inbox.finish(
+      [inboxId],
+      ctx.now(),
+      refused ? "the answer could not be delivered to Telegram" : undefined,
+    );
 
   switch (command.name) {
     case "start":
@@ -56,7 +64,7 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
       await bestEffort("answering /status", async () => ctx.telegram.sendMarkdown(ctx.target, await statusText(ctx)));
       break;
     case "summary":
-      await ctx.outbox.postPlain("answer", ctx.target, summaryText(ctx));
+      refused = (await ctx.outbox.postPlain("answer", ctx.target, summaryText(ctx))) === "refused";
       break;
     case "model": {
       // Admins get the configured choices as buttons; everyone else sees what is in use.
