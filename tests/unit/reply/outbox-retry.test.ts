@@ -34,7 +34,13 @@ describe("nextTry", () => {
   });
 
   it("holds to Telegram's retry_after, however few tries failed, with a second of spread after it", () => {
-    expect(nextTry({ retryAfterSeconds: 30 }, 1, now, low)).toEqual({ nextTryAt: now + 30_000, holdUntil: now + 30_000 });
-    expect(nextTry({ retryAfterSeconds: 30 }, 9, now, high)).toEqual({ nextTryAt: now + 31_000, holdUntil: now + 30_000 });
+    expect(nextTry({ retryAfterSeconds: 30 }, 1, now, low)).toEqual({
+      nextTryAt: now + 30_000,
+      holdUntil: now + 30_000,
+    });
+    expect(nextTry({ retryAfterSeconds: 30 }, 9, now, high)).toEqual({
+      nextTryAt: now + 31_000,
+      holdUntil: now + 30_000,
+    });
   });
 });

@@ -15,9 +15,15 @@ describe("parcels", () => {
   it("an answer's HTML pieces, the first replying where asked", () => {
     const parcel = htmlParcel(target, `**Hello**\n\n${"word ".repeat(1200)}`, 7);
     expect(parcel.steps.length).toBe(2);
-    expect(parcel.steps[0]).toMatchObject({ kind: "send", replyTo: 7, piece: { html: expect.stringContaining("<b>Hello</b>") } });
+    expect(parcel.steps[0]).toMatchObject({
+      kind: "send",
+      replyTo: 7,
+      piece: { html: expect.stringContaining("<b>Hello</b>") },
+    });
     expect(parcel.steps[1]).not.toHaveProperty("replyTo");
-    expect(plainParcel(target, "**not Markdown**").steps).toEqual([{ kind: "send", piece: { piece: "**not Markdown**" } }]);
+    expect(plainParcel(target, "**not Markdown**").steps).toEqual([
+      { kind: "send", piece: { piece: "**not Markdown**" } },
+    ]);
   });
 
   it("goes step by step, and remembers that a rich answer's new message went", () => {

@@ -33,7 +33,10 @@ describe("OutboxStore", () => {
       // A send goes out (counted as of unknown fate until it is known), then the first step is done.
       outbox.sending(first, 1);
       expect(outbox.head()).toMatchObject({ uncertain: 1 });
-      const rest: OutboxParcel = { target: { chatId: CHAT }, steps: [{ kind: "send", piece: { piece: "one, continued" } }] };
+      const rest: OutboxParcel = {
+        target: { chatId: CHAT },
+        steps: [{ kind: "send", piece: { piece: "one, continued" } }],
+      };
       outbox.advance(first, rest);
       expect(outbox.head()).toMatchObject({ id: first, parcel: rest, uncertain: 0 });
 
