@@ -190,7 +190,7 @@ describe("when Telegram is down", () => {
     await timePasses();
     await alarmNow();
     const [rich] = await accepted("sendRichMessage");
-    expect((rich?.body as { rich_message?: { markdown?: string } }).rich_message?.markdown).toBe(TABLE);
+    expect((rich!.body as { rich_message?: { markdown?: string } }).rich_message?.markdown).toBe(TABLE);
     expect(await accepted("sendMessage")).toEqual([]);
     expect(await meta()).toMatchObject({ richRefused: undefined, draftsRefused: undefined });
   });
