@@ -2,6 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { openaiCompletion } from "../fakes/bodies.ts";
+import { ConsoleBrowser } from "./console-browser.ts";
 import {
   admin,
   fakes,
@@ -114,6 +115,10 @@ describe("when Telegram is down", () => {
     expect(state).toMatchObject({ chatId: PRIVATE_CHAT, waiting: 3, nextTryAt: expect.any(Number) });
     const health = await (await exports.default.fetch("http://bot.test/health")).json<Record<string, unknown>>();
     expect(health.waitingForTelegram).toMatchObject({ chats: 1, messages: expect.any(Number) });
+    const browser = new ConsoleBrowser();
+    await browser.signIn();
+    expect(await (await browser.get(`/console/chats/${PRIVATE_CHAT}`)).text()).toContain('data-outbox-waiting="3"');
+    expect(await (await browser.get("/console/health")).text()).toContain("Waiting for Telegram");
 
     // Five minutes of tries, each later than the one before; the first answer holds the others behind it.
     const waits: number[] = [];
