@@ -3,6 +3,7 @@ import { resolveConfig } from "../config/chat-config.ts";
 import { isProvider, PROVIDERS } from "../config/providers.ts";
 import { dayKey, startOfDay } from "../config/zones.ts";
 import { chatUsage } from "../db/usage.ts";
+import { bestEffort } from "../lib/best-effort.ts";
 import { listTasksText } from "../tasks/tasks-text.ts";
 import { BOT_COMMANDS } from "../telegram/bot-commands.ts";
 import type { IncomingMessage } from "../telegram/incoming-message.ts";
@@ -19,8 +20,17 @@ import { voiceText } from "./voice.ts";
 export async function handleCommand(ctx: ChatContext, message: IncomingMessage, inboxId: number): Promise<boolean> {
   const command = message.command;
   if (!command) return false;
-  const reply = (text: string) => ctx.telegram.sendMarkdown(ctx.target, text);
-  const finish = () => ctx.stores.inbox.finish([inboxId], ctx.now());
+  // Answers take their place in the outbox, behind whatever waits for Telegram there.
+  let refused = false;
+  const reply = async (text: string) => {
+    if ((await ctx.outbox.postMarkdown("answer", ctx.target, text)) === "refused") refused = true;
+  };
+  const finish = () =>
+    ctx.stores.inbox.finish(
+      [inboxId],
+      ctx.now(),
+      refused ? "the answer could not be delivered to Telegram" : undefined,
+    );
 
   switch (command.name) {
     case "start":
@@ -48,10 +58,13 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
       break;
     }
     case "status":
-      await reply(await statusText(ctx));
+      // What waits for Telegram is tried first. The answer is about the chat's state, the outbox's included: it goes
+      // at once, ahead of what still waits (a status that waited would tell of a wait already over), or not at all.
+      await ctx.outbox.retryNow();
+      await bestEffort("answering /status", async () => ctx.telegram.sendMarkdown(ctx.target, await statusText(ctx)));
       break;
     case "summary":
-      await ctx.telegram.sendPlain(ctx.target, summaryText(ctx));
+      refused = (await ctx.outbox.postPlain("answer", ctx.target, summaryText(ctx))) === "refused";
       break;
     case "model": {
       // Admins get the configured choices as buttons; everyone else sees what is in use.
@@ -159,6 +172,8 @@ async function statusText(ctx: ChatContext): Promise<string> {
   const budget = budgetLine(spend, config.budget);
   if (budget !== undefined) lines.push(budget);
   lines.push(paidLine(spend, config.paidCaps));
+  const waiting = outboxLine(ctx);
+  if (waiting !== undefined) lines.push(waiting);
   if (!config.enabled) lines.push("The bot is **disabled** in this chat.");
   if (config.stored.state === "invalid")
     lines.push(`⚠️ This chat's stored config is invalid (${config.stored.problem}): I do not answer until it is fixed.`);
@@ -196,6 +211,14 @@ function summaryLine(ctx: ChatContext): string {
   return `**Summary:** ${format(summary.text.length)} characters covering ${format(summary.messages)} earlier messages, updated ${ago(ctx.now() - summary.updatedAt)}${failed}`;
 }
 
+/** /status's line on the answers waiting for Telegram in the outbox, if any wait. */
+function outboxLine(ctx: ChatContext): string | undefined {
+  const { waiting, nextTryAt } = ctx.outbox.summary();
+  if (waiting === 0) return undefined;
+  const next = nextTryAt === undefined ? "" : ` (next try ${inTime(nextTryAt - ctx.now())})`;
+  return `⏳ **${waiting} ${waiting === 1 ? "answer" : "answers"} waiting for Telegram**${next}`;
+}
+
 function summaryText(ctx: ChatContext): string {
   const summary = ctx.stores.meta.get("summary");
   if (!summary) return "There is no summary yet: the whole conversation still fits what the model sees.";
@@ -208,6 +231,13 @@ function ago(ms: number): string {
   if (minutes < 60) return `${minutes} min ago`;
   const hours = Math.floor(minutes / 60);
   return hours < 48 ? `${hours} h ago` : `${Math.floor(hours / 24)} days ago`;
+}
+
+function inTime(ms: number): string {
+  if (ms < 1000) return "now";
+  if (ms < 60_000) return `in ${Math.ceil(ms / 1000)} s`;
+  const minutes = Math.ceil(ms / 60_000);
+  return minutes < 120 ? `in ${minutes} min` : `in ${Math.ceil(minutes / 60)} h`;
 }
 
 function format(count: number): string {

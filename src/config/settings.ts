@@ -88,6 +88,8 @@ export interface Settings {
   mcp: { listCacheMs: number; timeoutMs: number };
   /** How long a chat object may keep usage records before writing them to D1 in one batch. */
   usageFlushMs: number;
+  /** How long a message Telegram could not take waits in the chat's outbox, retried, before it is given up. */
+  outboxMaxMs: number;
   /** Local dev only: the Bot API stand-in `npm run dev` starts without a bot token; the console's playground talks to it. */
   playgroundUrl: string | undefined;
   /** Photos, voice notes and files: caps, and which models see images. */
@@ -299,6 +301,7 @@ export function readSettings(env: Env): Settings {
     webSearch: webSearchOf(read, env),
     anthropicWebSearch: anthropicWebSearchOf(read, env),
     usageFlushMs: read.integer("USAGE_FLUSH_SECONDS", 30, 0, 3600) * 1000,
+    outboxMaxMs: read.integer("OUTBOX_MAX_HOURS", 24, 1, 168) * 3_600_000,
     media: {
       maxFileBytes: read.integer("MEDIA_MAX_FILE_MB", 20, 1, 20) * 1024 * 1024,
       maxImagesPerTurn: read.integer("MEDIA_MAX_IMAGES_PER_TURN", 4, 0, 100),

@@ -29,6 +29,16 @@ export interface TaskRow {
   lastOutcome: "ok" | "error" | null;
 }
 
+/** `GET /admin/chats/:chatId/outbox`: what waits for Telegram in the chat's outbox. */
+export interface OutboxView {
+  chatId: number;
+  waiting: number;
+  oldestAt?: number;
+  nextTryAt?: number;
+  dropped?: { count: number; lastAt: number; reason: string };
+  telegramRefused?: { at: number; description: string };
+}
+
 interface UsageSumRow {
   turns: number;
   inputTokens: number;

@@ -15,6 +15,7 @@ import {
   type ConfigView,
   type DailyUsage,
   fieldProblems,
+  type OutboxView,
   type SkillsView,
   type TaskRow,
   type UsageReport,
@@ -224,13 +225,14 @@ async function chatPage(
   chatId: number,
   form: Partial<Pick<Parameters<typeof ChatPage>[0], "values" | "errors" | "notice">> & { skills?: SkillForm },
 ) {
-  const [config, chats, tasks, daily, report, skills] = await Promise.all([
+  const [config, chats, tasks, daily, report, skills, outbox] = await Promise.all([
     c.var.admin.get<ConfigView>(`/chats/${chatId}/config?effective=1`),
     c.var.admin.get<{ chats: ChatRow[] }>("/chats"),
     c.var.admin.get<{ tasks: TaskRow[] }>(`/chats/${chatId}/tasks`),
     c.var.admin.get<DailyUsage>(`/usage/daily?days=30&chatId=${chatId}`),
     c.var.admin.get<UsageReport>(`/usage?chatId=${chatId}`),
     c.var.admin.get<SkillsView>(`/chats/${chatId}/skills?full=1`),
+    c.var.admin.get<OutboxView>(`/chats/${chatId}/outbox`),
   ]);
   const view = expect(config);
   const row = expect(chats).chats.find((chat) => chat.chatId === chatId);
@@ -243,6 +245,7 @@ async function chatPage(
       errors={form.errors ?? {}}
       {...(form.notice ? { notice: form.notice } : {})}
       tasks={expect(tasks).tasks}
+      outbox={expect(outbox)}
       skills={expect(skills)}
       {...(form.skills ? { skillForm: form.skills } : {})}
       daily={expect(daily)}

@@ -57,3 +57,22 @@ export const usageBuffer = sqliteTable("usage_buffer", {
   record: text("record").notNull(),
   createdAt: integer("created_at").notNull(),
 });
+
+/**
+ * Messages Telegram could not take when they were sent (it was down, or asked to wait): kept, in order, and retried
+ * on the object's alarm until Telegram takes them or they pass OUTBOX_MAX_HOURS (see src/reply/outbox.ts). `payload`
+ * is what is left to do (JSON, read back through zod); `uncertain` counts the sends of its next step whose fate is
+ * unknown (a timeout, a dropped connection), so that a step is never sent more than twice; `hold_until` is Telegram's
+ * `retry_after`, which even a try brought forward by a new message waits for.
+ */
+export const outbox = sqliteTable("outbox", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  kind: text("kind", { enum: ["answer", "notice", "report"] }).notNull(),
+  payload: text("payload").notNull(),
+  createdAt: integer("created_at").notNull(),
+  attempts: integer("attempts").notNull().default(0),
+  nextTryAt: integer("next_try_at").notNull(),
+  holdUntil: integer("hold_until"),
+  uncertain: integer("uncertain").notNull().default(0),
+  lastError: text("last_error"),
+});

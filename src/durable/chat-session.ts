@@ -11,6 +11,7 @@ import type { HelperReport } from "../helpers/helper-job.ts";
 import { bestEffort } from "../lib/best-effort.ts";
 import { ingestServicesOf } from "../media/services.ts";
 import type { ToolOutcome } from "../protocol/run-payload.ts";
+import type { Outbox } from "../reply/outbox.ts";
 import { CachedSkills } from "../skills/skill-store.ts";
 import { ChatStores } from "../store/chat-stores.ts";
 import type { InboxItem } from "../store/inbox-store.ts";
@@ -27,6 +28,7 @@ import { enqueueDueTasks } from "../turn/scheduled-task.ts";
 import { agentContainersOf } from "./agent-containers.ts";
 import { recordInDirectory, rememberChat } from "./chat-directory-entry.ts";
 import { chatKeyOf, chatStub } from "./chat-key.ts";
+import { chatOutbox, type OutboxState, outboxStateOf } from "./chat-outbox.ts";
 import { helperLauncherOf } from "./helper-launcher.ts";
 import { answerItems } from "./inbox-batch.ts";
 import { UsageFlush } from "./usage-flush.ts";
@@ -61,6 +63,7 @@ export class ChatSession extends DurableObject<Env> {
   /** Chats approved and admins stored by pairing, read (cached) before each batch of work. */
   private access: ChatAccess;
   private telegramClient: TelegramClient | undefined;
+  private outboxOfChat: Outbox | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -77,6 +80,7 @@ export class ChatSession extends DurableObject<Env> {
       hasPending: () => this.stores.inbox.hasPending(),
       nextTaskAt: () => this.stores.meta.get("nextTaskAt"),
       nextUsageFlushAt: () => this.usage.nextFlushAt(),
+      nextOutboxAt: () => this.stores.outbox.nextTryAt(),
     });
     void ctx.blockConcurrencyWhile(() => this.stores.migrate());
   }
@@ -189,12 +193,19 @@ export class ChatSession extends DurableObject<Env> {
     return "stopping";
   }
 
+  /** What waits in this chat's outbox for Telegram (the admin API's chat view, the console). */
+  async outboxState(): Promise<OutboxState> {
+    return outboxStateOf(this.stores);
+  }
+
   override async alarm(): Promise<void> {
     await this.schedule.runAlarm(() => this.drain());
   }
 
   private async drain(): Promise<void> {
     const deadline = this.schedule.drainStartedAt + ALARM_BUDGET_MS;
+    // What Telegram could not take before goes first, if its time has come (newer answers queue behind it).
+    await bestEffort("the outbox", () => this.outbox().flush());
     await this.queueDueTasks();
     for (;;) {
       const items = this.stores.inbox.takePending();
@@ -241,6 +252,7 @@ export class ChatSession extends DurableObject<Env> {
       stores: this.stores,
       db: database(this.env),
       telegram: this.telegram(),
+      outbox: this.outbox(),
       registry: tools,
       ingest: ingestServicesOf(this.env, settings, this.telegram().api),
       configs: this.configs,
@@ -275,6 +287,21 @@ export class ChatSession extends DurableObject<Env> {
       apiBaseUrl: settings.telegramApiBaseUrl,
     });
     return this.telegramClient;
+  }
+
+  private outbox(): Outbox {
+    this.outboxOfChat ??= chatOutbox({
+      stores: this.stores,
+      telegram: this.telegram(),
+      settings: settingsOf(this.env),
+      kv: this.env.CONFIG,
+      chatKey: () => chatKeyOf(this.stores.meta.get("target") ?? { chatId: 0 }),
+      // A drain sets the alarm as it ends; a message queued outside one (a confirmed button's send) sets it now.
+      replan: async () => {
+        if (!this.schedule.isDraining) await this.schedule.replan();
+      },
+    });
+    return this.outboxOfChat;
   }
 
   private async queueDueTasks(): Promise<void> {

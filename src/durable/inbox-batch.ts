@@ -63,7 +63,7 @@ async function giveUp(ctx: ChatContext, item: InboxItem): Promise<void> {
   ctx.stores.inbox.finish([item.id], ctx.now(), `gave up after ${MAX_ATTEMPTS} attempts`);
   if (item.kind === "guest") ctx.stores.inbox.erase([item.id]);
   await bestEffort("telling the chat a message was given up", () =>
-    ctx.telegram.sendPlain(ctx.target, "⚠️ I could not handle a message after several attempts and gave up on it."),
+    ctx.outbox.notify(ctx.target, "⚠️ I could not handle a message after several attempts and gave up on it."),
   );
 }
 
@@ -106,7 +106,7 @@ async function contained(ctx: ChatContext, ids: number[], work: () => Promise<un
     console.error(`chat ${ctx.chat.id}: handling a message failed: ${detail}`);
     ctx.stores.inbox.finish(ids, ctx.now(), `internal: ${detail.slice(0, 300)}`);
     await bestEffort("telling the chat a message failed", () =>
-      ctx.telegram.sendPlain(ctx.target, "⚠️ Something went wrong handling that message."),
+      ctx.outbox.notify(ctx.target, "⚠️ Something went wrong handling that message."),
     );
   }
 }

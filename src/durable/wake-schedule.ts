@@ -12,12 +12,16 @@ export interface DueWork {
   nextTaskAt(): number | undefined;
   /** When buffered usage records should be written, if any are buffered. */
   nextUsageFlushAt(): number | undefined;
+  /** When the outbox next tries the messages Telegram could not take, if any wait. */
+  nextOutboxAt(): number | undefined;
 }
 
 /** When the alarm should next fire: now if messages wait, else the earliest due work (never in the past), or never. */
 export function nextWakeAt(work: DueWork, now: number): number | null {
   if (work.hasPending()) return now;
-  const candidates = [work.nextTaskAt(), work.nextUsageFlushAt()].filter((time) => time !== undefined);
+  const candidates = [work.nextTaskAt(), work.nextUsageFlushAt(), work.nextOutboxAt()].filter(
+    (time) => time !== undefined,
+  );
   return candidates.length === 0 ? null : Math.max(Math.min(...candidates), now);
 }
 

@@ -2,6 +2,7 @@ import type { SendOptions, TelegramClient } from "../telegram/client.ts";
 import type { ChatTarget } from "../telegram/incoming-message.ts";
 import type { AnswerDelivery, FinalAnswerText } from "./answer-delivery.ts";
 import { type LiveAnswer, streamedText } from "./live-answer.ts";
+import type { Delivery } from "./outbox.ts";
 import { PacedWriter } from "./paced-writer.ts";
 import type { Pacer } from "./pacer.ts";
 
@@ -60,7 +61,7 @@ export class DraftAnswer implements LiveAnswer {
     else this.restartPending = true;
   }
 
-  async finish(answer: FinalAnswerText, options: SendOptions): Promise<boolean> {
+  async finish(answer: FinalAnswerText, options: SendOptions): Promise<Delivery> {
     // No draft may land after the final message (it would show as a draft again): stop, and wait for the last one.
     await this.writer.close();
     if (this.fallback) return this.fallback.finish(answer, options);

@@ -1,10 +1,11 @@
-import { bestEffort } from "../lib/best-effort.ts";
+import type { OutboxStep } from "../store/outbox-store.ts";
 import type { SendOptions, TelegramClient } from "../telegram/client.ts";
 import type { ChatTarget } from "../telegram/incoming-message.ts";
 import { renderPieces } from "../telegram/render.ts";
 import { TELEGRAM_MESSAGE_LIMIT } from "../telegram/split.ts";
 import type { AnswerDelivery, FinalAnswerText } from "./answer-delivery.ts";
 import { CURSOR, type LiveAnswer, STREAM_LIMIT, wholeCharacters } from "./live-answer.ts";
+import type { Delivery } from "./outbox.ts";
 import { PacedWriter } from "./paced-writer.ts";
 import type { Pacer } from "./pacer.ts";
 
@@ -59,26 +60,24 @@ export class EditedAnswer implements LiveAnswer {
     this.restartPending = true;
   }
 
-  async finish(answer: FinalAnswerText, options: SendOptions): Promise<boolean> {
+  async finish(answer: FinalAnswerText, options: SendOptions): Promise<Delivery> {
     await this.writer.close();
     // A 429's retry_after holds for the final form too (the retrying client would only wait after another 429).
     const wait = Math.min(this.pacer.waitRequiredMs(), 60_000);
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     if (this.messages.length === 0) return this.delivery.send(answer, options);
-    // The streamed messages are plain text: their final form is Telegram HTML (this path is the one without rich).
+    // The streamed messages are plain text: their final form is Telegram HTML (this path is the one without rich),
+    // edited into them, then new messages for the rest; what the streamed text had beyond the answer (an agent's
+    // interim text) is deleted.
     const pieces = renderPieces(answer.markdown, TELEGRAM_MESSAGE_LIMIT);
-    for (const [index, piece] of pieces.entries()) {
-      const shown = this.messages[index];
-      if (shown) await this.telegram.editPiece(this.target, shown.id, piece);
-      else await this.telegram.sendPiece(this.target, piece);
-    }
-    // The streamed text ran longer than the answer (an agent's interim text): what is left over goes.
-    for (const extra of this.messages.slice(pieces.length)) {
-      await bestEffort("deleting a leftover streamed message", () =>
-        this.telegram.deleteMessage(this.target, extra.id),
-      );
-    }
-    return true;
+    const steps: OutboxStep[] = [
+      ...pieces.map((piece, index): OutboxStep => {
+        const shown = this.messages[index];
+        return shown ? { kind: "edit", messageId: shown.id, piece } : { kind: "send", piece };
+      }),
+      ...this.messages.slice(pieces.length).map((extra): OutboxStep => ({ kind: "delete", messageId: extra.id })),
+    ];
+    return this.delivery.post({ target: this.target, steps });
   }
 
   async abandon(note: string): Promise<void> {

@@ -1,6 +1,7 @@
 import type { SendOptions } from "../telegram/client.ts";
 import { TELEGRAM_MESSAGE_LIMIT } from "../telegram/split.ts";
 import type { AnswerDelivery, FinalAnswerText } from "./answer-delivery.ts";
+import type { Delivery } from "./outbox.ts";
 
 /**
  * The answer as it is written, shown in Telegram, and then its final form, delivered once (see AnswerDelivery: a rich
@@ -15,8 +16,8 @@ export interface LiveAnswer {
   restart(): void;
   /** Whether any of the answer is on screen yet. */
   readonly visible: boolean;
-  /** Delivers the whole answer; true once Telegram has all of it. */
-  finish(answer: FinalAnswerText, options: SendOptions): Promise<boolean>;
+  /** Delivers the whole answer: Telegram has all of it, the outbox keeps the rest for later, or it was refused. */
+  finish(answer: FinalAnswerText, options: SendOptions): Promise<Delivery>;
   /** The turn ends without an answer: updates stop, and a partial message a chat already sees is marked as such. */
   abandon(note: string): Promise<void>;
 }
@@ -36,6 +37,14 @@ export interface StepView {
   /** Stops updates and waits for those under way; returns the id of a status message to delete, if one was sent. */
   close(): Promise<number | undefined>;
 }
+
+/** Steps shown nowhere: while older messages wait in the outbox, a turn shows nothing before its answer. */
+export const HIDDEN_STEPS: StepView = {
+  show() {},
+  offerStop() {},
+  writing() {},
+  close: async () => undefined,
+};
 
 /** A strategy and where its steps show. */
 export interface AnswerView {
@@ -57,7 +66,7 @@ export class FinalAnswer implements LiveAnswer {
   delta(): void {}
   restart(): void {}
 
-  finish(answer: FinalAnswerText, options: SendOptions): Promise<boolean> {
+  finish(answer: FinalAnswerText, options: SendOptions): Promise<Delivery> {
     return this.delivery.send(answer, options);
   }
 

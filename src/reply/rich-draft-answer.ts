@@ -4,6 +4,7 @@ import { RICH_BUDGET } from "../telegram/rich-limits.ts";
 import { escapeMarkdown, renderRichPartial } from "../telegram/rich-render.ts";
 import type { AnswerDelivery, FinalAnswerText } from "./answer-delivery.ts";
 import { type AnswerView, type LiveAnswer, type StepView, wholeCharacters } from "./live-answer.ts";
+import type { Delivery } from "./outbox.ts";
 import { PacedWriter } from "./paced-writer.ts";
 import type { Pacer } from "./pacer.ts";
 
@@ -113,7 +114,7 @@ export class RichDraftAnswer implements LiveAnswer, StepView {
     return this.fallback?.steps.close();
   }
 
-  async finish(answer: FinalAnswerText, options: SendOptions): Promise<boolean> {
+  async finish(answer: FinalAnswerText, options: SendOptions): Promise<Delivery> {
     // No draft may land after the final message (it would show as a draft again): stop, and wait for the last one.
     clearInterval(this.keepAlive);
     await this.writer.close();

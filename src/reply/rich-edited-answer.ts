@@ -1,11 +1,12 @@
-import { bestEffort } from "../lib/best-effort.ts";
+import type { OutboxStep } from "../store/outbox-store.ts";
 import type { QuickResult, SendOptions, TelegramClient } from "../telegram/client.ts";
-import { failureOf, isRichRefusal } from "../telegram/failure.ts";
 import type { ChatTarget } from "../telegram/incoming-message.ts";
 import { RICH_BUDGET } from "../telegram/rich-limits.ts";
 import { escapeMarkdown, renderRichPartial } from "../telegram/rich-render.ts";
 import type { AnswerDelivery, FinalAnswerText } from "./answer-delivery.ts";
 import { type AnswerView, type LiveAnswer, type StepView, wholeCharacters } from "./live-answer.ts";
+import type { Delivery } from "./outbox.ts";
+import { htmlParcel } from "./outbox-steps.ts";
 import { PacedWriter } from "./paced-writer.ts";
 import type { Pacer } from "./pacer.ts";
 
@@ -112,38 +113,40 @@ export class RichEditedAnswer implements LiveAnswer, StepView {
     return this.fallback?.steps.close();
   }
 
-  async finish(answer: FinalAnswerText, options: SendOptions): Promise<boolean> {
+  async finish(answer: FinalAnswerText, options: SendOptions): Promise<Delivery> {
     await this.writer.close();
     if (this.fallback) return this.fallback.answer.finish(answer, options);
     // A 429's retry_after holds for the final form too.
     const wait = Math.min(this.options.pacer.waitRequiredMs(), 60_000);
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    const { delivery, telegram, target } = this.options;
+    const { delivery, target } = this.options;
     if (this.messages.length === 0) return delivery.send(answer, options);
+    const streamed = this.messages.map((message) => message.id);
+    const replyTo = options.replyToMessageId;
     const pieces = delivery.richPiecesOf(answer, { streamed: true });
     if (pieces === undefined) {
       // The answer cannot be a rich message after all (nesting past the limits): the streamed messages go, the
       // answer comes on the HTML path; never two copies at once.
-      await this.deleteFrom(0);
-      await delivery.sendHtml(answer.markdown, options);
-      return true;
+      const html = htmlParcel(target, answer.markdown, replyTo);
+      return delivery.post({ target, steps: [...streamed.map(deletion), ...html.steps] });
     }
-    for (const [index, piece] of pieces.entries()) {
-      const shown = this.messages[index];
-      // More pieces than were streamed: the rest go as new messages.
-      if (!shown) return delivery.sendRich(pieces, answer, {}, index);
-      try {
-        await telegram.editRich(target, shown.id, piece);
-      } catch (error) {
-        if (!isRichRefusal(error)) throw error;
-        delivery.refuse(failureOf(error).description);
-        await this.deleteFrom(0);
-        await delivery.sendHtml(answer.markdown, options);
-        return true;
-      }
-    }
-    await this.deleteFrom(pieces.length);
-    return true;
+    // Each streamed message gets its piece's final form (without the status line and the button), more pieces go as
+    // new rich messages, and streamed messages left over go. A refusal of the rich form deletes what was streamed
+    // and sends the whole answer as HTML (see htmlInstead).
+    const steps: OutboxStep[] = [
+      ...pieces.map((markdown, index): OutboxStep => {
+        const shown = streamed[index];
+        return shown === undefined
+          ? { kind: "send-rich", markdown }
+          : { kind: "edit-rich", messageId: shown, markdown };
+      }),
+      ...streamed.slice(pieces.length).map(deletion),
+    ];
+    return delivery.post({
+      target,
+      steps,
+      rich: { whole: answer.markdown, ...(replyTo === undefined ? {} : { replyTo }), streamed, sentAny: false },
+    });
   }
 
   async abandon(note: string): Promise<void> {
@@ -229,14 +232,6 @@ export class RichEditedAnswer implements LiveAnswer, StepView {
     }
   }
 
-  private async deleteFrom(index: number): Promise<void> {
-    for (const extra of this.messages.splice(index)) {
-      await bestEffort("deleting a streamed message", () =>
-        this.options.telegram.deleteMessage(this.options.target, extra.id),
-      );
-    }
-  }
-
   private switchTo(view: AnswerView): void {
     this.fallback = view;
     if (this.writer.isClosed) return;
@@ -244,4 +239,8 @@ export class RichEditedAnswer implements LiveAnswer, StepView {
     if (this.step !== undefined) view.steps.show(this.step);
     if (this.stopData !== undefined) view.steps.offerStop(this.stopData);
   }
+}
+
+function deletion(messageId: number): OutboxStep {
+  return { kind: "delete", messageId };
 }

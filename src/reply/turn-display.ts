@@ -5,7 +5,8 @@ import type { ChatTarget } from "../telegram/incoming-message.ts";
 import { AnswerDelivery, type RichOptions } from "./answer-delivery.ts";
 import { DraftAnswer } from "./draft-answer.ts";
 import { EditedAnswer } from "./edited-answer.ts";
-import { type AnswerView, FinalAnswer, type LiveAnswer, type StepView } from "./live-answer.ts";
+import { type AnswerView, FinalAnswer, HIDDEN_STEPS, type LiveAnswer, type StepView } from "./live-answer.ts";
+import type { Delivery, Outbox } from "./outbox.ts";
 import { Pacer } from "./pacer.ts";
 import { RichDraftAnswer } from "./rich-draft-answer.ts";
 import { RichEditedAnswer } from "./rich-edited-answer.ts";
@@ -41,6 +42,8 @@ export interface TurnDisplayOptions {
   draftId: number;
   /** Rich messages: when, whether Telegram refused them here lately, and whether an answer lists its tool steps. */
   rich: RichOptions;
+  /** The chat's outbox: the final answer and the notices go through it, in order behind whatever waits there. */
+  outbox: Outbox;
 }
 
 /**
@@ -52,6 +55,9 @@ export interface TurnDisplayOptions {
  * whose stop control stops the turn; a group's in one rich message edited in place, the step as its last line and
  * the Stop button under it. Without them (off, or refused by Telegram), a plain draft or one edited message, and a
  * status line of its own for the steps and the Stop button. Where they share a chat's limit, they share a pacer.
+ *
+ * While older messages wait in the chat's outbox (Telegram was unavailable), nothing streams and no status line
+ * shows: a message sent now would arrive before them. The turn shows "typing…" and its answer queues behind them.
  */
 export class TurnDisplay {
   private readonly answer: LiveAnswer;
@@ -70,7 +76,7 @@ export class TurnDisplay {
         ? { minIntervalMs: stream.draftIntervalMs }
         : { minIntervalMs: stream.editIntervalMs, perMinute: GROUP_CALLS_PER_MINUTE },
     );
-    this.delivery = new AnswerDelivery(telegram, target, options.rich);
+    this.delivery = new AnswerDelivery(target, options.rich, options.outbox);
     const view = this.viewOf(pacer);
     this.answer = view.answer;
     this.status = view.steps;
@@ -107,22 +113,24 @@ export class TurnDisplay {
 
   /**
    * Delivers the whole answer (with the list of its tool steps where the chat shows them), then removes the status
-   * line; true once Telegram has all of the answer. The one place an answer's final form is sent.
+   * line: Telegram has all of it, or the outbox keeps the rest for later, or it was refused (or failed here). The one
+   * place an answer's final form is sent.
    */
-  async deliver(markdown: string, steps: readonly ToolStep[] = []): Promise<boolean> {
+  async deliver(markdown: string, steps: readonly ToolStep[] = []): Promise<Delivery> {
     const { replyToMessageId } = this.options;
-    const delivered = await bestEffort("delivering an answer", () =>
-      this.answer.finish({ markdown, steps }, replyToMessageId ? { replyToMessageId } : {}),
-    );
+    let delivery: Delivery = "refused";
+    await bestEffort("delivering an answer", async () => {
+      delivery = await this.answer.finish({ markdown, steps }, replyToMessageId ? { replyToMessageId } : {});
+    });
     await this.removeStatus();
-    return delivered;
+    return delivery;
   }
 
   /** The turn ends without an answer: a partial one on screen is marked with `note`, and the person is told why. */
   async fail(note: string, message: string): Promise<void> {
     // Nothing of an answer cut short stays on screen as if it were whole.
     await bestEffort("marking a cut-short answer", () => this.answer.abandon(note));
-    await bestEffort("telling why a turn failed", () => this.options.telegram.sendPlain(this.options.target, message));
+    await this.options.outbox.notify(this.options.target, message);
     await this.removeStatus();
   }
 
@@ -140,6 +148,7 @@ export class TurnDisplay {
   private viewOf(pacer: Pacer): AnswerView {
     const { telegram, target, privateChat, interactive, replyToMessageId, draftId } = this.options;
     const delivery = this.delivery;
+    if (this.options.outbox.waiting) return { answer: new FinalAnswer(delivery), steps: HIDDEN_STEPS };
     const statusLine = (shared: Pacer) => new StatusLine(telegram, target, shared);
     const plainEdited = (shared: Pacer, status: Pacer): AnswerView => ({
       answer: new EditedAnswer(telegram, target, shared, delivery, {

@@ -82,6 +82,15 @@ export const chatMetaSchemas = {
   draftsRefused: z.boolean(),
   /** Telegram refused a rich message here: answers go on the HTML path until then (epoch ms), and why. */
   richRefused: z.object({ until: z.number(), reason: z.string().max(300) }),
+  /**
+   * Telegram last refused a message here for good (the bot blocked or kicked, the chat gone, a message it will never
+   * take): when, and its words. What waited in the outbox then was dropped.
+   */
+  telegramRefused: z.object({ at: z.number(), description: z.string().max(300) }),
+  /** Messages the outbox gave up on (past OUTBOX_MAX_HOURS, or refused): how many, and the last one's reason. */
+  outboxDropped: z.object({ count: z.number().int(), lastAt: z.number(), reason: z.string().max(300) }),
+  /** What `/health` was last told of this chat's outbox (see config/waiting-outboxes.ts): how many waited, when. */
+  outboxMarked: z.object({ waiting: z.number().int(), at: z.number() }),
   /** The rolling summary of the conversation up to a history row (compaction). */
   summary: historySummarySchema,
   summaryFailure: summaryFailureSchema,

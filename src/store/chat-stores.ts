@@ -3,6 +3,7 @@ import { HistorySearchStore } from "./history-search.ts";
 import { HistoryStore } from "./history-store.ts";
 import { InboxStore } from "./inbox-store.ts";
 import { MetaStore } from "./meta-store.ts";
+import { OutboxStore } from "./outbox-store.ts";
 import { UsageBuffer } from "./usage-buffer.ts";
 
 /**
@@ -16,6 +17,8 @@ export class ChatStores {
   readonly historySearch: HistorySearchStore;
   readonly meta: MetaStore;
   readonly usage: UsageBuffer;
+  /** Messages Telegram could not take yet, retried in order on the alarm. */
+  readonly outbox: OutboxStore;
   private readonly database: ChatDatabase;
 
   constructor(storage: DurableObjectStorage) {
@@ -25,6 +28,7 @@ export class ChatStores {
     this.historySearch = new HistorySearchStore(this.database);
     this.meta = new MetaStore(this.database);
     this.usage = new UsageBuffer(this.database);
+    this.outbox = new OutboxStore(this.database);
   }
 
   migrate(): Promise<void> {

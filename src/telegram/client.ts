@@ -10,7 +10,12 @@ import { cutText, splitMessage } from "./split.ts";
 export interface TelegramClientOptions {
   botToken: string;
   apiBaseUrl: string;
+  /** Whether `api` retries a 5xx and waits out a short 429 (default); the outbox retries on its own schedule. */
+  retries?: boolean;
 }
+
+/** A call Telegram has not answered in this long fails (grammY's default is 500 s, which would hold a turn). */
+const CALL_TIMEOUT_SECONDS = 60;
 
 export interface SendOptions {
   /** Reply to this message (used in groups, so it is clear who is answered). */
@@ -49,16 +54,22 @@ export type Keyboard = Buttons[];
 export class TelegramClient {
   readonly api: Api;
   private readonly quick: Api;
+  private once: TelegramClient | undefined;
 
-  constructor(options: TelegramClientOptions) {
-    this.api = new Api(options.botToken, { apiRoot: options.apiBaseUrl });
-    this.api.config.use(
-      retryTransformer({ maxAttempts: 3, maxRetryAfterSeconds: 60 }),
-      plainFallbackTransformer(),
-      messageDefaultsTransformer(),
-    );
-    this.quick = new Api(options.botToken, { apiRoot: options.apiBaseUrl });
+  constructor(private readonly options: TelegramClientOptions) {
+    const client = { apiRoot: options.apiBaseUrl, timeoutSeconds: CALL_TIMEOUT_SECONDS };
+    this.api = new Api(options.botToken, client);
+    if (options.retries !== false) this.api.config.use(retryTransformer({ maxAttempts: 3, maxRetryAfterSeconds: 60 }));
+    this.api.config.use(plainFallbackTransformer(), messageDefaultsTransformer());
+    this.quick = new Api(options.botToken, client);
     this.quick.config.use(messageDefaultsTransformer());
+  }
+
+  /** The same client without retries: each call is made once (the outbox's retries are hours apart, not seconds). */
+  withoutRetries(): TelegramClient {
+    if (this.options.retries === false) return this;
+    this.once ??= new TelegramClient({ ...this.options, retries: false });
+    return this.once;
   }
 
   /** A private chat's draft (Bot API 9.3): an ephemeral preview the final sendMessage replaces. */
@@ -302,8 +313,9 @@ export class TelegramClient {
     return sent.inline_message_id;
   }
 
+  /** "typing…", once: it is renewed every few seconds anyway, and a late one would show under the answer. */
   async sendTyping(target: ChatTarget): Promise<void> {
-    await this.api.sendChatAction(target.chatId, "typing", threadOf(target));
+    await this.quick.sendChatAction(target.chatId, "typing", threadOf(target));
   }
 
   async deleteMessage(target: ChatTarget, messageId: number): Promise<void> {

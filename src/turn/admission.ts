@@ -79,14 +79,14 @@ export function admit(
  * when it may again, and the inbox rows end (a task or `/agent` run as failed, with the reason).
  */
 export async function refuse(
-  ctx: Pick<ChatContext, "stores" | "telegram" | "target" | "env" | "chat">,
+  ctx: Pick<ChatContext, "stores" | "outbox" | "target" | "env" | "chat">,
   request: TurnRequest,
   refusal: Extract<Admission, { kind: "refused" }>,
   now: number,
 ): Promise<TurnOutcome> {
   const { notice, spend } = refusal;
   if (notice !== undefined) {
-    await bestEffort("telling why a turn did not run", () => ctx.telegram.sendPlain(ctx.target, notice));
+    await ctx.outbox.notify(ctx.target, notice);
     if (refusal.reason === "config invalid") {
       ctx.stores.meta.set("configProblemNoticeAt", now);
       await bestEffort("reporting an invalid config", () =>

@@ -6,6 +6,7 @@ import type { Settings } from "../config/settings.ts";
 import type { Env } from "../env.ts";
 import type { HelperJob } from "../helpers/helper-job.ts";
 import type { IngestServices } from "../media/ingest.ts";
+import type { Outbox } from "../reply/outbox.ts";
 import type { TurnSkills } from "../skills/skill.ts";
 import type { ChatStores } from "../store/chat-stores.ts";
 import type { TelegramClient } from "../telegram/client.ts";
@@ -42,6 +43,11 @@ export interface ChatContext {
   stores: ChatStores;
   db: DrizzleD1Database;
   telegram: TelegramClient;
+  /**
+   * The chat's final messages (answers, notices, reports) on their way to Telegram: sent now, or kept and retried in
+   * order while Telegram is unavailable. Menus, buttons and courtesies (typing, 👀) go through `telegram` directly.
+   */
+  outbox: Outbox;
   registry: ToolRegistry;
   /** Bringing a message's photos, recordings and files in (R2, Telegram's file download, transcription). */
   ingest: IngestServices;

@@ -10,7 +10,6 @@ import type { EffectiveConfig } from "../config/chat-config.ts";
 import type { Provider } from "../config/providers.ts";
 import type { ToolCallbackRoute } from "../config/settings.ts";
 import type { ModelPrice } from "../config/settings-lists.ts";
-import { bestEffort } from "../lib/best-effort.ts";
 import { errorText } from "../lib/errors.ts";
 import type { ChatMcp } from "../mcp/chat-mcp.ts";
 import { planMedia } from "../media/load.ts";
@@ -225,11 +224,7 @@ async function mediaFor(
     // Files count in the window: their text gets what the window's messages leave (about a character a byte).
     textRoom: bytesForTokens(ctx.settings.historyWindowTokens) - windowBytes,
   });
-  if (plan.notices.length > 0) {
-    await bestEffort("telling which files the model cannot see", () =>
-      ctx.telegram.sendPlain(ctx.target, plan.notices.join("\n")),
-    );
-  }
+  if (plan.notices.length > 0) await ctx.outbox.notify(ctx.target, plan.notices.join("\n"));
   return plan.library;
 }
 

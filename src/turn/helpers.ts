@@ -144,10 +144,11 @@ export async function deliverHelperReport(ctx: ChatContext, inboxId: number, rep
       ctx.telegram.editMenu(ctx.target, messageId, `🧩 Helper #${report.number} ended: ${report.label}`, []),
     );
   }
-  // Its accounting is done whether Telegram takes the message or not: the hold must not outlive the helper.
+  // Its accounting is done whether Telegram takes the message or not: the hold must not outlive the helper. A report
+  // Telegram cannot take now waits in the outbox.
   let delivered = true;
   try {
-    await ctx.telegram.sendMarkdown(ctx.target, text);
+    delivered = (await ctx.outbox.postMarkdown("report", ctx.target, text)) !== "refused";
   } catch (error) {
     delivered = false;
     console.warn(`chat ${ctx.chat.id}: helper #${report.number}'s report could not be sent`, errorText(error));

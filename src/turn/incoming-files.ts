@@ -1,5 +1,4 @@
 import type { PaidCallGate } from "../budget/paid-calls.ts";
-import { errorText } from "../lib/errors.ts";
 import { ingestMedia } from "../media/ingest.ts";
 import type { UserMessage } from "../protocol/messages.ts";
 import type { IncomingMessage } from "../telegram/incoming-message.ts";
@@ -32,9 +31,7 @@ async function userMessagesOf(
   }
   if (quotes.length > 0 && (await quotesTranscripts(ctx))) notices.push(...quotes);
   if (notices.length > 0) {
-    await ctx.telegram.sendPlain(ctx.target, [...new Set(notices)].join("\n")).catch((error: unknown) => {
-      console.warn("media notice failed", errorText(error));
-    });
+    await ctx.outbox.notify(ctx.target, [...new Set(notices)].join("\n"));
   }
   return mergeAlbums(entries);
 }

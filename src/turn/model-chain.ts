@@ -3,7 +3,6 @@ import { type AdapterSources, createAdapter } from "../adapters/index.ts";
 import type { Adapter } from "../adapters/types.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
 import { DEFAULT_MODELS, type Provider } from "../config/providers.ts";
-import { bestEffort } from "../lib/best-effort.ts";
 import type { ChatContext } from "./chat-context.ts";
 import type { TurnRequest } from "./turn-request.ts";
 
@@ -56,11 +55,9 @@ function withFallbacks(
   return new FallbackChain([{ provider: first.provider, model: first.model, adapter: own }, ...rest], async (move) => {
     const { from, to, error } = move;
     console.warn(`chat ${ctx.chat.id}: ${from.model} failed (${error.classification}); falling back to ${to.model}`);
-    await bestEffort("telling the chat about a fallback", () =>
-      ctx.telegram.sendPlain(
-        ctx.target,
-        `↪️ ${from.model} is ${reasonOf(error.classification)}; ${to.model} answers instead.`,
-      ),
+    await ctx.outbox.notify(
+      ctx.target,
+      `↪️ ${from.model} is ${reasonOf(error.classification)}; ${to.model} answers instead.`,
     );
   });
 }

@@ -4,12 +4,12 @@ import type { EffectiveConfig } from "../config/chat-config.ts";
 import { effectiveConfigOf } from "../config/config-store.ts";
 import { providerSetupOf } from "../config/provider-setup.ts";
 import { isProvider } from "../config/providers.ts";
-import { bestEffort } from "../lib/best-effort.ts";
 import { redactSecrets } from "../lib/redact.ts";
 import { openChatMcp } from "../mcp/chat-mcp.ts";
 import type { AgentErrorEvent } from "../protocol/events.ts";
 import type { RichOptions } from "../reply/answer-delivery.ts";
 import { notSetUpText, TURN_TIME_LIMIT, userFacingError } from "../reply/error-text.ts";
+import { richRefusal } from "../reply/rich-refusal.ts";
 import { TurnDisplay, type TurnDisplayOptions } from "../reply/turn-display.ts";
 import type { ActiveRun } from "./active-run.ts";
 import { admit, refuse } from "./admission.ts";
@@ -50,7 +50,7 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
   if (choice.kind === "unavailable") {
     const error = internalError(choice.problem);
     const notice = notSetUpText(choice.provider, choice.problem, config.source.provider === "built-in");
-    await bestEffort("telling the chat its provider is not set up", () => ctx.telegram.sendPlain(ctx.target, notice));
+    await ctx.outbox.notify(ctx.target, notice);
     recordTurn(ctx, { ...request, users: usersWithoutFiles(request.input) }, { kind: "failed", error }, undefined);
     return { ok: false, error };
   }
@@ -129,9 +129,11 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
     }
     const result = tally.result ?? "";
     const text = result.trim() === "" ? "…" : result;
-    const delivered = await display.deliver(text, tally.steps);
-    if (delivered) await speakAnswer(ctx, { request: turn, config, paid, text });
-    recordTurn(ctx, turn, { kind: "answered", text, delivered }, cost);
+    const delivery = await display.deliver(text, tally.steps);
+    // A spoken answer follows its text; one whose text waits in the outbox is not spoken (it would come first).
+    if (delivery === "sent") await speakAnswer(ctx, { request: turn, config, paid, text });
+    // An answer in the outbox is answered: it is kept, and the turn never runs again.
+    recordTurn(ctx, turn, { kind: "answered", text, delivered: delivery !== "refused" }, cost);
     return { ok: true, text: result };
   } finally {
     await mcp.close();
@@ -177,22 +179,16 @@ function displayOptions(
     stopData: `stop:${run.id}`,
     draftId: run.draftId,
     rich: richOptions(ctx, config),
+    outbox: ctx.outbox,
   };
 }
-
-/** A server without the rich methods is believed for a day; a refused answer holds the chat to HTML for an hour. */
-const RICH_REFUSED_MS = { missing: 24 * 60 * 60 * 1000, content: 60 * 60 * 1000 };
 
 function richOptions(ctx: ChatContext, config: EffectiveConfig): RichOptions {
   const refused = ctx.stores.meta.get("richRefused");
   return {
     mode: config.richMessages,
     refused: refused !== undefined && refused.until > ctx.now(),
-    onRefused: ({ missing, description }) =>
-      ctx.stores.meta.set("richRefused", {
-        until: ctx.now() + (missing ? RICH_REFUSED_MS.missing : RICH_REFUSED_MS.content),
-        reason: description.slice(0, 300),
-      }),
+    onRefused: (description) => ctx.stores.meta.set("richRefused", richRefusal(description, ctx.now())),
     // Off by default in groups: a list of steps under every answer is noise to the others there.
     showSteps: config.showSteps ?? ctx.chat.type === "private",
   };

@@ -37,7 +37,13 @@ export function toolContext(
     now: ctx.now,
     isChatAllowed: (chatId) => ctx.access.isChatAllowed(chatId),
     sendMessage: async (target, text) => {
-      await ctx.telegram.sendMarkdown(target, text);
+      // To its own chat a message takes its place in the outbox, behind what waits there; another chat's is sent now
+      // (its failure is the tool's).
+      const own = target.chatId === ctx.target.chatId && target.threadId === ctx.target.threadId;
+      if (!own) await ctx.telegram.sendMarkdown(target, text);
+      else if ((await ctx.outbox.postMarkdown("answer", target, text)) === "refused") {
+        throw new Error("Telegram refused the message");
+      }
     },
     sendPhoto: async (photo) => {
       await ctx.telegram.sendPhoto(ctx.target, photo);

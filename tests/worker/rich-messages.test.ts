@@ -1,4 +1,4 @@
-import { runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { openaiCompletion } from "../fakes/bodies.ts";
 import type { RecordedRequest } from "../fakes/server.ts";
@@ -159,7 +159,7 @@ describe("a private answer on the rich path", () => {
     expect(await telegram("sendRichMessage")).toHaveLength(1);
   });
 
-  it("never sends an answer twice when the rich send's fate is unknown (the connection dropped)", async () => {
+  it("keeps a rich answer whose send's fate is unknown (the connection dropped) for one more try, as rich, never as HTML too", async () => {
     await withRichMessages(PRIVATE_CHAT);
     await fakes.script("telegram", { method: "sendRichMessage", destroy: true });
     await fakes.script("openai", { body: openaiCompletion(TABLE) });
@@ -168,10 +168,19 @@ describe("a private answer on the rich path", () => {
     expect(await telegram("sendRichMessage")).toHaveLength(1);
     expect(await telegram("sendMessage")).toHaveLength(0);
     expect(await richRefused(PRIVATE_CHAT)).toBeUndefined();
-    const inbox = await runInDurableObject(session(PRIVATE_CHAT), (_i, state) =>
-      state.storage.sql.exec<{ error: string | null }>("SELECT error FROM inbox").one(),
+    const waiting = await runInDurableObject(session(PRIVATE_CHAT), (_i, state) =>
+      state.storage.sql.exec<{ uncertain: number; payload: string }>("SELECT uncertain, payload FROM outbox").one(),
     );
-    expect(inbox.error).toContain("could not be delivered");
+    expect(waiting.uncertain).toBe(1);
+    expect(JSON.parse(waiting.payload).steps).toEqual([{ kind: "send-rich", markdown: TABLE }]);
+    // Its next try (the object's alarm) sends it again in the same form: at most one duplicate, never a lost answer.
+    await runInDurableObject(session(PRIVATE_CHAT), (_i, state) => {
+      state.storage.sql.exec("UPDATE outbox SET next_try_at = 0");
+    });
+    await runDurableObjectAlarm(session(PRIVATE_CHAT));
+    expect(await telegram("sendRichMessage")).toHaveLength(2);
+    expect(await telegram("sendMessage")).toHaveLength(0);
+    expect((await chat()).messages.map((message) => message.content.kind)).toEqual(["rich"]);
   });
 });
 
@@ -209,7 +218,7 @@ describe("where Telegram refuses rich messages", () => {
     await fakes.telegram({ richMessages: false });
     await fakes.script("openai", { body: openaiCompletion(TABLE) });
     await postUpdate(textUpdate("compare the fruit"));
-    const [html] = await fakes.wait("telegram", { method: "sendMessage" });
+    const [html] = await fakes.wait("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT });
     expect(sentText(html)).toContain("<pre>Fruit | Qty");
     expect(await telegram("sendRichMessage")).toHaveLength(1);
     const remembered = await richRefused(PRIVATE_CHAT);

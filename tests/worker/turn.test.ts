@@ -318,7 +318,7 @@ describe("a failing message", () => {
     });
     await postUpdate(textUpdate("/help"));
     await postUpdate(textUpdate("still there?"));
-    const sent = await fakes.wait("telegram", { method: "sendMessage", count: 3 });
+    const sent = await fakes.wait("telegram", { method: "sendMessage", count: 2 });
     expect(sent.map(sentText)).toContain("echo: still there?");
     const inbox = await runInDurableObject(session(PRIVATE_CHAT), (_i, state) =>
       state.storage.sql

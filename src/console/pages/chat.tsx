@@ -1,5 +1,5 @@
 import { VOICE_REPLIES } from "../../config/chat-config.ts";
-import type { ConfigView, DailyUsage, SkillsView, TaskRow, UsageReport } from "../admin-client.ts";
+import type { ConfigView, DailyUsage, OutboxView, SkillsView, TaskRow, UsageReport } from "../admin-client.ts";
 import { type FormField, type FormValues, PROVIDER_CHOICES, RICH_CHOICES } from "../config-form.ts";
 import { formatTime, Layout, Notice } from "../layout.tsx";
 import { type SkillForm, SkillsSection } from "./skills.tsx";
@@ -13,6 +13,8 @@ export interface ChatPageProps {
   errors: Partial<Record<FormField, string>>;
   notice?: { text: string; bad: boolean };
   tasks: TaskRow[];
+  /** What waits for Telegram in the chat's outbox. */
+  outbox: OutboxView;
   skills: SkillsView;
   /** A refused skill form, shown again with its problems. */
   skillForm?: SkillForm;
@@ -58,6 +60,7 @@ export function ChatPage(props: ChatPageProps) {
         {view.effective.source.model}); {view.effective.enabled ? "enabled" : "disabled"}.
       </p>
       <Notice text={props.notice?.text} bad={props.notice?.bad ?? false} />
+      <OutboxNotice outbox={props.outbox} />
       {view.invalid && (
         <Notice
           bad
@@ -174,5 +177,31 @@ export function ChatPage(props: ChatPageProps) {
       <h2>Usage, last 30 days</h2>
       <UsageSection daily={props.daily} report={props.report} now={props.now} />
     </Layout>
+  );
+}
+
+/** What waits for Telegram here (it was unavailable), and what Telegram last refused for good, if anything. */
+function OutboxNotice(props: { outbox: OutboxView }) {
+  const { waiting, oldestAt, nextTryAt, dropped, telegramRefused } = props.outbox;
+  return (
+    <>
+      {waiting > 0 && (
+        <p class="notice bad" role="status" data-outbox-waiting={waiting}>
+          ⏳ {waiting} {waiting === 1 ? "message waits" : "messages wait"} for Telegram (the oldest since{" "}
+          {formatTime(oldestAt)}; next try {formatTime(nextTryAt)}).
+        </p>
+      )}
+      {telegramRefused && (
+        <p class="hint" data-telegram-refused>
+          Telegram last refused a message here at {formatTime(telegramRefused.at)}: {telegramRefused.description}
+        </p>
+      )}
+      {dropped && (
+        <p class="hint" data-outbox-dropped={dropped.count}>
+          {dropped.count} {dropped.count === 1 ? "message was" : "messages were"} given up (the last at{" "}
+          {formatTime(dropped.lastAt)}: {dropped.reason}).
+        </p>
+      )}
+    </>
   );
 }

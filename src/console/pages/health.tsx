@@ -1,9 +1,10 @@
-import { Layout } from "../layout.tsx";
+import { formatTime, Layout } from "../layout.tsx";
 
 export interface HealthView {
   ok: boolean;
   missing: string[];
   problems: string[];
+  waitingForTelegram?: { chats: number; messages: number; oldestAt: number };
 }
 
 export function HealthPage(props: { health: HealthView; extraPages: { path: string; label: string }[] }) {
@@ -35,6 +36,17 @@ export function HealthPage(props: { health: HealthView; extraPages: { path: stri
             <li>{problem}</li>
           ))}
         </ul>
+      )}
+      {health.waitingForTelegram && (
+        <>
+          <h2>Waiting for Telegram</h2>
+          <p class="notice bad" data-waiting-for-telegram={health.waitingForTelegram.messages}>
+            ⏳ {health.waitingForTelegram.messages} {health.waitingForTelegram.messages === 1 ? "message" : "messages"}{" "}
+            in {health.waitingForTelegram.chats} {health.waitingForTelegram.chats === 1 ? "chat" : "chats"} wait for
+            Telegram, the oldest since {formatTime(health.waitingForTelegram.oldestAt)} (each chat's page has its own
+            count).
+          </p>
+        </>
       )}
       <p class="hint">
         The same report as <code>GET /health</code>: names only, never values.

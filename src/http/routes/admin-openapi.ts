@@ -138,6 +138,35 @@ export function adminOpenApiDocument(schemas: AdminSchemas): object {
           },
         },
       },
+      "/chats/{chatId}/outbox": {
+        parameters: [chatIdParameter],
+        get: {
+          responses: {
+            200: json(
+              {
+                type: "object",
+                required: ["chatId", "waiting"],
+                properties: {
+                  chatId: { type: "integer" },
+                  waiting: { type: "integer", description: "Messages waiting for Telegram in the chat's outbox" },
+                  oldestAt: { type: "integer", description: "When the oldest was made (epoch ms)" },
+                  nextTryAt: { type: "integer", description: "When the next try is (epoch ms)" },
+                  dropped: {
+                    type: "object",
+                    description: "Messages given up (past OUTBOX_MAX_HOURS, or refused): count, last time, reason",
+                  },
+                  telegramRefused: {
+                    type: "object",
+                    description: "Telegram's last refusal of a message here (blocked, chat not found…): time, words",
+                  },
+                },
+              },
+              "What waits for Telegram in the chat's outbox",
+            ),
+            ...refusals,
+          },
+        },
+      },
       "/chats/{chatId}/tasks": {
         parameters: [chatIdParameter],
         get: { responses: { 200: json({ type: "object" }, "The chat's active and paused tasks"), ...refusals } },

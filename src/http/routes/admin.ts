@@ -145,6 +145,12 @@ export function adminRoutes(): Hono<AdminEnv> {
     );
   });
 
+  // What waits in the chat's outbox for Telegram (its main object: a forum topic's own outbox is not listed here).
+  admin.get("/chats/:chatId/outbox", async (c) => {
+    const chatId = chatIdOf(c);
+    return c.json({ chatId, ...(await chatStub(c.env, { chatId }).outboxState()) }, 200);
+  });
+
   admin.get("/chats/:chatId/tasks", async (c) => {
     const chatId = chatIdOf(c);
     return c.json({ tasks: await liveTasksOf(drizzle(c.env.DB), chatId) }, 200);

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { ConfigProblemsStore } from "../../config/config-problems.ts";
 import { builtInProvider, type Settings, settingsOf } from "../../config/settings.ts";
+import { WaitingOutboxes, type WaitingSummary } from "../../config/waiting-outboxes.ts";
 import { type Env, workersAiBinding } from "../../env.ts";
 import { mediaBucket } from "../../media/services.ts";
 
@@ -10,8 +11,18 @@ import { mediaBucket } from "../../media/services.ts";
  */
 export function healthRoutes(): Hono<{ Bindings: Env }> {
   return new Hono<{ Bindings: Env }>().get("/", async (c) =>
-    c.json(await withChatProblems(c.env, healthReport(c.env))),
+    c.json(await withWaiting(c.env, await withChatProblems(c.env, healthReport(c.env)))),
   );
+}
+
+/**
+ * What waits for Telegram across chats (their outboxes, while Telegram is or was unavailable): how many messages in
+ * how many chats, since when. Not a problem of the setup, so `ok` stays as it is; the console's chat page has each
+ * chat's count (GET /admin/chats/:chatId/outbox).
+ */
+async function withWaiting(env: Env, report: HealthReport): Promise<HealthReport> {
+  const waiting = await new WaitingOutboxes(env.CONFIG).summary().catch(() => undefined);
+  return waiting === undefined ? report : { ...report, waitingForTelegram: waiting };
 }
 
 /** The environment's report, and how many chats get no answers because their stored config is invalid (no ids). */
@@ -26,6 +37,7 @@ interface HealthReport {
   ok: boolean;
   missing: string[];
   problems: string[];
+  waitingForTelegram?: WaitingSummary;
 }
 
 export function healthReport(env: Env): HealthReport {

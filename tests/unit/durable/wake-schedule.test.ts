@@ -13,13 +13,19 @@ function deferred<T = void>() {
 }
 
 /** Due work as plain fields a test sets. */
-function workOf(initial: { pending?: boolean; taskAt?: number; flushAt?: number } = {}) {
-  const state = { pending: false, taskAt: undefined as number | undefined, flushAt: undefined as number | undefined };
+function workOf(initial: { pending?: boolean; taskAt?: number; flushAt?: number; outboxAt?: number } = {}) {
+  const state = {
+    pending: false,
+    taskAt: undefined as number | undefined,
+    flushAt: undefined as number | undefined,
+    outboxAt: undefined as number | undefined,
+  };
   Object.assign(state, initial);
   const work: DueWork = {
     hasPending: () => state.pending,
     nextTaskAt: () => state.taskAt,
     nextUsageFlushAt: () => state.flushAt,
+    nextOutboxAt: () => state.outboxAt,
   };
   return { state, work };
 }
@@ -54,7 +60,7 @@ function storageOf() {
   };
 }
 
-function setup(initial: { pending?: boolean; taskAt?: number; flushAt?: number } = {}) {
+function setup(initial: { pending?: boolean; taskAt?: number; flushAt?: number; outboxAt?: number } = {}) {
   const clock = { now: 1_000_000 };
   const { state, work } = workOf(initial);
   const { calls, storage, hold } = storageOf();
@@ -73,8 +79,10 @@ describe("nextWakeAt", () => {
     expect(nextWakeAt(workOf({ pending: true, taskAt: now + 5000, flushAt: now - 5000 }).work, now)).toBe(now);
   });
 
-  it("is the earliest of the next task and the usage flush", () => {
+  it("is the earliest of the next task, the usage flush and the outbox's next try", () => {
     expect(nextWakeAt(workOf({ taskAt: now + 5000, flushAt: now + 3000 }).work, now)).toBe(now + 3000);
+    expect(nextWakeAt(workOf({ taskAt: now + 5000, outboxAt: now + 4000 }).work, now)).toBe(now + 4000);
+    expect(nextWakeAt(workOf({ outboxAt: now + 7000, flushAt: now + 9000 }).work, now)).toBe(now + 7000);
     expect(nextWakeAt(workOf({ taskAt: now + 2000, flushAt: now + 3000 }).work, now)).toBe(now + 2000);
     expect(nextWakeAt(workOf({ taskAt: now + 2000 }).work, now)).toBe(now + 2000);
     expect(nextWakeAt(workOf({ flushAt: now + 3000 }).work, now)).toBe(now + 3000);

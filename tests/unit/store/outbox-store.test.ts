@@ -1,0 +1,68 @@
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { OutboxParcel } from "../../../src/store/outbox-store.ts";
+import { session } from "../../worker/helpers.ts";
+
+const CHAT = 7003;
+const parcel = (text: string): OutboxParcel => ({
+  target: { chatId: CHAT },
+  steps: [
+    { kind: "send", piece: { piece: text, html: `<b>${text}</b>` }, replyTo: 5 },
+    { kind: "send", piece: { piece: `${text}, continued` } },
+  ],
+});
+
+describe("OutboxStore", () => {
+  it("keeps messages in order: the front one is tried, advanced step by step, postponed, removed", async () => {
+    await runInDurableObject(session(CHAT), ({ stores }) => {
+      const { outbox } = stores;
+      expect(outbox.head()).toBeUndefined();
+      expect(outbox.summary()).toEqual({ waiting: 0 });
+      expect(outbox.nextTryAt()).toBeUndefined();
+
+      const first = outbox.add("answer", parcel("one"), 1_000, {
+        attempts: 1,
+        nextTryAt: 6_000,
+        error: "502 Bad Gateway",
+        uncertain: 0,
+      });
+      outbox.add("notice", parcel("two"), 2_000);
+      expect(outbox.summary()).toEqual({ waiting: 2, oldestAt: 1_000, nextTryAt: 6_000 });
+      expect(outbox.head()).toMatchObject({ id: first, kind: "answer", attempts: 1, nextTryAt: 6_000, uncertain: 0 });
+
+      // A send goes out (counted as of unknown fate until it is known), then the first step is done.
+      outbox.sending(first, 1);
+      expect(outbox.head()).toMatchObject({ uncertain: 1 });
+      const rest: OutboxParcel = {
+        target: { chatId: CHAT },
+        steps: [{ kind: "send", piece: { piece: "one, continued" } }],
+      };
+      outbox.advance(first, rest);
+      expect(outbox.head()).toMatchObject({ id: first, parcel: rest, uncertain: 0 });
+
+      // Telegram's retry_after holds even a try brought forward.
+      outbox.postpone(first, { nextTryAt: 40_000, holdUntil: 39_000, error: "429 Too Many Requests", uncertain: 0 });
+      expect(outbox.head()).toMatchObject({ attempts: 2, nextTryAt: 40_000, holdUntil: 39_000 });
+      outbox.tryNow(10_000);
+      expect(outbox.head()).toMatchObject({ nextTryAt: 10_000, holdUntil: 39_000 });
+      expect(outbox.nextTryAt()).toBe(39_000);
+
+      outbox.remove(first);
+      expect(outbox.head()).toMatchObject({ kind: "notice", parcel: parcel("two") });
+      expect(outbox.clear()).toBe(1);
+      expect(outbox.summary()).toEqual({ waiting: 0 });
+    });
+  });
+
+  it("reads each row back through its schema: one it cannot read comes back as unreadable, to be dropped", async () => {
+    await runInDurableObject(session(CHAT), ({ stores }, state) => {
+      state.storage.sql.exec(
+        "INSERT INTO outbox (kind, payload, created_at, next_try_at) VALUES ('answer', '{\"steps\":[]}', 1, 1), ('answer', 'not json', 2, 2)",
+      );
+      const first = stores.outbox.head();
+      expect(first).toMatchObject({ kind: "unreadable", problem: "its payload does not match the current schema" });
+      stores.outbox.remove(first!.id);
+      expect(stores.outbox.head()).toMatchObject({ kind: "unreadable", problem: "its payload is not JSON" });
+    });
+  });
+});
