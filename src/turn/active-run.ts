@@ -1,5 +1,6 @@
 import type { ToolExecutor } from "../adapters/types.ts";
 import type { ToolOutcome } from "../protocol/run-payload.ts";
+import type { Burst } from "./burst.ts";
 
 /** Why a turn was stopped: a person asked (/stop), or it ran into its time limit. */
 export type StopReason = "stopped" | "deadline";
@@ -15,12 +16,31 @@ export class ActiveRun {
   /** The turn's rich draft (non-zero, as Telegram wants): a press of its stop control names it. */
   readonly draftId = 1 + Math.floor(Math.random() * 2_000_000_000);
 
-  /** `askers`: the users whose messages the turn answers (a task's creator), who may stop it. */
-  constructor(readonly askers: readonly number[] = []) {}
+  private readonly askerIds: number[];
+
+  /**
+   * `askers`: the users whose messages the turn answers (a task's creator), who may stop it. `burst`: a chat turn's
+   * way in for messages sent right after (see Burst); a stopped or ended turn lets none in.
+   */
+  constructor(
+    askers: readonly number[] = [],
+    readonly burst?: Burst,
+  ) {
+    this.askerIds = [...askers];
+  }
+
+  get askers(): readonly number[] {
+    return this.askerIds;
+  }
+
+  /** People whose messages joined the turn: they asked too. */
+  addAskers(userIds: readonly number[]): void {
+    for (const id of userIds) if (!this.askerIds.includes(id)) this.askerIds.push(id);
+  }
 
   /** Whoever asked may stop the turn, and an admin; a turn nobody in particular asked for, anyone of the chat. */
   mayBeStoppedBy(userId: number | undefined, byAdmin: boolean): boolean {
-    return byAdmin || this.askers.length === 0 || (userId !== undefined && this.askers.includes(userId));
+    return byAdmin || this.askerIds.length === 0 || (userId !== undefined && this.askerIds.includes(userId));
   }
 
   private readonly controller = new AbortController();
@@ -34,6 +54,7 @@ export class ActiveRun {
 
   /** Ends the turn; the first reason given is the one that counts. */
   stop(reason: StopReason): void {
+    this.burst?.close();
     if (!this.controller.signal.aborted) this.controller.abort(reason);
   }
 
@@ -51,6 +72,7 @@ export class ActiveRun {
   /** The turn is over: its timer goes, and remote tool calls are refused from now on. */
   end(): void {
     clearTimeout(this.deadline);
+    this.burst?.close();
     this.ended = true;
     this.executor = toolsNotReady;
   }
@@ -78,8 +100,8 @@ export class ActiveRun {
 export class RunSlot {
   private running: ActiveRun | undefined;
 
-  begin(askers: readonly number[]): ActiveRun {
-    this.running = new ActiveRun(askers);
+  begin(askers: readonly number[], burst?: Burst): ActiveRun {
+    this.running = new ActiveRun(askers, burst);
     return this.running;
   }
 
