@@ -41,6 +41,11 @@ export interface TurnDisplayOptions {
   draftId: number;
   /** Rich messages: when, whether Telegram refused them here lately, and whether an answer lists its tool steps. */
   rich: RichOptions;
+  /**
+   * Told once, when the display first asks Telegram to show anything (text, a step, the Stop button, the answer, a
+   * failure); "typing…" and the 👀 reaction do not count. Until then the turn may start over with more messages.
+   */
+  onShown?: () => void;
 }
 
 /**
@@ -60,6 +65,7 @@ export class TurnDisplay {
   private readonly typing: { stop: () => Promise<void> };
   private readonly timers: ReturnType<typeof setTimeout>[] = [];
   private statusMessage: number | undefined;
+  private shown = false;
 
   constructor(private readonly options: TurnDisplayOptions) {
     const { telegram, target, privateChat, stream } = options;
@@ -76,7 +82,12 @@ export class TurnDisplay {
     this.status = view.steps;
     this.typing = startTyping(telegram, target);
     if (options.interactive) {
-      this.timers.push(setTimeout(() => this.status.offerStop(options.stopData), stream.stopButtonAfterMs));
+      this.timers.push(
+        setTimeout(() => {
+          this.showing();
+          this.status.offerStop(options.stopData);
+        }, stream.stopButtonAfterMs),
+      );
       this.acknowledgeLater();
     }
   }
@@ -88,12 +99,14 @@ export class TurnDisplay {
 
   /** More of the answer's text. */
   text(delta: string): void {
+    if (delta !== "") this.showing();
     this.answer.delta(delta);
     this.status.writing();
   }
 
   /** A tool step; a new call means the text so far was its preamble, and the answer starts afresh after it. */
   tool(label: string, starts: boolean): void {
+    this.showing();
     if (starts) this.answer.restart();
     this.status.show(label);
   }
@@ -111,6 +124,7 @@ export class TurnDisplay {
    */
   async deliver(markdown: string, steps: readonly ToolStep[] = []): Promise<boolean> {
     const { replyToMessageId } = this.options;
+    this.showing();
     const delivered = await bestEffort("delivering an answer", () =>
       this.answer.finish({ markdown, steps }, replyToMessageId ? { replyToMessageId } : {}),
     );
@@ -120,10 +134,26 @@ export class TurnDisplay {
 
   /** The turn ends without an answer: a partial one on screen is marked with `note`, and the person is told why. */
   async fail(note: string, message: string): Promise<void> {
+    this.showing();
     // Nothing of an answer cut short stays on screen as if it were whole.
     await bestEffort("marking a cut-short answer", () => this.answer.abandon(note));
     await bestEffort("telling why a turn failed", () => this.options.telegram.sendPlain(this.options.target, message));
     await this.removeStatus();
+  }
+
+  /**
+   * The turn starts over without this display (a message joined it before it showed anything): typing, its timers and
+   * a status line that slipped out meanwhile go.
+   */
+  async discard(): Promise<void> {
+    await this.settle();
+    await this.removeStatus();
+  }
+
+  private showing(): void {
+    if (this.shown) return;
+    this.shown = true;
+    this.options.onShown?.();
   }
 
   private async removeStatus(): Promise<void> {
