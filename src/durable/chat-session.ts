@@ -28,7 +28,7 @@ import { agentContainersOf } from "./agent-containers.ts";
 import { recordInDirectory, rememberChat } from "./chat-directory-entry.ts";
 import { chatKeyOf, chatStub } from "./chat-key.ts";
 import { helperLauncherOf } from "./helper-launcher.ts";
-import { answerItems } from "./inbox-batch.ts";
+import { answerItems, isPlainMessage } from "./inbox-batch.ts";
 import { UsageFlush } from "./usage-flush.ts";
 import { WakeSchedule } from "./wake-schedule.ts";
 
@@ -39,6 +39,8 @@ const TURN_WALL_MS = 13 * 60 * 1000;
 const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 /** How long the first photo of an album waits for the album's other updates. */
 const ALBUM_WAIT_MS = 1_500;
+/** Inbox rows taken at once; a batch this full may leave older rows waiting. */
+const BATCH_SIZE = 100;
 
 export type Access = "allowed" | "stranger";
 
@@ -58,6 +60,11 @@ export class ChatSession extends DurableObject<Env> {
   private readonly runs = new RunSlot();
   /** The summary pass running after a drain, if any: a new message stops it (it runs again after that turn). */
   private compaction: AbortController | undefined;
+  /**
+   * Rows wait behind the batch being answered that a newer message must not overtake (something queued since the
+   * batch was taken that did not join its turn, or a batch full enough to leave rows behind): no message joins then.
+   */
+  private queuedBehind = false;
   /** Chats approved and admins stored by pairing, read (cached) before each batch of work. */
   private access: ChatAccess;
   private telegramClient: TelegramClient | undefined;
@@ -87,6 +94,7 @@ export class ChatSession extends DurableObject<Env> {
     const entry = access === "allowed" ? { kind: "message" as const, message } : { kind: "stranger" as const, message };
     const id = this.stores.inbox.enqueue(`update:${message.updateId}`, entry, now);
     if (id === undefined) return "duplicate";
+    if (access === "allowed" && this.joinsRunningTurn(id, message)) return "queued";
     // /stop must reach a running turn now, not after it; the turn then says it stopped (and so do the sender's
     // helpers, in their reports).
     const running = this.runs.current;
@@ -99,10 +107,20 @@ export class ChatSession extends DurableObject<Env> {
       else this.tellLater(message, "Only the person who asked, or an admin, can stop this.");
       return "queued";
     }
+    this.queuedBehind = true;
     if (access === "allowed") this.compaction?.abort();
     // Telegram posts an album as one update per photo, within moments: wait for the rest, so it is one turn.
     await this.schedule.workArrived(message.mediaGroupId === undefined ? 0 : ALBUM_WAIT_MS);
     return "queued";
+  }
+
+  /**
+   * A plain message sent while the chat's turn has shown nothing joins that turn (the person's "hi" and their question
+   * get one answer), unless something else waits before it. Album photos wait for their album instead.
+   */
+  private joinsRunningTurn(id: number, message: IncomingMessage): boolean {
+    if (this.queuedBehind || message.mediaGroupId !== undefined || !isPlainMessage(message)) return false;
+    return this.runs.current?.burst?.join({ inboxId: id, message }) ?? false;
   }
 
   private async isAdmin(userId: number | undefined): Promise<boolean> {
@@ -126,6 +144,7 @@ export class ChatSession extends DurableObject<Env> {
     const now = Date.now();
     const id = this.stores.inbox.enqueue(`guest:${query.updateId}`, { kind: "guest", query }, now);
     if (id === undefined) return "duplicate";
+    this.queuedBehind = true;
     // A person who never wrote to the bot privately: their chat is theirs (its id is their user id).
     if (this.stores.meta.get("target") === undefined) this.stores.meta.set("target", { chatId: query.from.id });
     await this.schedule.workArrived(0);
@@ -166,7 +185,9 @@ export class ChatSession extends DurableObject<Env> {
    * delivered in order with the chat's messages.
    */
   async helperFinished(report: HelperReport): Promise<void> {
-    this.stores.inbox.enqueue(`helper:${report.id}`, { kind: "helper", report }, Date.now());
+    if (this.stores.inbox.enqueue(`helper:${report.id}`, { kind: "helper", report }, Date.now()) !== undefined) {
+      this.queuedBehind = true;
+    }
     await this.schedule.workArrived(0);
   }
 
@@ -197,7 +218,8 @@ export class ChatSession extends DurableObject<Env> {
     const deadline = this.schedule.drainStartedAt + ALARM_BUDGET_MS;
     await this.queueDueTasks();
     for (;;) {
-      const items = this.stores.inbox.takePending();
+      const items = this.stores.inbox.takePending(BATCH_SIZE);
+      this.queuedBehind = items.length >= BATCH_SIZE;
       if (items.length === 0) break;
       await this.process(items);
       if (Date.now() > deadline) break;

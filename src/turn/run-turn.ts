@@ -1,4 +1,3 @@
-import { errorEventOf } from "../adapters/errors.ts";
 import { PaidCalls } from "../budget/paid-calls.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
 import { effectiveConfigOf } from "../config/config-store.ts";
@@ -10,11 +9,11 @@ import { openChatMcp } from "../mcp/chat-mcp.ts";
 import type { AgentErrorEvent } from "../protocol/events.ts";
 import type { RichOptions } from "../reply/answer-delivery.ts";
 import { notSetUpText, TURN_TIME_LIMIT, userFacingError } from "../reply/error-text.ts";
-import { TurnDisplay, type TurnDisplayOptions } from "../reply/turn-display.ts";
+import type { TurnDisplayOptions } from "../reply/turn-display.ts";
 import type { ActiveRun } from "./active-run.ts";
 import { admit, refuse } from "./admission.ts";
+import { converse } from "./attempts.ts";
 import type { ChatContext } from "./chat-context.ts";
-import { sessionKeyOf, startConversation } from "./conversation.ts";
 import { usersOf, usersWithoutFiles } from "./incoming-files.ts";
 import { chooseModel } from "./model-chain.ts";
 import { recordTurn } from "./record.ts";
@@ -28,7 +27,7 @@ import type { AdmittedTurn, TurnOutcome, TurnRequest } from "./turn-request.ts";
  * Telegram while the tally keeps count, then deliver the answer (or say why there is none) and record the turn.
  */
 export async function runTurn(ctx: ChatContext, request: TurnRequest): Promise<TurnOutcome> {
-  const run = ctx.runs.begin(request.senders);
+  const run = ctx.runs.begin(request.senders, request.burst);
   // The platform ends an alarm after 15 minutes and would run the turn again from the start: end it first.
   run.stopAfter(ctx.turnDeadline - ctx.now());
   try {
@@ -63,8 +62,10 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
     admission.spend,
     () => tally.costUsd,
   );
+  // Messages sent right after these may join the turn until it shows something; an agent's run is never restarted.
+  if (choice.adapter.kind === "model") run.burst?.open();
   // Files are brought in only now: the turn is admitted and has a model to answer it (transcription is paid).
-  const turn: AdmittedTurn = { ...request, users: await usersOf(ctx, request.input, paid) };
+  const admitted: AdmittedTurn = { ...request, users: await usersOf(ctx, request.input, paid) };
 
   // The chat's MCP servers' tools join the registry for this turn (only servers the allowlist leaves a tool of).
   const mcp = await openChatMcp(
@@ -72,44 +73,21 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
     { env: ctx.env, settings: ctx.settings, signal: run.signal },
   );
   try {
-    const { events, trust } = await startConversation(ctx, {
-      request: turn,
-      config,
-      adapter: choice.adapter,
-      provider: choice.provider,
-      model: choice.model,
-      run,
-      mcp,
-      spend: admission.spend,
-      tally,
-      paid,
+    const { turn, display, trust } = await converse(ctx, {
+      conversation: {
+        request: admitted,
+        config,
+        adapter: choice.adapter,
+        provider: choice.provider,
+        model: choice.model,
+        run,
+        mcp,
+        spend: admission.spend,
+        tally,
+        paid,
+      },
+      displayOptions: (answering) => displayOptions(ctx, answering, run, config),
     });
-    const display = new TurnDisplay(displayOptions(ctx, turn, run, config));
-    try {
-      for await (const event of events) {
-        const step = tally.apply(event);
-        switch (step.kind) {
-          case "text":
-            display.text(step.text);
-            break;
-          case "tool":
-            display.tool(step.label, step.starts);
-            break;
-          case "session":
-            ctx.stores.meta.set(sessionKeyOf(choice.provider), step.sessionId);
-            break;
-          case "log":
-            console.log(`[${choice.provider}] ${redactSecrets(step.message).slice(0, 500)}`);
-            break;
-          case "none":
-          case "done":
-            break;
-        }
-        if (tally.finished) break;
-      }
-    } catch (thrown) {
-      tally.error = errorEventOf(thrown, choice.provider);
-    }
     // From here on /stop and remote tool calls find no running turn.
     ctx.runs.end(run);
     await display.settle();
