@@ -38,7 +38,8 @@ export async function converse(ctx: ChatContext, input: AttemptsInput): Promise<
   let turn = conversation.request;
   for (;;) {
     turn = await withJoined(ctx, turn, run, conversation.paid);
-    const signal = run.burst?.beginAttempt(run.signal) ?? run.signal;
+    // A turn nobody may join (a task, an agent's run) keeps the run's own signal.
+    const signal = run.burst?.isOpen ? run.burst.beginAttempt(run.signal) : run.signal;
     const call = { made: false };
     const started = await startConversation(ctx, {
       ...conversation,
