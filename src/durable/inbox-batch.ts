@@ -23,17 +23,26 @@ export function isPlainMessage(message: IncomingMessage): boolean {
 }
 
 /**
- * Works through one batch taken from the inbox, in order: plain messages waiting together are answered as one turn;
- * commands, tasks, helpers' reports, guests and strangers one at a time. When plain messages end the batch, their
- * turn lets in the ones sent right after, until it shows something (see Burst).
+ * The way in for plain messages sent while a batch is answered (see Burst), when the batch ends with plain messages:
+ * their turn takes in the ones sent right after, until it shows something.
  */
-export async function answerItems(ctx: ChatContext, items: InboxItem[]): Promise<void> {
+export function burstFor(items: readonly InboxItem[]): Burst | undefined {
+  const last = items.at(-1);
+  const endsPlain = last?.kind === "message" && isPlainMessage(last.message) && last.attempts <= MAX_ATTEMPTS;
+  return endsPlain ? new Burst() : undefined;
+}
+
+/**
+ * Works through one batch taken from the inbox, in order: plain messages waiting together are answered as one turn;
+ * commands, tasks, helpers' reports, guests and strangers one at a time. The batch's `burst` (see burstFor) goes to
+ * the turn of its last plain messages.
+ */
+export async function answerItems(ctx: ChatContext, items: InboxItem[], last?: Burst): Promise<void> {
   let batch: { ids: number[]; messages: IncomingMessage[] } = { ids: [], messages: [] };
-  const flush = async (last = false) => {
+  const flush = async (burst?: Burst) => {
     if (batch.messages.length === 0) return;
     const { ids, messages } = batch;
     batch = { ids: [], messages: [] };
-    const burst = last ? new Burst() : undefined;
     await contained(
       ctx,
       () => [...ids, ...(burst?.inboxIds ?? [])],
@@ -59,7 +68,7 @@ export async function answerItems(ctx: ChatContext, items: InboxItem[]): Promise
       () => answerOne(ctx, item),
     );
   }
-  await flush(true);
+  await flush(last);
 }
 
 function answerMessages(

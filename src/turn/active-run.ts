@@ -16,31 +16,25 @@ export class ActiveRun {
   /** The turn's rich draft (non-zero, as Telegram wants): a press of its stop control names it. */
   readonly draftId = 1 + Math.floor(Math.random() * 2_000_000_000);
 
-  private readonly askerIds: number[];
-
   /**
    * `askers`: the users whose messages the turn answers (a task's creator), who may stop it. `burst`: a chat turn's
-   * way in for messages sent right after (see Burst); a stopped or ended turn lets none in.
+   * way in for messages sent right after its own (see Burst), closed when the turn is stopped or ends.
    */
   constructor(
-    askers: readonly number[] = [],
+    private readonly own: readonly number[] = [],
     readonly burst?: Burst,
-  ) {
-    this.askerIds = [...askers];
-  }
+  ) {}
 
+  /** Who asked: the senders of the turn's messages, and of those that joined it. */
   get askers(): readonly number[] {
-    return this.askerIds;
-  }
-
-  /** People whose messages joined the turn: they asked too. */
-  addAskers(userIds: readonly number[]): void {
-    for (const id of userIds) if (!this.askerIds.includes(id)) this.askerIds.push(id);
+    const joined = this.burst?.senders ?? [];
+    return joined.length === 0 ? this.own : [...new Set([...this.own, ...joined])];
   }
 
   /** Whoever asked may stop the turn, and an admin; a turn nobody in particular asked for, anyone of the chat. */
   mayBeStoppedBy(userId: number | undefined, byAdmin: boolean): boolean {
-    return byAdmin || this.askerIds.length === 0 || (userId !== undefined && this.askerIds.includes(userId));
+    const askers = this.askers;
+    return byAdmin || askers.length === 0 || (userId !== undefined && askers.includes(userId));
   }
 
   private readonly controller = new AbortController();

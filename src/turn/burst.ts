@@ -10,37 +10,37 @@ export interface JoinedMessage {
 const JOINED = "a message joined the turn";
 
 /**
- * The way into a running chat turn for the messages a person sends right after the ones it answers ("hi", then the
- * question): while the turn has shown nothing, a plain message joins it, the model call under way (the current
- * attempt) is aborted, and the turn calls the model again with all its messages, for one answer.
+ * The way into a chat turn for the messages a person sends right after the ones it answers ("hi", then the question):
+ * from the moment its batch is taken from the inbox until it shows anything, a plain message joins the turn. Before
+ * the turn calls its model the message is simply among its messages; after, the model call under way (the current
+ * attempt) is aborted and made again with all of them, for one answer.
  *
- * It opens once the turn is admitted and has a model, and closes for good when anything is shown (an answer's text, a
- * status line, a tool step), when the turn goes on to its answer, or when it is stopped. The chat's object decides
- * which messages may try (plain ones, with nothing else queued before them); the burst only says whether one got in.
+ * It closes for good when anything is shown (an answer's text, a status line, a tool step), when the turn goes on to
+ * its answer, when it is stopped or ends, or when something that may not join (a command, a report) is queued behind
+ * it. The chat's object decides which messages may try; the burst only says whether one got in.
  */
 export class Burst {
-  private state: "not yet" | "open" | "closed" = "not yet";
+  private open = true;
   private waiting: JoinedMessage[] = [];
   private readonly ids: number[] = [];
+  private readonly joiners: number[] = [];
   private attempt: AbortController | undefined;
 
-  open(): void {
-    if (this.state === "not yet") this.state = "open";
-  }
-
   close(): void {
-    this.state = "closed";
+    this.open = false;
   }
 
   get isOpen(): boolean {
-    return this.state === "open";
+    return this.open;
   }
 
-  /** A plain message arrived: true when it joined the turn (the model call under way is aborted, to be made again). */
+  /** A plain message arrived: true when it joined the turn (a model call under way is aborted, to be made again). */
   join(joined: JoinedMessage): boolean {
-    if (this.state !== "open") return false;
+    if (!this.open) return false;
     this.waiting.push(joined);
     this.ids.push(joined.inboxId);
+    const sender = joined.message.from?.id;
+    if (sender !== undefined && !this.joiners.includes(sender)) this.joiners.push(sender);
     this.attempt?.abort(JOINED);
     return true;
   }
@@ -72,5 +72,10 @@ export class Burst {
   /** Every inbox row that joined, taken or not: all of them end with the turn's own. */
   get inboxIds(): readonly number[] {
     return this.ids;
+  }
+
+  /** Everyone whose message joined, taken or not: they asked too (and may stop the turn). */
+  get senders(): readonly number[] {
+    return this.joiners;
   }
 }

@@ -24,33 +24,45 @@ export function answering(
 }
 
 /**
- * The turn with messages that joined it, after its own: their inbox rows end with the turn's, their senders are among
- * those it answers (it acts as the least privileged of them), and the last of them is the message answered.
+ * The request with messages that joined it, after its own: their inbox rows end with the turn's, their senders are
+ * among those it answers (it acts as the least privileged of them), and the last of them is the message answered.
  */
+function withLate<T extends TurnRequest>(request: T, joined: readonly JoinedMessage[]): T {
+  if (joined.length === 0) return request;
+  const own = request.input.kind === "telegram" ? request.input.messages : [];
+  const messages = [...own, ...joined.map(({ message }) => message)];
+  const about = answering(messages);
+  return {
+    ...request,
+    ...about,
+    senders: [...new Set([...request.senders, ...about.senders])],
+    input: { kind: "telegram", messages },
+    inboxIds: [...request.inboxIds, ...joined.map(({ inboxId }) => inboxId)],
+  };
+}
+
+/** An admitted turn with messages that joined it (see withLate), and what the model gets of them. */
 export function joinedTurn(
   turn: AdmittedTurn,
   joined: readonly JoinedMessage[],
   users: readonly UserMessage[],
 ): AdmittedTurn {
   if (joined.length === 0) return turn;
-  const messages = [
-    ...(turn.input.kind === "telegram" ? turn.input.messages : []),
-    ...joined.map(({ message }) => message),
-  ];
-  const about = answering(messages);
-  return {
-    ...turn,
-    ...about,
-    senders: [...new Set([...turn.senders, ...about.senders])],
-    input: { kind: "telegram", messages },
-    inboxIds: [...turn.inboxIds, ...joined.map(({ inboxId }) => inboxId)],
-    users: [...turn.users, ...users],
-  };
+  return { ...withLate(turn, joined), users: [...turn.users, ...users] };
+}
+
+/**
+ * A turn that ends before its model call (refused, or no model to answer): nothing more may join it, and what joined
+ * already ends with it.
+ */
+export function closedRequest(request: TurnRequest, run: ActiveRun): TurnRequest {
+  run.burst?.close();
+  return withLate(request, run.burst?.take() ?? []);
 }
 
 /**
  * The turn with every message that has joined it so far, their files brought in (paid as the turn's own): more may
- * join while files download, and are taken too. Their senders may stop the turn from now on, as its askers.
+ * join while files download, and are taken too.
  */
 export async function withJoined(
   ctx: ChatContext,
@@ -63,7 +75,6 @@ export async function withJoined(
     const late = run.burst.take();
     const users = await usersOf(ctx, { kind: "telegram", messages: late.map(({ message }) => message) }, paid);
     joined = joinedTurn(joined, late, users);
-    run.addAskers(joined.senders);
   }
   return joined;
 }

@@ -15,6 +15,7 @@ import { admit, refuse } from "./admission.ts";
 import { converse } from "./attempts.ts";
 import type { ChatContext } from "./chat-context.ts";
 import { usersOf, usersWithoutFiles } from "./incoming-files.ts";
+import { closedRequest } from "./joined-turn.ts";
 import { chooseModel } from "./model-chain.ts";
 import { recordTurn } from "./record.ts";
 import { speakAnswer } from "./spoken-answer.ts";
@@ -43,14 +44,15 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
   if (stored.state === "invalid") console.warn(`chat ${ctx.chat.id}: stored config invalid (${stored.problem})`);
 
   const admission = admit(ctx, request, { effective: config, stored }, started);
-  if (admission.kind === "refused") return refuse(ctx, request, admission, started);
+  if (admission.kind === "refused") return refuse(ctx, closedRequest(request, run), admission, started);
 
   const choice = chooseModel(ctx, request, config);
   if (choice.kind === "unavailable") {
     const error = internalError(choice.problem);
     const notice = notSetUpText(choice.provider, choice.problem, config.source.provider === "built-in");
     await bestEffort("telling the chat its provider is not set up", () => ctx.telegram.sendPlain(ctx.target, notice));
-    recordTurn(ctx, { ...request, users: usersWithoutFiles(request.input) }, { kind: "failed", error }, undefined);
+    const ended = closedRequest(request, run);
+    recordTurn(ctx, { ...ended, users: usersWithoutFiles(ended.input) }, { kind: "failed", error }, undefined);
     return { ok: false, error };
   }
 
@@ -62,8 +64,8 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
     admission.spend,
     () => tally.costUsd,
   );
-  // Messages sent right after these may join the turn until it shows something; an agent's run is never restarted.
-  if (choice.adapter.kind === "model") run.burst?.open();
+  // An agent's run is never started over: what joined the turn so far is all it answers.
+  if (choice.adapter.kind === "agent") run.burst?.close();
   // Files are brought in only now: the turn is admitted and has a model to answer it (transcription is paid).
   const admitted: AdmittedTurn = { ...request, users: await usersOf(ctx, request.input, paid) };
 

@@ -1,10 +1,12 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { Buffer } from "node:buffer";
 import { describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../fakes/server.ts";
 import {
   fakes,
   GROUP_CHAT,
+  mediaUpdate,
   openaiText,
   openaiToolCalls,
   PRIVATE_CHAT,
@@ -115,6 +117,38 @@ describe("a burst of messages", () => {
     ]);
     expect((await inbox(PRIVATE_CHAT)).map((row) => row.status)).toEqual(["done", "done", "done"]);
     expect((await history(PRIVATE_CHAT)).map((row) => row.role)).toEqual(["user", "user", "user", "assistant"]);
+  });
+
+  it("takes in a message sent before the model is called (a voice note being transcribed): one call", async () => {
+    await fakes.file({ fileId: "voice-b", base64: Buffer.from("OggS fake opus").toString("base64") });
+    await fakes.script("openai", {
+      path: "/openai/v1/audio/transcriptions",
+      body: { text: "Hello from a voice note." },
+      delayMs: 1500,
+    });
+    await post(
+      mediaUpdate({
+        voice: {
+          file_id: "voice-b",
+          file_unique_id: "voice-b-u",
+          duration: 3,
+          mime_type: "audio/ogg",
+          file_size: 4000,
+        },
+      }),
+    );
+    await fakes.wait("openai");
+    await post(textUpdate("and one more thing"));
+    const [answer] = await fakes.wait("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT });
+    await settled(PRIVATE_CHAT);
+
+    expect(sentText(answer)).toMatch(/^echo: .*Hello from a voice note\. \| and one more thing$/);
+    const chats = (await fakes.requests("openai")).filter((call) => call.path.endsWith("/chat/completions"));
+    expect(chats).toHaveLength(1);
+    expect((await inbox(PRIVATE_CHAT)).map((row) => row.status)).toEqual(["done", "done"]);
+    // Nothing was dropped, so nothing was estimated: the tokens are the ones the one call reported.
+    const [usage] = await bufferedUsage(PRIVATE_CHAT);
+    expect(usage!.inputTokens).toBe(10);
   });
 
   it("leaves a message to the next turn once a tool step is on screen", async () => {
