@@ -22,6 +22,7 @@ import type { ButtonPress, GenerationStop } from "../telegram/update.ts";
 import { database } from "../tools/context.ts";
 import { tools } from "../tools/index.ts";
 import { RunSlot } from "../turn/active-run.ts";
+import type { Burst } from "../turn/burst.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
 import { stopHelpers } from "../turn/helpers.ts";
 import { enqueueDueTasks } from "../turn/scheduled-task.ts";
@@ -30,7 +31,7 @@ import { recordInDirectory, rememberChat } from "./chat-directory-entry.ts";
 import { chatKeyOf, chatStub } from "./chat-key.ts";
 import { chatOutbox, type OutboxState, outboxStateOf } from "./chat-outbox.ts";
 import { helperLauncherOf } from "./helper-launcher.ts";
-import { answerItems } from "./inbox-batch.ts";
+import { answerItems, burstFor, isPlainMessage } from "./inbox-batch.ts";
 import { UsageFlush } from "./usage-flush.ts";
 import { WakeSchedule } from "./wake-schedule.ts";
 
@@ -41,6 +42,8 @@ const TURN_WALL_MS = 13 * 60 * 1000;
 const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 /** How long the first photo of an album waits for the album's other updates. */
 const ALBUM_WAIT_MS = 1_500;
+/** Inbox rows taken at once; a batch this full may leave older rows waiting. */
+const BATCH_SIZE = 100;
 
 export type Access = "allowed" | "stranger";
 
@@ -60,6 +63,8 @@ export class ChatSession extends DurableObject<Env> {
   private readonly runs = new RunSlot();
   /** The summary pass running after a drain, if any: a new message stops it (it runs again after that turn). */
   private compaction: AbortController | undefined;
+  /** While a batch is answered: the way in for messages sent meanwhile, to its last turn (see Burst). */
+  private burst: Burst | undefined;
   /** Chats approved and admins stored by pairing, read (cached) before each batch of work. */
   private access: ChatAccess;
   private telegramClient: TelegramClient | undefined;
@@ -91,6 +96,7 @@ export class ChatSession extends DurableObject<Env> {
     const entry = access === "allowed" ? { kind: "message" as const, message } : { kind: "stranger" as const, message };
     const id = this.stores.inbox.enqueue(`update:${message.updateId}`, entry, now);
     if (id === undefined) return "duplicate";
+    if (access === "allowed" && this.joinsBatch(id, message)) return "queued";
     // /stop must reach a running turn now, not after it; the turn then says it stopped (and so do the sender's
     // helpers, in their reports).
     const running = this.runs.current;
@@ -103,10 +109,21 @@ export class ChatSession extends DurableObject<Env> {
       else this.tellLater(message, "Only the person who asked, or an admin, can stop this.");
       return "queued";
     }
+    // Whatever waits now, no newer message may overtake it.
+    this.burst?.close();
     if (access === "allowed") this.compaction?.abort();
     // Telegram posts an album as one update per photo, within moments: wait for the rest, so it is one turn.
     await this.schedule.workArrived(message.mediaGroupId === undefined ? 0 : ALBUM_WAIT_MS);
     return "queued";
+  }
+
+  /**
+   * A plain message sent while the batch's last turn has shown nothing joins that turn (the person's "hi" and their
+   * question get one answer), unless something else was queued before it. Album photos wait for their album instead.
+   */
+  private joinsBatch(id: number, message: IncomingMessage): boolean {
+    if (message.mediaGroupId !== undefined || !isPlainMessage(message)) return false;
+    return this.burst?.join({ inboxId: id, message }) ?? false;
   }
 
   private async isAdmin(userId: number | undefined): Promise<boolean> {
@@ -130,6 +147,7 @@ export class ChatSession extends DurableObject<Env> {
     const now = Date.now();
     const id = this.stores.inbox.enqueue(`guest:${query.updateId}`, { kind: "guest", query }, now);
     if (id === undefined) return "duplicate";
+    this.burst?.close();
     // A person who never wrote to the bot privately: their chat is theirs (its id is their user id).
     if (this.stores.meta.get("target") === undefined) this.stores.meta.set("target", { chatId: query.from.id });
     await this.schedule.workArrived(0);
@@ -170,7 +188,9 @@ export class ChatSession extends DurableObject<Env> {
    * delivered in order with the chat's messages.
    */
   async helperFinished(report: HelperReport): Promise<void> {
-    this.stores.inbox.enqueue(`helper:${report.id}`, { kind: "helper", report }, Date.now());
+    if (this.stores.inbox.enqueue(`helper:${report.id}`, { kind: "helper", report }, Date.now()) !== undefined) {
+      this.burst?.close();
+    }
     await this.schedule.workArrived(0);
   }
 
@@ -208,9 +228,17 @@ export class ChatSession extends DurableObject<Env> {
     await bestEffort("the outbox", () => this.outbox().flush());
     await this.queueDueTasks();
     for (;;) {
-      const items = this.stores.inbox.takePending();
+      const items = this.stores.inbox.takePending(BATCH_SIZE);
       if (items.length === 0) break;
-      await this.process(items);
+      // A full batch may leave older rows waiting: nothing newer joins it then.
+      this.burst = items.length < BATCH_SIZE ? burstFor(items) : undefined;
+      try {
+        await this.process(items, this.burst);
+      } finally {
+        // Rows that joined but no turn took (it never ran) are still pending: the next batch has them.
+        this.burst?.close();
+        this.burst = undefined;
+      }
       if (Date.now() > deadline) break;
       await this.queueDueTasks();
     }
@@ -225,7 +253,7 @@ export class ChatSession extends DurableObject<Env> {
   }
 
   /** One batch from the inbox: who may do what is read afresh, the chat's identity kept, then each item answered. */
-  private async process(items: InboxItem[]): Promise<void> {
+  private async process(items: InboxItem[], burst: Burst | undefined): Promise<void> {
     this.access = new ChatAccess(settingsOf(this.env), await new AccessStore(this.env.CONFIG).read());
     for (const item of items) {
       if (item.kind === "message" || item.kind === "stranger") rememberChat(this.stores, item.message);
@@ -234,7 +262,7 @@ export class ChatSession extends DurableObject<Env> {
     if (lastMessage?.kind === "message") {
       await recordInDirectory({ stores: this.stores, db: database(this.env) }, lastMessage.message, Date.now());
     }
-    await answerItems(this.context(), items);
+    await answerItems(this.context(), items, burst);
   }
 
   /** What a turn or a command of this batch works with. */

@@ -6,27 +6,48 @@ import { redactSecrets } from "../lib/redact.ts";
 import type { InboxItem } from "../store/inbox-store.ts";
 import { isBotCommand } from "../telegram/bot-commands.ts";
 import type { IncomingMessage } from "../telegram/incoming-message.ts";
+import { Burst } from "../turn/burst.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
 import { answerGuestQuery } from "../turn/guest-turn.ts";
 import { deliverHelperReport } from "../turn/helpers.ts";
-import { isSpokenTo } from "../turn/incoming-files.ts";
+import { answering } from "../turn/joined-turn.ts";
 import { runTurn } from "../turn/run-turn.ts";
 import { runTask } from "../turn/scheduled-task.ts";
 
 /** A message that failed this many times (the object died mid-turn each time) is given up, and the chat told. */
 const MAX_ATTEMPTS = 3;
 
+/** A message answered by a model turn with the plain messages around it (not a command of the bot's). */
+export function isPlainMessage(message: IncomingMessage): boolean {
+  return !(message.command && isBotCommand(message.command.name));
+}
+
+/**
+ * The way in for plain messages sent while a batch is answered (see Burst), when the batch ends with plain messages:
+ * their turn takes in the ones sent right after, until it shows something.
+ */
+export function burstFor(items: readonly InboxItem[]): Burst | undefined {
+  const last = items.at(-1);
+  const endsPlain = last?.kind === "message" && isPlainMessage(last.message) && last.attempts <= MAX_ATTEMPTS;
+  return endsPlain ? new Burst() : undefined;
+}
+
 /**
  * Works through one batch taken from the inbox, in order: plain messages waiting together are answered as one turn;
- * commands, tasks, helpers' reports, guests and strangers one at a time.
+ * commands, tasks, helpers' reports, guests and strangers one at a time. The batch's `burst` (see burstFor) goes to
+ * the turn of its last plain messages.
  */
-export async function answerItems(ctx: ChatContext, items: InboxItem[]): Promise<void> {
+export async function answerItems(ctx: ChatContext, items: InboxItem[], last?: Burst): Promise<void> {
   let batch: { ids: number[]; messages: IncomingMessage[] } = { ids: [], messages: [] };
-  const flush = async () => {
+  const flush = async (burst?: Burst) => {
     if (batch.messages.length === 0) return;
     const { ids, messages } = batch;
     batch = { ids: [], messages: [] };
-    await contained(ctx, ids, () => answerMessages(ctx, ids, messages));
+    await contained(
+      ctx,
+      () => [...ids, ...(burst?.inboxIds ?? [])],
+      () => answerMessages(ctx, { ids, messages, burst }),
+    );
   };
 
   for (const item of items) {
@@ -35,27 +56,32 @@ export async function answerItems(ctx: ChatContext, items: InboxItem[]): Promise
       await giveUp(ctx, item);
       continue;
     }
-    if (item.kind === "message" && !(item.message.command && isBotCommand(item.message.command.name))) {
+    if (item.kind === "message" && isPlainMessage(item.message)) {
       batch.ids.push(item.id);
       batch.messages.push(item.message);
       continue;
     }
     await flush();
-    await contained(ctx, [item.id], () => answerOne(ctx, item));
+    await contained(
+      ctx,
+      () => [item.id],
+      () => answerOne(ctx, item),
+    );
   }
-  await flush();
+  await flush(last);
 }
 
-function answerMessages(ctx: ChatContext, ids: number[], messages: IncomingMessage[]): Promise<unknown> {
-  const last = messages.at(-1)!;
+function answerMessages(
+  ctx: ChatContext,
+  batch: { ids: number[]; messages: IncomingMessage[]; burst: Burst | undefined },
+): Promise<unknown> {
+  const { ids, messages, burst } = batch;
   return runTurn(ctx, {
     kind: "chat",
     input: { kind: "telegram", messages },
     inboxIds: ids,
-    messageId: last.messageId,
-    senders: [...new Set(messages.flatMap((message) => (message.from ? [message.from.id] : [])))],
-    ...(last.chat.type === "private" ? {} : { replyToMessageId: last.messageId }),
-    ...(isSpokenTo(messages) ? { spokenTo: true } : {}),
+    ...answering(messages),
+    ...(burst ? { burst } : {}),
   });
 }
 
@@ -98,13 +124,13 @@ async function answerOne(ctx: ChatContext, item: InboxItem): Promise<void> {
  * Runs one item's work so that its failure (Telegram refusing a reply, D1 down while a task starts) fails that item
  * alone: it is recorded and the chat told, and the items after it go on.
  */
-async function contained(ctx: ChatContext, ids: number[], work: () => Promise<unknown>): Promise<void> {
+async function contained(ctx: ChatContext, ids: () => readonly number[], work: () => Promise<unknown>): Promise<void> {
   try {
     await work();
   } catch (error) {
     const detail = redactSecrets(errorText(error));
     console.error(`chat ${ctx.chat.id}: handling a message failed: ${detail}`);
-    ctx.stores.inbox.finish(ids, ctx.now(), `internal: ${detail.slice(0, 300)}`);
+    ctx.stores.inbox.finish(ids(), ctx.now(), `internal: ${detail.slice(0, 300)}`);
     await bestEffort("telling the chat a message failed", () =>
       ctx.outbox.notify(ctx.target, "⚠️ Something went wrong handling that message."),
     );

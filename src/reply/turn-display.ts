@@ -44,6 +44,11 @@ export interface TurnDisplayOptions {
   rich: RichOptions;
   /** The chat's outbox: the final answer and the notices go through it, in order behind whatever waits there. */
   outbox: Outbox;
+  /**
+   * Told once, when the display first asks Telegram to show anything (text, a step, the Stop button, the answer, a
+   * failure); "typing…" and the 👀 reaction do not count. Until then the turn may start over with more messages.
+   */
+  onShown?: () => void;
 }
 
 /**
@@ -66,6 +71,7 @@ export class TurnDisplay {
   private readonly typing: { stop: () => Promise<void> };
   private readonly timers: ReturnType<typeof setTimeout>[] = [];
   private statusMessage: number | undefined;
+  private shown = false;
 
   constructor(private readonly options: TurnDisplayOptions) {
     const { telegram, target, privateChat, stream } = options;
@@ -82,7 +88,12 @@ export class TurnDisplay {
     this.status = view.steps;
     this.typing = startTyping(telegram, target);
     if (options.interactive) {
-      this.timers.push(setTimeout(() => this.status.offerStop(options.stopData), stream.stopButtonAfterMs));
+      this.timers.push(
+        setTimeout(() => {
+          this.showing();
+          this.status.offerStop(options.stopData);
+        }, stream.stopButtonAfterMs),
+      );
       this.acknowledgeLater();
     }
   }
@@ -94,12 +105,14 @@ export class TurnDisplay {
 
   /** More of the answer's text. */
   text(delta: string): void {
+    if (delta !== "") this.showing();
     this.answer.delta(delta);
     this.status.writing();
   }
 
   /** A tool step; a new call means the text so far was its preamble, and the answer starts afresh after it. */
   tool(label: string, starts: boolean): void {
+    this.showing();
     if (starts) this.answer.restart();
     this.status.show(label);
   }
@@ -118,6 +131,7 @@ export class TurnDisplay {
    */
   async deliver(markdown: string, steps: readonly ToolStep[] = []): Promise<Delivery> {
     const { replyToMessageId } = this.options;
+    this.showing();
     let delivery: Delivery = "refused";
     await bestEffort("delivering an answer", async () => {
       delivery = await this.answer.finish({ markdown, steps }, replyToMessageId ? { replyToMessageId } : {});
@@ -128,10 +142,26 @@ export class TurnDisplay {
 
   /** The turn ends without an answer: a partial one on screen is marked with `note`, and the person is told why. */
   async fail(note: string, message: string): Promise<void> {
+    this.showing();
     // Nothing of an answer cut short stays on screen as if it were whole.
     await bestEffort("marking a cut-short answer", () => this.answer.abandon(note));
     await this.options.outbox.notify(this.options.target, message);
     await this.removeStatus();
+  }
+
+  /**
+   * The turn starts over without this display (a message joined it before it showed anything): typing, its timers and
+   * a status line that slipped out meanwhile go.
+   */
+  async discard(): Promise<void> {
+    await this.settle();
+    await this.removeStatus();
+  }
+
+  private showing(): void {
+    if (this.shown) return;
+    this.shown = true;
+    this.options.onShown?.();
   }
 
   private async removeStatus(): Promise<void> {

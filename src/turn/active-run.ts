@@ -1,5 +1,6 @@
 import type { ToolExecutor } from "../adapters/types.ts";
 import type { ToolOutcome } from "../protocol/run-payload.ts";
+import type { Burst } from "./burst.ts";
 
 /** Why a turn was stopped: a person asked (/stop), or it ran into its time limit. */
 export type StopReason = "stopped" | "deadline";
@@ -15,12 +16,25 @@ export class ActiveRun {
   /** The turn's rich draft (non-zero, as Telegram wants): a press of its stop control names it. */
   readonly draftId = 1 + Math.floor(Math.random() * 2_000_000_000);
 
-  /** `askers`: the users whose messages the turn answers (a task's creator), who may stop it. */
-  constructor(readonly askers: readonly number[] = []) {}
+  /**
+   * `askers`: the users whose messages the turn answers (a task's creator), who may stop it. `burst`: a chat turn's
+   * way in for messages sent right after its own (see Burst), closed when the turn is stopped or ends.
+   */
+  constructor(
+    private readonly own: readonly number[] = [],
+    readonly burst?: Burst,
+  ) {}
+
+  /** Who asked: the senders of the turn's messages, and of those that joined it. */
+  get askers(): readonly number[] {
+    const joined = this.burst?.senders ?? [];
+    return joined.length === 0 ? this.own : [...new Set([...this.own, ...joined])];
+  }
 
   /** Whoever asked may stop the turn, and an admin; a turn nobody in particular asked for, anyone of the chat. */
   mayBeStoppedBy(userId: number | undefined, byAdmin: boolean): boolean {
-    return byAdmin || this.askers.length === 0 || (userId !== undefined && this.askers.includes(userId));
+    const askers = this.askers;
+    return byAdmin || askers.length === 0 || (userId !== undefined && askers.includes(userId));
   }
 
   private readonly controller = new AbortController();
@@ -34,6 +48,7 @@ export class ActiveRun {
 
   /** Ends the turn; the first reason given is the one that counts. */
   stop(reason: StopReason): void {
+    this.burst?.close();
     if (!this.controller.signal.aborted) this.controller.abort(reason);
   }
 
@@ -51,6 +66,7 @@ export class ActiveRun {
   /** The turn is over: its timer goes, and remote tool calls are refused from now on. */
   end(): void {
     clearTimeout(this.deadline);
+    this.burst?.close();
     this.ended = true;
     this.executor = toolsNotReady;
   }
@@ -78,8 +94,8 @@ export class ActiveRun {
 export class RunSlot {
   private running: ActiveRun | undefined;
 
-  begin(askers: readonly number[]): ActiveRun {
-    this.running = new ActiveRun(askers);
+  begin(askers: readonly number[], burst?: Burst): ActiveRun {
+    this.running = new ActiveRun(askers, burst);
     return this.running;
   }
 

@@ -5,7 +5,7 @@ import { runToolLoop } from "../adapters/tool-loop.ts";
 import type { Adapter } from "../adapters/types.ts";
 import { addSpend, exhaustedLimit, latestSpend } from "../budget/budget.ts";
 import type { PaidCalls } from "../budget/paid-calls.ts";
-import { bytesForTokens, summarySection } from "../compaction/summary.ts";
+import { bytesForTokens, estimateTokens, summarySection, tokensOfBytes } from "../compaction/summary.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
 import type { Provider } from "../config/providers.ts";
 import type { ToolCallbackRoute } from "../config/settings.ts";
@@ -16,7 +16,7 @@ import { planMedia } from "../media/load.ts";
 import { mediaBucket } from "../media/services.ts";
 import { type AgentEvent, BUDGET_RAN_OUT } from "../protocol/events.ts";
 import type { HistoryMessage } from "../protocol/messages.ts";
-import { agentToolsPath, WORKER_CALLBACK_HOST } from "../protocol/run-payload.ts";
+import { agentToolsPath, type ModelTool, WORKER_CALLBACK_HOST } from "../protocol/run-payload.ts";
 import { mintRunToken } from "../protocol/run-token.ts";
 import { NO_SKILLS, type TurnSkills } from "../skills/skill.ts";
 import { skillsSection } from "../skills/skill-prompt.ts";
@@ -44,6 +44,18 @@ export interface ConversationInput {
   spend: DailySpend;
   tally: Tally;
   paid: PaidCalls;
+  /** This model call's signal, when it is not the run's own: a message joining the turn aborts it (see Burst). */
+  signal?: AbortSignal;
+  /** Notices about files the model cannot see that the chat was already given (a turn that starts over repeats none). */
+  told?: Set<string>;
+}
+
+/** What a started conversation gives the turn. */
+export interface Conversation {
+  events: AsyncGenerator<AgentEvent>;
+  trust: TurnTrust;
+  /** The first model call's input tokens, estimated (a call aborted before its usage arrived is counted by this). */
+  inputTokens: number;
 }
 
 /**
@@ -73,11 +85,9 @@ function startingTrust(input: {
  * it may see, and the system prompt. Returns the adapter's events: `runToolLoop` over a model adapter, or an agent
  * adapter's own loop.
  */
-export async function startConversation(
-  ctx: ChatContext,
-  input: ConversationInput,
-): Promise<{ events: AsyncGenerator<AgentEvent>; trust: TurnTrust }> {
+export async function startConversation(ctx: ChatContext, input: ConversationInput): Promise<Conversation> {
   const { request, config, adapter, run } = input;
+  const signal = input.signal ?? run.signal;
   const { settings, stores } = ctx;
   const registry = ctx.registry.extendedWith(input.mcp.tools);
   const serverSearch = serverSearchOf(settings, config, adapter.kind);
@@ -138,7 +148,12 @@ export async function startConversation(
 
   switch (adapter.kind) {
     case "model": {
-      const media = await mediaFor(ctx, { window, newMessages: request.users.length, model: input.model });
+      const media = await mediaFor(ctx, {
+        window,
+        newMessages: request.users.length,
+        model: input.model,
+        told: input.told ?? new Set(),
+      });
       const events = runToolLoop({
         adapter,
         request: {
@@ -147,7 +162,7 @@ export async function startConversation(
           messages: window,
           tools: modelTools,
           ...(media ? { media } : {}),
-          signal: run.signal,
+          signal,
         },
         executeTool: (name, argumentsText) => run.execute(name, argumentsText),
         // Someone is watching a chat's turn; a task's turn only delivers its end.
@@ -172,6 +187,7 @@ export async function startConversation(
           ? meteredServerSearches(events, { search: serverSearch, paid: input.paid, trust })
           : events,
         trust,
+        inputTokens: estimatedInputTokens(systemPrompt, window, modelTools),
       };
     }
     case "agent": {
@@ -191,10 +207,10 @@ export async function startConversation(
         ...(sessionId ? { sessionId } : {}),
         toolCallback: { url: toolCallbackUrl(settings.toolCallback, ctx.chatKey), token },
         skills: skills.listed.map(({ name, description, body }) => ({ name, description, body })),
-        signal: run.signal,
+        signal,
         allowance: allowanceOf(config, input.spend, settings.modelPrices.get(input.model)),
       });
-      return { events, trust };
+      return { events, trust, inputTokens: estimatedInputTokens(systemPrompt, window, modelTools) };
     }
   }
 }
@@ -212,7 +228,7 @@ async function skillsOf(ctx: ChatContext): Promise<TurnSkills> {
 /** Which files the model gets (the most recent images, text files as text), decided and loaded once per turn. */
 async function mediaFor(
   ctx: ChatContext,
-  input: { window: HistoryMessage[]; newMessages: number; model: string },
+  input: { window: HistoryMessage[]; newMessages: number; model: string; told: Set<string> },
 ): Promise<MediaLibrary | undefined> {
   const windowBytes = new TextEncoder().encode(JSON.stringify(input.window)).byteLength;
   const plan = await planMedia({
@@ -224,8 +240,20 @@ async function mediaFor(
     // Files count in the window: their text gets what the window's messages leave (about a character a byte).
     textRoom: bytesForTokens(ctx.settings.historyWindowTokens) - windowBytes,
   });
-  if (plan.notices.length > 0) await ctx.outbox.notify(ctx.target, plan.notices.join("\n"));
+  const notices = plan.notices.filter((notice) => !input.told.has(notice));
+  for (const notice of notices) input.told.add(notice);
+  if (notices.length > 0) await ctx.outbox.notify(ctx.target, notices.join("\n"));
   return plan.library;
+}
+
+/** A call's input tokens by the window's estimate (files not counted): the system prompt, the messages, the tools. */
+function estimatedInputTokens(
+  system: string,
+  messages: readonly HistoryMessage[],
+  tools: readonly ModelTool[],
+): number {
+  const fixed = new TextEncoder().encode(system + JSON.stringify(tools)).byteLength;
+  return tokensOfBytes(fixed, 1) + messages.reduce((sum, message) => sum + estimateTokens(message), 0);
 }
 
 /** Results are capped per tool; the whole turn's are capped too, so many calls cannot flood the context. */

@@ -1,4 +1,3 @@
-import { errorEventOf } from "../adapters/errors.ts";
 import { PaidCalls } from "../budget/paid-calls.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
 import { effectiveConfigOf } from "../config/config-store.ts";
@@ -13,9 +12,10 @@ import { richRefusal } from "../reply/rich-refusal.ts";
 import { TurnDisplay, type TurnDisplayOptions } from "../reply/turn-display.ts";
 import type { ActiveRun } from "./active-run.ts";
 import { admit, refuse } from "./admission.ts";
+import { converse } from "./attempts.ts";
 import type { ChatContext } from "./chat-context.ts";
-import { sessionKeyOf, startConversation } from "./conversation.ts";
 import { usersOf, usersWithoutFiles } from "./incoming-files.ts";
+import { closedRequest } from "./joined-turn.ts";
 import { chooseModel } from "./model-chain.ts";
 import { recordTurn } from "./record.ts";
 import { speakAnswer } from "./spoken-answer.ts";
@@ -28,7 +28,7 @@ import type { AdmittedTurn, TurnOutcome, TurnRequest } from "./turn-request.ts";
  * Telegram while the tally keeps count, then deliver the answer (or say why there is none) and record the turn.
  */
 export async function runTurn(ctx: ChatContext, request: TurnRequest): Promise<TurnOutcome> {
-  const run = ctx.runs.begin(request.senders);
+  const run = ctx.runs.begin(request.senders, request.burst);
   // The platform ends an alarm after 15 minutes and would run the turn again from the start: end it first.
   run.stopAfter(ctx.turnDeadline - ctx.now());
   try {
@@ -44,14 +44,15 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
   if (stored.state === "invalid") console.warn(`chat ${ctx.chat.id}: stored config invalid (${stored.problem})`);
 
   const admission = admit(ctx, request, { effective: config, stored }, started);
-  if (admission.kind === "refused") return refuse(ctx, request, admission, started);
+  if (admission.kind === "refused") return refuse(ctx, closedRequest(request, run), admission, started);
 
   const choice = chooseModel(ctx, request, config);
   if (choice.kind === "unavailable") {
     const error = internalError(choice.problem);
     const notice = notSetUpText(choice.provider, choice.problem, config.source.provider === "built-in");
     await ctx.outbox.notify(ctx.target, notice);
-    recordTurn(ctx, { ...request, users: usersWithoutFiles(request.input) }, { kind: "failed", error }, undefined);
+    const ended = closedRequest(request, run);
+    recordTurn(ctx, { ...ended, users: usersWithoutFiles(ended.input) }, { kind: "failed", error }, undefined);
     return { ok: false, error };
   }
 
@@ -63,8 +64,10 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
     admission.spend,
     () => tally.costUsd,
   );
+  // An agent's run is never started over: what joined the turn so far is all it answers.
+  if (choice.adapter.kind === "agent") run.burst?.close();
   // Files are brought in only now: the turn is admitted and has a model to answer it (transcription is paid).
-  const turn: AdmittedTurn = { ...request, users: await usersOf(ctx, request.input, paid) };
+  const admitted: AdmittedTurn = { ...request, users: await usersOf(ctx, request.input, paid) };
 
   // The chat's MCP servers' tools join the registry for this turn (only servers the allowlist leaves a tool of).
   const mcp = await openChatMcp(
@@ -72,44 +75,21 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
     { env: ctx.env, settings: ctx.settings, signal: run.signal },
   );
   try {
-    const { events, trust } = await startConversation(ctx, {
-      request: turn,
-      config,
-      adapter: choice.adapter,
-      provider: choice.provider,
-      model: choice.model,
-      run,
-      mcp,
-      spend: admission.spend,
-      tally,
-      paid,
+    const { turn, display, trust } = await converse(ctx, {
+      conversation: {
+        request: admitted,
+        config,
+        adapter: choice.adapter,
+        provider: choice.provider,
+        model: choice.model,
+        run,
+        mcp,
+        spend: admission.spend,
+        tally,
+        paid,
+      },
+      displayOptions: (answering) => displayOptions(ctx, answering, run, config),
     });
-    const display = new TurnDisplay(displayOptions(ctx, turn, run, config));
-    try {
-      for await (const event of events) {
-        const step = tally.apply(event);
-        switch (step.kind) {
-          case "text":
-            display.text(step.text);
-            break;
-          case "tool":
-            display.tool(step.label, step.starts);
-            break;
-          case "session":
-            ctx.stores.meta.set(sessionKeyOf(choice.provider), step.sessionId);
-            break;
-          case "log":
-            console.log(`[${choice.provider}] ${redactSecrets(step.message).slice(0, 500)}`);
-            break;
-          case "none":
-          case "done":
-            break;
-        }
-        if (tally.finished) break;
-      }
-    } catch (thrown) {
-      tally.error = errorEventOf(thrown, choice.provider);
-    }
     // From here on /stop and remote tool calls find no running turn.
     ctx.runs.end(run);
     await display.settle();

@@ -96,6 +96,21 @@ export class Tally {
     }
   }
 
+  /**
+   * The turn starts its model call over (a message joined before anything was shown): what the dropped call produced
+   * and how it ended are forgotten; its tokens and cost stay counted.
+   */
+  restart(): void {
+    this.produced.length = 0;
+    this.result = undefined;
+    this.error = undefined;
+  }
+
+  /** Every token counted so far, in and out (whether a call reported its usage). */
+  get tokens(): number {
+    return this.usage.inputTokens + this.usage.outputTokens;
+  }
+
   /** A tool's result: the outcome of the first step of that tool still without one. */
   private noteOutcome(tool: string, result: { content: string; isError?: boolean | undefined }): void {
     const step = this.steps.find((candidate) => candidate.tool === tool && candidate.outcome === undefined);

@@ -2,6 +2,7 @@ import type { Provider } from "../config/providers.ts";
 import type { AgentErrorEvent } from "../protocol/events.ts";
 import type { UserMessage } from "../protocol/messages.ts";
 import type { IncomingMessage } from "../telegram/incoming-message.ts";
+import type { Burst } from "./burst.ts";
 
 /**
  * A turn's new messages: ready (a task's prompt, an `/agent` task), or Telegram messages whose files are brought in
@@ -30,6 +31,8 @@ export interface TurnRequest {
   spokenTo?: boolean;
   /** Said before the error text when the turn fails (a scheduled task's failure names the task). */
   failureNote?: string;
+  /** A chat turn's way in for messages sent right after its own, while it has shown nothing (see Burst). */
+  burst?: Burst;
 }
 
 /** An admitted turn: its new messages as the model gets them (files brought in). */

@@ -129,10 +129,16 @@ describe("a turn", () => {
     ]);
   });
 
-  it("answers messages that arrive during a turn in the next turn, as one batch, in order", async () => {
-    await fakes.script("openai", { ...openaiText("first answer"), delayMs: 400 }, openaiText("second answer"));
+  it("answers messages that arrive once a turn shows its answer in the next turn, as one batch, in order", async () => {
+    // The first answer is written slowly, and its draft is on screen before the others arrive (before that, they would
+    // join the turn: tests/worker/burst.test.ts).
+    await fakes.script(
+      "openai",
+      { ...openaiText("first answer"), stream: { delayMs: 200 } },
+      openaiText("second answer"),
+    );
     await postUpdate(textUpdate("one"));
-    await fakes.wait("openai");
+    await fakes.wait("telegram", { method: "sendMessageDraft", chatId: PRIVATE_CHAT });
     await postUpdate(textUpdate("two"));
     await postUpdate(textUpdate("three"));
     const answers = await fakes.wait("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT, count: 2 });

@@ -65,6 +65,19 @@ describe("Tally", () => {
     expect(tally.answeredBy).toEqual({ provider: "anthropic", model: "fallback-model" });
   });
 
+  it("starts a dropped call over: forgets what it produced and how it ended, keeps its tokens and cost", () => {
+    const tally = tallyFor();
+    tally.apply({ type: "usage", inputTokens: 1_000_000, outputTokens: 10 });
+    tally.apply({ type: "message", message: { role: "assistant", content: "", toolCalls: [] } });
+    tally.apply({ type: "result", text: "an answer nobody saw" });
+    tally.restart();
+    expect(tally.finished).toBe(false);
+    expect(tally.result).toBeUndefined();
+    expect(tally.produced).toEqual([]);
+    expect(tally.tokens).toBe(1_000_010);
+    expect(tally.cost).toBeCloseTo(1.00002);
+  });
+
   it("has no cost when no call's model has a price", () => {
     const tally = tallyFor("unpriced");
     tally.apply({ type: "usage", inputTokens: 500, outputTokens: 500 });
