@@ -21,7 +21,11 @@ export function medianRun(runs: ScenarioResult[][]): ScenarioResult[] {
   return runs[0]!.map((_, index) => {
     const candidates = runs.map((run) => run[index]!);
     const headline = (scenario: ScenarioResult) =>
-      scenario.latency?.p50 ?? scenario.figures.messagesPerSecond ?? scenario.figures["p50 @10000"] ?? 0;
+      scenario.latency?.p50 ??
+      scenario.figures.messagesPerSecond ??
+      scenario.figures["p50 @10000"] ??
+      scenario.figures["ms per message"] ??
+      0;
     const sorted = [...candidates].sort((left, right) => headline(left) - headline(right));
     const median = sorted[Math.floor(sorted.length / 2)]!;
     // Integrity must hold in every run, not just the median one.
