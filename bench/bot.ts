@@ -28,6 +28,10 @@ export async function startBot(
     vars?: Record<string, string>;
     /** AGENT_CALLBACK_URL pointed at this Worker itself (a runner outside calls its tools back there). */
     callbackToSelf?: boolean;
+    /** Another checkout of the project to run (an A/B against an older commit); default: this one. */
+    checkout?: string;
+    /** A different entry module than wrangler.toml's `main` (the benchmark's counting wrapper), relative to the checkout. */
+    entry?: string;
   } = {},
 ): Promise<Bot> {
   const state = mkdtempSync(join(tmpdir(), "bench-state-"));
@@ -52,7 +56,9 @@ export async function startBot(
     ...options.vars,
     ...callback,
   };
+  const cwd = options.checkout ?? process.cwd();
   const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state], {
+    cwd,
     env: { ...process.env, CI: "true" },
     stdio: ["ignore", "ignore", "inherit"],
   });
@@ -63,6 +69,7 @@ export async function startBot(
     [
       "wrangler",
       "dev",
+      ...(options.entry ? [options.entry] : []),
       // No remote bindings (the Workers AI binding would need a Cloudflare login).
       "--local",
       "--port",
@@ -79,6 +86,7 @@ export async function startBot(
       ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
     ],
     {
+      cwd,
       env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
       stdio: ["ignore", "ignore", "inherit"],
       detached: true,

@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { connectInspector, type Inspector } from "./inspector.ts";
 
 /**
  * CPU time of the Worker's isolate (the Worker and its Durable Objects run in one under `wrangler dev`), sampled
@@ -7,8 +8,8 @@ import { readdirSync, readFileSync } from "node:fs";
  * CPU time, give or take the sampling interval.
  */
 
-interface CpuProfile {
-  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+export interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[];
   samples: number[];
   timeDeltas: number[];
 }
@@ -27,51 +28,52 @@ export interface Profiler {
 const NOT_CPU = new Set(["(idle)", "(program)"]);
 
 export async function connectProfiler(inspectorPort: number): Promise<Profiler> {
-  const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json()) as {
-    webSocketDebuggerUrl: string;
-    title: string;
-  }[];
-  const target = targets.find((entry) => !entry.title.includes("ProxyWorker")) ?? targets[0]!;
-  // wrangler's inspector proxy wants an Origin header, as DevTools sends one.
-  const socket = new WebSocket(target.webSocketDebuggerUrl, {
-    headers: { origin: "https://devtools.devprod.cloudflare.dev" },
-  } as unknown as string[]);
-  await new Promise((resolve) => socket.addEventListener("open", resolve, { once: true }));
-  let nextId = 1;
-  const pending = new Map<number, (value: unknown) => void>();
-  socket.addEventListener("message", (event) => {
-    const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown };
-    // The proxy answers some commands by echoing them with their id; Profiler.stop comes back with its result.
-    if (message.id && pending.has(message.id)) pending.get(message.id)!(message.result);
-  });
-  const send = (method: string, params: unknown = {}) =>
-    new Promise<unknown>((resolve) => {
-      const id = nextId++;
-      pending.set(id, resolve);
-      socket.send(JSON.stringify({ id, method, params }));
-    });
-  await send("Profiler.enable");
-  await send("Profiler.setSamplingInterval", { interval: 200 });
+  return profilerOn(await connectInspector(inspectorPort), true);
+}
+
+/** A profiler over an inspector session that is already open (closing it closes the session when it owns it). */
+export async function profilerOn(inspector: Inspector, owned = false): Promise<Profiler> {
+  await inspector.send("Profiler.enable");
+  await inspector.send("Profiler.setSamplingInterval", { interval: 200 });
   return {
     async start() {
-      await send("Profiler.start");
+      await inspector.send("Profiler.start");
     },
     async stop() {
-      const { profile } = (await send("Profiler.stop")) as { profile: CpuProfile };
+      const { profile } = (await inspector.send("Profiler.stop")) as { profile: CpuProfile };
       return { profile, cpuMs: cpuMsOf(profile) };
     },
     close() {
-      socket.close();
+      if (owned) inspector.close();
     },
   };
 }
 
-/** Milliseconds of samples spent running code (its garbage collection included), not waiting. */
-function cpuMsOf(profile: CpuProfile): number {
+/**
+ * Milliseconds of samples spent running code (its garbage collection included), not waiting; without the samples
+ * taken under a frame `leaveOut` picks (the benchmark's own code in the runtime, when it has some there).
+ */
+export function cpuMsOf(
+  profile: CpuProfile,
+  leaveOut?: (frame: CpuProfile["nodes"][number]["callFrame"]) => boolean,
+): number {
   const idle = new Set(profile.nodes.filter((node) => NOT_CPU.has(node.callFrame.functionName)).map((node) => node.id));
+  const excluded = new Set<number>();
+  if (leaveOut) {
+    const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+    const visit = (id: number, under: boolean) => {
+      const node = byId.get(id);
+      if (!node) return;
+      const out = under || leaveOut(node.callFrame);
+      if (out) excluded.add(id);
+      for (const child of node.children ?? []) visit(child, out);
+    };
+    const children = new Set(profile.nodes.flatMap((node) => node.children ?? []));
+    for (const node of profile.nodes) if (!children.has(node.id)) visit(node.id, false);
+  }
   let micros = 0;
   for (const [index, node] of profile.samples.entries()) {
-    if (!idle.has(node)) micros += profile.timeDeltas[index] ?? 0;
+    if (!idle.has(node) && !excluded.has(node)) micros += profile.timeDeltas[index] ?? 0;
   }
   return micros / 1000;
 }

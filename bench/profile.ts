@@ -3,10 +3,11 @@
  * throughput load runs, through the runtime's inspector. Writes bench/results/profile.cpuprofile (open it in Chrome
  * DevTools) and prints the functions with the most self time.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { startFakes } from "../tests/fakes/server.ts";
 import { startBot } from "./bot.ts";
 import { connectProfiler, processCpuMs } from "./cpu.ts";
+import { hotFunctions } from "./hot.ts";
 
 const inspectorPort = 9339;
 const fakes = await startFakes({ recordRequests: false });
@@ -86,22 +87,30 @@ console.log(
 );
 mkdirSync("bench/results", { recursive: true });
 writeFileSync("bench/results/profile.cpuprofile", JSON.stringify(profile));
-const self = new Map<number, number>();
-for (const [index, node] of profile.samples.entries()) {
-  self.set(node, (self.get(node) ?? 0) + (profile.timeDeltas[index] ?? 0));
-}
-const byFunction = new Map<string, number>();
-for (const node of profile.nodes) {
-  const frame = node.callFrame;
-  const key = `${frame.functionName || "(anonymous)"} ${frame.url.replace(/^.*\//, "")}:${frame.lineNumber}`;
-  byFunction.set(key, (byFunction.get(key) ?? 0) + (self.get(node.id) ?? 0));
-}
-const total = [...byFunction.values()].reduce((sum, value) => sum + value, 0);
-for (const [name, micros] of [...byFunction].sort((left, right) => right[1] - left[1]).slice(0, 30)) {
+// The bundle the profile's line numbers refer to (wrangler removes its copy when it stops), for `bench/hot.ts --bundle`.
+const bundle = newestDevBundle();
+if (bundle) copyFileSync(bundle, "bench/results/profile-worker.js");
+for (const hot of hotFunctions(profile, 30)) {
   console.log(
-    `${((micros / total) * 100).toFixed(1).padStart(5)}%  ${(micros / 1000).toFixed(0).padStart(6)} ms  ${name}`,
+    `${(hot.share * 100).toFixed(1).padStart(5)}%  self ${hot.selfMs.toFixed(0).padStart(6)} ms  total ${hot.totalMs.toFixed(0).padStart(6)} ms  ${hot.name}`,
   );
 }
 profiler.close();
 await bot.stop();
 await fakes.close();
+
+function newestDevBundle(): string | undefined {
+  const root = ".wrangler/tmp";
+  const bundles = readdirSync(root)
+    .filter((name) => name.startsWith("dev-"))
+    .map((name) => `${root}/${name}/worker.js`)
+    .filter((path) => {
+      try {
+        return statSync(path).isFile();
+      } catch {
+        return false;
+      }
+    })
+    .sort((left, right) => statSync(right).mtimeMs - statSync(left).mtimeMs);
+  return bundles[0];
+}

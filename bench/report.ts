@@ -1,3 +1,5 @@
+import { BENCH_MODEL, PRICE_SOURCES, PRICES_READ_ON } from "./cost.ts";
+import type { CostReport } from "./cost-scenario.ts";
 import type { ScenarioResult } from "./scenarios.ts";
 import type { Summary } from "./stats.ts";
 
@@ -19,7 +21,11 @@ export function medianRun(runs: ScenarioResult[][]): ScenarioResult[] {
   return runs[0]!.map((_, index) => {
     const candidates = runs.map((run) => run[index]!);
     const headline = (scenario: ScenarioResult) =>
-      scenario.latency?.p50 ?? scenario.figures.messagesPerSecond ?? scenario.figures["p50 @10000"] ?? 0;
+      scenario.latency?.p50 ??
+      scenario.figures.messagesPerSecond ??
+      scenario.figures["p50 @10000"] ??
+      scenario.figures["ms per message"] ??
+      0;
     const sorted = [...candidates].sort((left, right) => headline(left) - headline(right));
     const median = sorted[Math.floor(sorted.length / 2)]!;
     // Integrity must hold in every run, not just the median one.
@@ -55,6 +61,56 @@ export function formatTable(report: Report): string {
   for (const scenario of report.scenarios) {
     for (const check of scenario.checks)
       lines.push(`| ${check.name} | ${check.value} | ${check.ok ? "yes" : "**no**"} |`);
+  }
+  return lines.join("\n");
+}
+
+const dollars = (value: number) => (value >= 0.01 ? `$${value.toFixed(3)}` : `$${value.toFixed(5)}`);
+const figure = (value: number) =>
+  Number.isNaN(value) ? "–" : value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
+
+/** The cost scenario's tables: dollars per 1,000 messages, and the counts per message they come from. */
+export function formatCost(cost: CostReport): string {
+  const lines = [
+    `Platform cost at Cloudflare's Workers Paid rates beyond the included usage (${PRICE_SOURCES.map((url) => `<${url}>`).join(", ")}, read ${PRICES_READ_ON}), beside the model's at ${BENCH_MODEL.price.input} / ${BENCH_MODEL.price.output} USD per million input / output tokens (the bench's MODEL_PRICES; input measured, output assumed: 250 tokens an answer, 30 a tool call, 600 a summary):`,
+    "",
+    "| per 1,000 | platform | model | largest platform items |",
+    "|---|---|---|---|",
+  ];
+  for (const kind of cost.kinds) {
+    const largest = kind.largest.map((line) => `${line.item} ${dollars(line.dollars)}`).join(", ");
+    lines.push(
+      `| ${kind.kind.replace(/s?$/, (end) => (end ? "ses" : "s"))} | ${dollars(kind.platformPer1000)} | ${dollars(kind.modelPer1000)} | ${largest} |`,
+    );
+  }
+  lines.push(
+    "",
+    "| per message | Worker requests | CPU ms | DO requests (alarms) | DO active ms | SQLite statements | SQLite rows read / written | D1 rows read / written | KV reads / writes | R2 A / B | Telegram calls | model calls | model input tokens | samples |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+  );
+  for (const { kind, usage, telegramCalls, modelCalls, modelInputTokens, samples } of cost.kinds) {
+    const rowsWritten = usage.sqlRowsWritten + usage.storageKeysWritten + usage.alarmsSet;
+    const rowsRead = usage.sqlRowsRead + usage.storageKeysRead;
+    lines.push(
+      `| ${kind} | ${figure(usage.workerRequests)} | ${figure(usage.cpuMs)} | ${figure(usage.doRequests + usage.alarms)} (${figure(usage.alarms)}) | ${figure(usage.doActiveMs)} | ${figure(usage.sqlStatements)} | ${figure(rowsRead)} / ${figure(rowsWritten)} | ${figure(usage.d1RowsRead)} / ${figure(usage.d1RowsWritten)} | ${figure(usage.kvReads)} / ${figure(usage.kvWrites + usage.kvDeletes + usage.kvLists)} | ${figure(usage.r2ClassA)} / ${figure(usage.r2ClassB)} | ${figure(telegramCalls)} | ${figure(modelCalls)} | ${figure(modelInputTokens)} | ${samples} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+/** The statements of one plain turn, for BENCHMARKS.md: the turn, then its usage flush. */
+export function formatStatements(cost: CostReport): string {
+  const lines = ["| statement | per turn | rows read | rows written |", "|---|---|---|---|"];
+  const { turn, flush } = cost.plainTurnStatements;
+  for (const [part, list] of [
+    ["the webhook and the alarm that answers", turn],
+    ["the usage flush (an alarm USAGE_FLUSH_SECONDS later)", flush],
+  ] as const) {
+    lines.push(`| **${part}** | ${figure(list.reduce((sum, line) => sum + line.count, 0))} | | |`);
+    for (const line of list) {
+      const text = line.statement.replace(/\|/g, "\\|");
+      lines.push(`| \`${text}\` | ${figure(line.count)} | ${figure(line.rowsRead)} | ${figure(line.rowsWritten)} |`);
+    }
   }
   return lines.join("\n");
 }

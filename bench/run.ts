@@ -1,19 +1,26 @@
 /**
- * `npm run bench [-- --quick] [-- --model-latency-ms 1000] [-- --runs 3] [-- --only cpu,reply]`: the bot under `wrangler dev` on the
- * local runtime, driven with real Telegram update JSON over HTTP, against fake Telegram / OpenAI / Anthropic servers
- * on 127.0.0.1. Prints a table, writes bench/results/<date>.json, and (full runs) the table into BENCHMARKS.md.
+ * `npm run bench [-- --quick] [-- --model-latency-ms 1000] [-- --runs 3] [-- --only cpu,reply] [-- --checkout DIR]`: the
+ * bot under `wrangler dev` on the local runtime, driven with real Telegram update JSON over HTTP, against fake
+ * Telegram / OpenAI / Anthropic servers on 127.0.0.1. Prints a table, writes bench/results/<date>.json, and (full
+ * runs) the table into BENCHMARKS.md. `--checkout DIR` runs another checkout's bot (its own node_modules) with this
+ * harness, for an A/B against an older commit; `cost` (the counting wrapper) runs only on this checkout.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { describeViolation } from "../scripts/bot-api/vocabulary.ts";
 import { startFakes } from "../tests/fakes/server.ts";
 import { type Bot, startBot } from "./bot.ts";
+import { type CostReport, costScenario } from "./cost-scenario.ts";
 import { connectProfiler } from "./cpu.ts";
-import { formatTable, medianRun } from "./report.ts";
+import { formatCost, formatStatements, formatTable, medianRun } from "./report.ts";
 import { type ScenarioResult, scenarios } from "./scenarios.ts";
 import { bundleSize } from "./size.ts";
 
 const argv = process.argv.slice(2);
+const text = (name: string) => {
+  const index = argv.indexOf(`--${name}`);
+  return index >= 0 ? argv[index + 1] : undefined;
+};
 const flag = (name: string) => argv.includes(`--${name}`);
 const option = (name: string, fallback: number) => {
   const index = argv.indexOf(`--${name}`);
@@ -22,20 +29,25 @@ const option = (name: string, fallback: number) => {
 const quick = flag("quick");
 const modelLatencyMs = option("model-latency-ms", 1000);
 const runs = option("runs", quick ? 1 : 3);
-const onlyIndex = argv.indexOf("--only");
 /** `--only cpu,reply`: just those scenarios (after the cold start), for comparing two versions; BENCHMARKS.md is left alone. */
-const only = onlyIndex >= 0 ? argv[onlyIndex + 1]?.split(",") : undefined;
+const only = text("only")?.split(",");
+const checkout = text("checkout");
+/** The timing scenarios to run (none for `--only cost`), and whether the cost scenario runs (full runs, or asked for). */
+const timed = only?.filter((name) => name !== "cost");
+const withTimed = timed === undefined || timed.length > 0;
+const withCost = checkout === undefined && (only ? only.includes("cost") : !quick);
 
 const INSPECTOR_PORT = 9340;
 
 const fakes = await startFakes({ recordRequests: false });
 const results: ScenarioResult[][] = [];
+let cost: CostReport | undefined;
 let bot: Bot | undefined;
 try {
-  for (let run = 1; run <= runs; run++) {
+  for (let run = 1; withTimed && run <= runs; run++) {
     console.error(`run ${run} of ${runs}${quick ? " (quick)" : ""}`);
     // A fresh local state per run, so every run starts from the same empty storage.
-    bot = await startBot(fakes.url, { inspectorPort: INSPECTOR_PORT });
+    bot = await startBot(fakes.url, { inspectorPort: INSPECTOR_PORT, ...(checkout ? { checkout } : {}) });
     const profiler = await connectProfiler(INSPECTOR_PORT);
     try {
       results.push(
@@ -43,7 +55,7 @@ try {
           quick,
           modelLatencyMs,
           profiler,
-          only,
+          ...(timed ? { only: timed } : {}),
           log: (line) => console.error(`  ${line}`),
         }),
       );
@@ -53,46 +65,67 @@ try {
     await bot.stop();
     bot = undefined;
   }
+  if (withCost) {
+    console.error("cost: the counting wrapper, once");
+    try {
+      cost = await costScenario(fakes, { quick, log: (line) => console.error(`  ${line}`) });
+    } catch (error) {
+      // The timed runs' results are kept; the cost table is missing from this report (and from BENCHMARKS.md).
+      console.error(
+        `the cost scenario failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
+    }
+  }
 } finally {
   await bot?.stop();
   await fakes.close();
 }
 
-const size = await bundleSize();
-const chosen = medianRun(results);
+const size = await bundleSize(checkout);
+const chosen = results.length > 0 ? medianRun(results) : [];
 const machine = {
   cores: cpus().length,
   cpu: cpus()[0]?.model ?? "unknown",
   memoryGiB: Math.round(totalmem() / 2 ** 30),
   node: process.version,
-  wrangler: JSON.parse(readFileSync("node_modules/wrangler/package.json", "utf8")).version as string,
+  wrangler: JSON.parse(readFileSync(`${checkout ?? "."}/node_modules/wrangler/package.json`, "utf8")).version as string,
 };
 const report = {
   date: new Date().toISOString(),
   quick,
   runs,
   modelLatencyMs,
+  ...(checkout ? { checkout } : {}),
   machine,
   size,
   scenarios: chosen,
   allRuns: results,
+  ...(cost ? { cost } : {}),
 };
 const table = formatTable(report);
 console.log(table);
+if (cost) console.log(`\n${formatCost(cost)}\n\nStatements of one plain turn:\n\n${formatStatements(cost)}`);
 
 mkdirSync("bench/results", { recursive: true });
 // Partial runs (--only) are for comparing versions by hand, and are not kept in git.
+const suffix = `${quick ? "-quick" : ""}${checkout ? `-${checkout.replace(/\/+$/, "").split("/").at(-1)}` : ""}`;
 const file = only
-  ? `bench/results/only-${report.date.slice(0, 10)}-${only.join("-")}${quick ? "-quick" : ""}.json`
-  : `bench/results/${report.date.slice(0, 10)}${quick ? "-quick" : ""}.json`;
+  ? `bench/results/only-${report.date.slice(0, 16).replace(/[T:]/g, "-")}-${only.join("-")}${suffix}.json`
+  : `bench/results/${report.date.slice(0, 10)}${suffix}.json`;
 writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
 console.error(`wrote ${file}`);
-if (!quick && !only) {
+if (!quick && !only && !checkout) {
   const markdown = readFileSync("BENCHMARKS.md", "utf8");
-  const updated = markdown.replace(
-    /<!-- bench:start -->[\s\S]*<!-- bench:end -->/,
-    `<!-- bench:start -->\n${table}\n<!-- bench:end -->`,
-  );
+  const updated = markdown
+    .replace(/<!-- bench:start -->[\s\S]*<!-- bench:end -->/, `<!-- bench:start -->\n${table}\n<!-- bench:end -->`)
+    .replace(
+      /<!-- cost:start -->[\s\S]*<!-- cost:end -->/,
+      cost ? `<!-- cost:start -->\n${formatCost(cost)}\n<!-- cost:end -->` : "$&",
+    )
+    .replace(
+      /<!-- statements:start -->[\s\S]*<!-- statements:end -->/,
+      cost ? `<!-- statements:start -->\n${formatStatements(cost)}\n<!-- statements:end -->` : "$&",
+    );
   writeFileSync("BENCHMARKS.md", updated);
   console.error("updated BENCHMARKS.md");
 }

@@ -1,9 +1,24 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { openaiCompletion } from "../tests/fakes/bodies.ts";
-import type { Fakes, RecordedRequest } from "../tests/fakes/server.ts";
+import type { Fakes } from "../tests/fakes/server.ts";
 import type { Bot } from "./bot.ts";
 import { type Profiler, processCpuMs } from "./cpu.ts";
 import { type Summary, summarize } from "./stats.ts";
+import {
+  drained,
+  freshMarker,
+  intact,
+  newChats,
+  pool,
+  post,
+  roundTrips,
+  script,
+  sendAll,
+  sendRounds,
+  toolCall,
+  update,
+  Watcher,
+} from "./traffic.ts";
 
 interface Check {
   name: string;
@@ -31,213 +46,42 @@ interface Options {
   only?: string[];
 }
 
-/** Watches what the fake Telegram receives: each chat's answers and its Bot API calls. */
-class Watcher {
-  readonly answers = new Map<number, { at: number; text: string }[]>();
-  readonly calls = new Map<number, number>();
-  /** When each chat's drafts (streamed text) reached Telegram. */
-  readonly drafts = new Map<number, number[]>();
-  /** When the fake OpenAI API last received a model call (its first token goes out at once). */
-  lastModelCallAt = 0;
-  /** Model calls that carry a tool's result: when each arrived, and its body (what the tool answered is in it). */
-  readonly toolResultCalls: { at: number; body: unknown }[] = [];
-  /** Chats whose markers are counted in every message sent, not only an answer's first part (long echoes split). */
-  readonly everyPart = new Map<number, Set<string>>();
-  /** Told of every model call, while a scenario listens. */
-  onModelCall: ((at: number, body: unknown) => void) | undefined;
-  private waiters: { test: () => boolean; resolve: () => void }[] = [];
+const check = (name: string, ok: boolean, value: string): Check => ({ name, ok, value });
 
-  constructor(fakes: Fakes) {
-    fakes.onRequest = (request: RecordedRequest) => {
-      if (request.service === "openai") {
-        this.lastModelCallAt = request.at;
-        const messages = (request.body as { messages?: { role: string }[] } | undefined)?.messages ?? [];
-        if (messages.at(-1)?.role === "tool") this.toolResultCalls.push({ at: request.at, body: request.body });
-        this.onModelCall?.(request.at, request.body);
-      }
-      if (request.service !== "telegram") return;
-      const body = request.body as
-        | { chat_id?: number; text?: string; rich_message?: { markdown?: string } }
-        | undefined;
-      const chatId = Number(body?.chat_id);
-      if (!Number.isFinite(chatId)) return;
-      this.calls.set(chatId, (this.calls.get(chatId) ?? 0) + 1);
-      if (request.method === "sendMessageDraft" || request.method === "sendRichMessageDraft")
-        this.drafts.set(chatId, [...(this.drafts.get(chatId) ?? []), request.at]);
-      // An answer is a message (Telegram HTML) or a rich message (its Markdown) that says which message it answers.
-      const text =
-        request.method === "sendMessage"
-          ? body?.text
-          : request.method === "sendRichMessage"
-            ? body?.rich_message?.markdown
-            : undefined;
-      const counted = text === undefined ? undefined : this.everyPart.get(chatId);
-      for (const marker of counted ? (text?.match(/m-?\d+-\d+/g) ?? []) : []) counted?.add(marker);
-      const isAnswer = text !== undefined && (text.startsWith("echo:") || text.startsWith("done "));
-      if (isAnswer) {
-        const list = this.answers.get(chatId) ?? [];
-        list.push({ at: request.at, text });
-        this.answers.set(chatId, list);
-      }
-      if (isAnswer || counted) {
-        this.waiters = this.waiters.filter((waiter) => {
-          if (!waiter.test()) return true;
-          waiter.resolve();
-          return false;
-        });
-      }
-    };
-  }
-
-  /** Waits until `test` holds (checked on every answer), or fails after `timeoutMs`. */
-  until(test: () => boolean, timeoutMs: number, what: string): Promise<void> {
-    if (test()) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), timeoutMs);
-      this.waiters.push({
-        test,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      });
-    });
-  }
-
-  /** The markers each answer of a chat carries, in arrival order. */
-  markers(chatId: number): string[] {
-    return (this.answers.get(chatId) ?? []).flatMap((answer) => answer.text.match(/m-?\d+-\d+/g) ?? []);
-  }
-
-  answeredAt(chatId: number, marker: string): number | undefined {
-    return this.answers.get(chatId)?.find((answer) => new RegExp(`${marker}(?!\\d)`).test(answer.text))?.at;
-  }
-}
-
-let nextUpdateId = 1;
-let nextChatId = 100_000;
-/** Round-trip markers count from here, clear of the markers a chat's seeding or bulk sending used. */
-let roundTripSequence = 1_000_000;
-
-function update(chatId: number, text: string): string {
-  const id = nextUpdateId++;
-  return JSON.stringify({
-    update_id: id,
-    message: {
-      message_id: id,
-      date: Math.floor(Date.now() / 1000),
-      chat: { id: chatId, type: "private", first_name: "Bench" },
-      from: { id: chatId, is_bot: false, first_name: "Bench", language_code: "en" },
-      text,
-    },
-  });
-}
-
-async function post(bot: Bot, body: string): Promise<number> {
-  const started = performance.now();
-  const response = await fetch(`${bot.url}/telegram/webhook`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": bot.secret },
-    body,
-  });
-  await response.arrayBuffer();
-  if (response.status !== 200) throw new Error(`webhook answered ${response.status}`);
-  return performance.now() - started;
-}
-
-/** Runs `work` over `items` with at most `connections` requests in flight. */
-async function pool<T>(items: T[], connections: number, work: (item: T) => Promise<void>): Promise<void> {
-  let index = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(connections, items.length) }, async () => {
-      while (index < items.length) await work(items[index++]!);
-    }),
+/**
+ * The ack target as this machine can show it: the webhook's p99 against the runtime's own floor under the same load
+ * (GET /health, which touches no storage and no object). The absolute targets for a deployed Worker are in
+ * BENCHMARKS.md ("Targets for a deployed Worker"): `wrangler dev` runs every isolate on one thread here.
+ */
+function ackCheck(load: "paced" | "saturated", ack: Summary, health: Summary): Check {
+  const ratio = ack.p99 / health.p99;
+  return check(
+    `ack p99 ≤ 1.1 × /health p99 (${load}, 40 connections)`,
+    ratio <= 1.1,
+    `${ack.p99.toFixed(1)} ms against ${health.p99.toFixed(1)} ms: ${ratio.toFixed(2)}×`,
   );
 }
 
-const newChats = (count: number) => Array.from({ length: count }, () => nextChatId++);
-
-/** Sends `perChat` messages to each chat; one sender per chat keeps each chat's order, at most `connections` at once. */
-async function sendAll(
-  bot: Bot,
-  chats: number[],
-  perChat: number,
-  connections: number,
-  ackTimes?: number[],
-): Promise<Map<number, string[]>> {
-  const sent = new Map<number, string[]>();
-  await pool(chats, connections, async (chatId) => {
-    const markers: string[] = [];
-    sent.set(chatId, markers);
-    for (let sequence = 0; sequence < perChat; sequence++) {
-      const marker = `m${chatId}-${sequence}`;
-      markers.push(marker);
-      const took = await post(bot, update(chatId, marker));
-      ackTimes?.push(took);
+/** GET /health (no storage, no object) probed 20 times a second until stopped: the runtime's floor under a load. */
+function probeHealth(bot: Bot): { stop(): Promise<number[]> } {
+  const times: number[] = [];
+  let probing = true;
+  const done = (async () => {
+    while (probing) {
+      const began = performance.now();
+      await (await fetch(`${bot.url}/health`)).arrayBuffer();
+      times.push(performance.now() - began);
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
-  });
-  return sent;
+  })();
+  return {
+    async stop() {
+      probing = false;
+      await done;
+      return times;
+    },
+  };
 }
-
-/**
- * Sends in rounds: every chat's first message, then every chat's second, and so on, as Telegram delivers many
- * people's messages over a short time. A chat's next message still waits for the webhook to take its previous one.
- */
-async function sendRounds(
-  bot: Bot,
-  chats: number[],
-  perChat: number,
-  connections: number,
-): Promise<Map<number, string[]>> {
-  const sent = new Map<number, string[]>(chats.map((chatId) => [chatId, []]));
-  const previous = new Map<number, Promise<unknown>>();
-  const queue = Array.from({ length: perChat }, (_, sequence) => chats.map((chatId) => ({ chatId, sequence }))).flat();
-  await pool(queue, connections, async ({ chatId, sequence }) => {
-    await previous.get(chatId);
-    const marker = `m${chatId}-${sequence}`;
-    sent.get(chatId)!.push(marker);
-    const posted = post(bot, update(chatId, marker));
-    previous.set(chatId, posted);
-    await posted;
-  });
-  return sent;
-}
-
-/** Every message answered exactly once, in the order it was sent. */
-function intact(watcher: Watcher, sent: Map<number, string[]>): { ok: boolean; problem?: string } {
-  for (const [chatId, markers] of sent) {
-    const answered = watcher.markers(chatId);
-    if (answered.join(",") !== markers.join(",")) {
-      return {
-        ok: false,
-        problem: `chat ${chatId}: sent ${markers.join(",")} but answers carried ${answered.join(",")}`,
-      };
-    }
-  }
-  return { ok: true };
-}
-
-async function drained(watcher: Watcher, sent: Map<number, string[]>, timeoutMs: number): Promise<void> {
-  const total = [...sent.values()].reduce((sum, markers) => sum + markers.length, 0);
-  const answered = () => [...sent.keys()].reduce((sum, chatId) => sum + watcher.markers(chatId).length, 0);
-  await watcher.until(() => answered() >= total, timeoutMs, `${total} answers`);
-}
-
-/** Sequential request → answer round trips, the reply latency of each. */
-async function roundTrips(bot: Bot, watcher: Watcher, chats: number[], count: number): Promise<number[]> {
-  const latencies: number[] = [];
-  for (let index = 0; index < count; index++) {
-    const chatId = chats[index % chats.length]!;
-    const marker = `m${chatId}-${roundTripSequence++}`;
-    const started = Date.now();
-    await post(bot, update(chatId, marker));
-    await watcher.until(() => watcher.answeredAt(chatId, marker) !== undefined, 30_000, `answer to ${marker}`);
-    latencies.push(watcher.answeredAt(chatId, marker)! - started);
-  }
-  return latencies;
-}
-
-const check = (name: string, ok: boolean, value: string): Check => ({ name, ok, value });
 
 export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promise<ScenarioResult[]> {
   const watcher = new Watcher(fakes);
@@ -252,7 +96,7 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
     // Cold start: the first update a fresh runtime receives loads the Worker's code and creates the chat's object.
     setModel(0);
     const [chatId] = newChats(1);
-    const marker = `m${chatId}-${roundTripSequence++}`;
+    const marker = freshMarker(chatId!);
     const started = Date.now();
     const ack = await post(bot, update(chatId!, marker));
     await watcher.until(() => watcher.answeredAt(chatId!, marker) !== undefined, 30_000, `answer to ${marker}`);
@@ -288,17 +132,7 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
     const queue = Array.from({ length: perChat }, (_, sequence) =>
       chats.map((chatId) => ({ chatId, sequence: sequence + 1 })),
     ).flat();
-    // The runtime's floor under the same load: GET /health (no storage, no object) probed 20 times a second.
-    const floor: number[] = [];
-    let loading = true;
-    const probing = (async () => {
-      while (loading) {
-        const began = performance.now();
-        await (await fetch(`${bot.url}/health`)).arrayBuffer();
-        floor.push(performance.now() - began);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    })();
+    const floor = probeHealth(bot);
     await pool(
       queue.map((item, index) => ({ ...item, index })),
       40,
@@ -311,11 +145,9 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
         acks.push(await post(bot, update(chatId, marker)));
       },
     );
-    loading = false;
-    await probing;
+    const health = summarize(await floor.stop());
     await drained(watcher, sent, 120_000);
     const latency = summarize(acks);
-    const health = summarize(floor);
     const integrity = intact(watcher, sent);
     if (!integrity.ok) log(`ack: ${integrity.problem}`);
     results.push({
@@ -323,7 +155,7 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
       description: `webhook request to its 200: ${acks.length} updates over ${chats.length} existing chats, ${rate}/s through 40 connections, ${modelLatencyMs} ms model (about ${rate * (modelLatencyMs / 1000)} turns in flight); "health" is GET /health probed during the same load, the runtime's floor`,
       latency,
       figures: { "health p50": health.p50, "health p99": health.p99, "ack p99 / health p99": latency.p99 / health.p99 },
-      checks: [check("ack p99 ≤ 25 ms (paced, 40 connections)", latency.p99 <= 25, `${latency.p99.toFixed(1)} ms`)],
+      checks: [ackCheck("paced", latency, health)],
       integrity: integrity.ok,
     });
   }
@@ -334,12 +166,15 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
     const chats = newChats(quick ? 100 : 200);
     const acks: number[] = [];
     const started = performance.now();
+    const probe = probeHealth(bot);
     const sent = await sendAll(bot, chats, quick ? 4 : 10, 40, acks);
     const seconds = (performance.now() - started) / 1000;
+    const health = summarize(await probe.stop());
     await drained(watcher, sent, 120_000);
     const latency = summarize(acks);
     const integrity = intact(watcher, sent);
     if (!integrity.ok) log(`ack: ${integrity.problem}`);
+    // And /health alone, sent the same way (40 connections back to back): how many requests the runtime serves.
     const floor: number[] = [];
     const floorStarted = performance.now();
     await pool(
@@ -354,15 +189,17 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
     const floorSeconds = (performance.now() - floorStarted) / 1000;
     results.push({
       name: "ack (saturated)",
-      description: `${acks.length} updates sent back to back on 40 connections, ${modelLatencyMs} ms model; "health" is GET /health the same way, the runtime's floor`,
+      description: `${acks.length} updates sent back to back on 40 connections, ${modelLatencyMs} ms model; "health" is GET /health probed 20 times a second during the same load, the runtime's floor; "health alone" is GET /health sent the same way afterwards`,
       latency,
       figures: {
         "updates/s": acks.length / seconds,
-        "health p50": summarize(floor).p50,
-        "health p99": summarize(floor).p99,
-        "health/s": floor.length / floorSeconds,
+        "health p50": health.p50,
+        "health p99": health.p99,
+        "ack p99 / health p99": latency.p99 / health.p99,
+        "health alone p99": summarize(floor).p99,
+        "health alone/s": floor.length / floorSeconds,
       },
-      checks: [check("ack p99 ≤ 25 ms (saturated, 40 connections)", latency.p99 <= 25, `${latency.p99.toFixed(1)} ms`)],
+      checks: [ackCheck("saturated", latency, health)],
       integrity: integrity.ok,
     });
   }
@@ -515,7 +352,7 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
     const sent = new Map<number, string[]>();
     await Promise.all(
       chats.map(async (chatId) => {
-        const markers = [0, 1, 2].map(() => `m${chatId}-${roundTripSequence++}`);
+        const markers = [0, 1, 2].map(() => freshMarker(chatId));
         sent.set(chatId, markers);
         const started = Date.now();
         for (const [index, marker] of markers.entries()) {
@@ -712,8 +549,8 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
       const order = index % 4 === 3 ? "newest" : "best";
       // Answered only for this message's turn: the chat's summary passes call the model meanwhile.
       await script(fakes, [
-        { ...toolCall("search_history", { query, order }), forUserText: marker },
-        { body: openaiCompletion(`done ${marker}`), forUserText: marker },
+        { ...toolCall("search_history", { query, order }), when: [marker] },
+        { body: openaiCompletion(`done ${marker}`), when: [marker] },
       ]);
       const resultsBefore = watcher.toolResultCalls.length;
       let askedAt = 0;
@@ -773,15 +610,4 @@ function lastUserOf(body: unknown): string {
 function toolResultOf(body: unknown): string {
   const messages = (body as { messages?: { role: string; content?: unknown }[] } | undefined)?.messages ?? [];
   return String(messages.findLast((message) => message.role === "tool")?.content ?? "");
-}
-
-function toolCall(name: string, args: unknown) {
-  return { body: openaiCompletion(null, { toolCalls: [{ name, arguments: args }] }) };
-}
-
-async function script(fakes: Fakes, responses: unknown[]): Promise<void> {
-  await fetch(`${fakes.url}/__control/script`, {
-    method: "POST",
-    body: JSON.stringify({ service: "openai", responses }),
-  });
 }

@@ -3,12 +3,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** The deployed bundle's size, as `wrangler deploy --dry-run` reports it (raw and gzip, KiB). */
-export async function bundleSize(): Promise<{ rawKiB: number; gzipKiB: number }> {
+/** The deployed bundle's size, as `wrangler deploy --dry-run` reports it (raw and gzip, KiB), of this or another checkout. */
+export async function bundleSize(checkout?: string): Promise<{ rawKiB: number; gzipKiB: number }> {
   const out = mkdtempSync(join(tmpdir(), "bench-dist-"));
   try {
     const result = spawnSync("npx", ["wrangler", "deploy", "--dry-run", "--outdir", out, "--containers-rollout=none"], {
       encoding: "utf8",
+      ...(checkout ? { cwd: checkout } : {}),
       env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
     });
     const match = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(`${result.stdout}${result.stderr}`);

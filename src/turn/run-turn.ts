@@ -9,7 +9,7 @@ import type { AgentErrorEvent } from "../protocol/events.ts";
 import type { RichOptions } from "../reply/answer-delivery.ts";
 import { notSetUpText, TURN_TIME_LIMIT, userFacingError } from "../reply/error-text.ts";
 import { richRefusal } from "../reply/rich-refusal.ts";
-import { TurnDisplay, type TurnDisplayOptions } from "../reply/turn-display.ts";
+import type { TurnDisplayOptions } from "../reply/turn-display.ts";
 import type { ActiveRun } from "./active-run.ts";
 import { admit, refuse } from "./admission.ts";
 import { converse } from "./attempts.ts";

@@ -1,0 +1,164 @@
+import { COUNT_NAMES, type OperationCounts } from "./tally-snapshot.ts";
+
+/**
+ * What a message costs on Cloudflare: counted operations × published prices, in US dollars. Pure (counts and a price
+ * table in, dollars out); the counts come from the benchmark's cost scenario, the prices from Cloudflare's pages
+ * (PRICE_SOURCES, read on PRICES_READ_ON). The prices are the Workers Paid plan's rates beyond its included usage:
+ * the marginal cost of one more message once the $5 a month and its allowances are used up.
+ */
+
+export interface PriceTable {
+  /** Workers Standard: inbound requests and CPU time. */
+  workerRequestsPerMillion: number;
+  cpuMsPerMillion: number;
+  /** Durable Objects compute: requests (RPC calls, fetches, alarms) and duration (GB-s at the memory each object is billed for). */
+  doRequestsPerMillion: number;
+  doGbSecondsPerMillion: number;
+  doMemoryGb: number;
+  /** SQLite in Durable Objects (the key-value methods and `setAlarm` are billed as rows too). */
+  sqliteRowsReadPerMillion: number;
+  sqliteRowsWrittenPerMillion: number;
+  sqliteGbMonth: number;
+  d1RowsReadPerMillion: number;
+  d1RowsWrittenPerMillion: number;
+  kvReadsPerMillion: number;
+  kvWritesPerMillion: number;
+  kvDeletesPerMillion: number;
+  kvListsPerMillion: number;
+  r2ClassAPerMillion: number;
+  r2ClassBPerMillion: number;
+}
+
+export const PRICES_READ_ON = "2026-11-24";
+
+export const PRICE_SOURCES = [
+  "https://developers.cloudflare.com/workers/platform/pricing/",
+  "https://developers.cloudflare.com/durable-objects/platform/pricing/",
+  "https://developers.cloudflare.com/d1/platform/pricing/",
+  "https://developers.cloudflare.com/kv/platform/pricing/",
+  "https://developers.cloudflare.com/r2/pricing/",
+] as const;
+
+export const CLOUDFLARE_PRICES: PriceTable = {
+  workerRequestsPerMillion: 0.3,
+  cpuMsPerMillion: 0.02,
+  doRequestsPerMillion: 0.15,
+  doGbSecondsPerMillion: 12.5,
+  // "Duration billing charges for the 128 MB of memory your Durable Object is allocated"; the page's own examples
+  // turn seconds into GB-s as seconds × 128 MB / 1 GB.
+  doMemoryGb: 0.128,
+  sqliteRowsReadPerMillion: 0.001,
+  sqliteRowsWrittenPerMillion: 1,
+  sqliteGbMonth: 0.2,
+  d1RowsReadPerMillion: 0.001,
+  d1RowsWrittenPerMillion: 1,
+  kvReadsPerMillion: 0.5,
+  kvWritesPerMillion: 5,
+  kvDeletesPerMillion: 5,
+  kvListsPerMillion: 5,
+  r2ClassAPerMillion: 4.5,
+  r2ClassBPerMillion: 0.36,
+};
+
+/** A model's price in USD per million tokens (the bot's MODEL_PRICES format). */
+export interface ModelPrice {
+  input: number;
+  output: number;
+}
+
+/** What the benchmark configures for its fake model (MODEL_PRICES), at gpt-4o-mini's list price. */
+export const BENCH_MODEL = { name: "gpt-bench", price: { input: 0.15, output: 0.6 } } as const;
+
+/** Operations of some number of messages, with the isolate's sampled CPU time. */
+export interface Usage extends OperationCounts {
+  cpuMs: number;
+}
+
+interface CostLine {
+  item: string;
+  quantity: number;
+  dollars: number;
+}
+
+export interface PlatformCost {
+  lines: CostLine[];
+  total: number;
+}
+
+/**
+ * The platform's bill for `usage`. CPU is charged at the Workers rate for all the isolate's CPU: under `wrangler dev`
+ * the Worker and its objects share one isolate, and an object's CPU is not billed as CPU (its duration is), so this
+ * is an upper bound of that line. Deleted alarms and R2's free operations are not priced.
+ */
+export function platformCost(usage: Usage, prices: PriceTable = CLOUDFLARE_PRICES): PlatformCost {
+  const perMillion = (quantity: number, price: number) => (quantity * price) / 1_000_000;
+  const gbSeconds = (usage.doActiveMs / 1000) * prices.doMemoryGb;
+  const sqliteRowsRead = usage.sqlRowsRead + usage.storageKeysRead;
+  const sqliteRowsWritten = usage.sqlRowsWritten + usage.storageKeysWritten + usage.alarmsSet;
+  const doRequests = usage.doRequests + usage.alarms;
+  const lines: CostLine[] = [
+    {
+      item: "Worker requests",
+      quantity: usage.workerRequests,
+      dollars: perMillion(usage.workerRequests, prices.workerRequestsPerMillion),
+    },
+    { item: "CPU ms", quantity: usage.cpuMs, dollars: perMillion(usage.cpuMs, prices.cpuMsPerMillion) },
+    { item: "DO requests", quantity: doRequests, dollars: perMillion(doRequests, prices.doRequestsPerMillion) },
+    { item: "DO GB-s", quantity: gbSeconds, dollars: perMillion(gbSeconds, prices.doGbSecondsPerMillion) },
+    {
+      item: "SQLite rows read",
+      quantity: sqliteRowsRead,
+      dollars: perMillion(sqliteRowsRead, prices.sqliteRowsReadPerMillion),
+    },
+    {
+      item: "SQLite rows written",
+      quantity: sqliteRowsWritten,
+      dollars: perMillion(sqliteRowsWritten, prices.sqliteRowsWrittenPerMillion),
+    },
+    {
+      item: "D1 rows read",
+      quantity: usage.d1RowsRead,
+      dollars: perMillion(usage.d1RowsRead, prices.d1RowsReadPerMillion),
+    },
+    {
+      item: "D1 rows written",
+      quantity: usage.d1RowsWritten,
+      dollars: perMillion(usage.d1RowsWritten, prices.d1RowsWrittenPerMillion),
+    },
+    { item: "KV reads", quantity: usage.kvReads, dollars: perMillion(usage.kvReads, prices.kvReadsPerMillion) },
+    { item: "KV writes", quantity: usage.kvWrites, dollars: perMillion(usage.kvWrites, prices.kvWritesPerMillion) },
+    {
+      item: "KV deletes",
+      quantity: usage.kvDeletes,
+      dollars: perMillion(usage.kvDeletes, prices.kvDeletesPerMillion),
+    },
+    { item: "KV lists", quantity: usage.kvLists, dollars: perMillion(usage.kvLists, prices.kvListsPerMillion) },
+    { item: "R2 class A", quantity: usage.r2ClassA, dollars: perMillion(usage.r2ClassA, prices.r2ClassAPerMillion) },
+    { item: "R2 class B", quantity: usage.r2ClassB, dollars: perMillion(usage.r2ClassB, prices.r2ClassBPerMillion) },
+  ];
+  return { lines, total: lines.reduce((sum, line) => sum + line.dollars, 0) };
+}
+
+/** A model's bill for some tokens. */
+export function modelCost(tokens: { input: number; output: number }, price: ModelPrice): number {
+  return (tokens.input * price.input + tokens.output * price.output) / 1_000_000;
+}
+
+/** Storage that stays: dollars a month for `bytes` kept in Durable Object SQLite. */
+export function storageCostPerMonth(bytes: number, prices: PriceTable = CLOUDFLARE_PRICES): number {
+  return (bytes / 1e9) * prices.sqliteGbMonth;
+}
+
+/** `usage` scaled by `factor` (a sum over n messages × 1,000 / n: the figures per 1,000 messages). */
+export function scaleUsage(usage: Usage, factor: number): Usage {
+  const scaled: Usage = { ...usage, cpuMs: usage.cpuMs * factor };
+  for (const name of COUNT_NAMES) scaled[name] = usage[name] * factor;
+  return scaled;
+}
+
+/** What `usage` has beyond `base`, item by item. */
+export function subtractUsage(usage: Usage, base: Usage): Usage {
+  const result: Usage = { ...usage, cpuMs: usage.cpuMs - base.cpuMs };
+  for (const name of COUNT_NAMES) result[name] = usage[name] - base[name];
+  return result;
+}
