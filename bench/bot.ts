@@ -52,7 +52,7 @@ export async function startBot(
     DEFAULT_MODEL: "gpt-bench",
     // The history scenario stores 10,000 messages; the default pruning would keep 400.
     HISTORY_MAX_STORED: "20000",
-    ADMIN_TOKEN: "bench-admin-token",
+    ADMIN_TOKEN: "bench-admin-token-0123456789abcdef0123",
     ...options.vars,
     ...callback,
   };
