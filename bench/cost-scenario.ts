@@ -6,7 +6,7 @@ import { BENCH_MODEL, modelCost, platformCost, scaleUsage, subtractUsage, type U
 import { cpuMsOf, type Profiler, profilerOn } from "./cpu.ts";
 import { connectInspector, type Inspector } from "./inspector.ts";
 import { chatObject, countsOf, RestWatcher, readTally, since, sumParties, totalOf } from "./tally.ts";
-import type { PartyTally, StatementCounts, TallySnapshot } from "./tally-snapshot.ts";
+import type { PartyTally, StatementCounts } from "./tally-snapshot.ts";
 import { freshMarker, newChats, photoUpdate, post, roundTrips, script, toolCall, update, Watcher } from "./traffic.ts";
 
 /**
@@ -40,8 +40,6 @@ interface CostFigures {
   modelCalls: number;
   modelInputTokens: number;
   modelOutputTokens: number;
-  /** Growth of the chat objects' SQLite databases per message (pages of 4 KiB: noisy over few messages). */
-  storedBytes: number;
   platformPer1000: number;
   modelPer1000: number;
   /** The platform's largest items per 1,000 messages. */
@@ -236,7 +234,6 @@ async function measure(
     modelCalls: made.length,
     modelInputTokens: made.reduce((sum, call) => sum + call.chars, 0) / CHARS_PER_TOKEN,
     modelOutputTokens: messages * (perCall.answers * OUTPUT_TOKENS.answer + perCall.toolCalls * OUTPUT_TOKENS.toolCall),
-    storedBytes: databaseBytes(after, chats) - databaseBytes(before, chats),
   });
   return { figures, statements };
 }
@@ -246,10 +243,6 @@ const INSTRUMENTATION = new Set(["busy", "snapshot", "settleCursors", "countSql"
 
 function isInstrumentation(frame: { functionName: string; url: string }): boolean {
   return frame.url.endsWith("counting-entry.js") && INSTRUMENTATION.has(frame.functionName);
-}
-
-function databaseBytes(snapshot: TallySnapshot, chats: number[]): number {
-  return chats.reduce((sum, chatId) => sum + (chatObject(snapshot, chatId)?.databaseBytes ?? 0), 0);
 }
 
 /** Totals over `samples` messages → figures per message, priced. */
@@ -266,7 +259,6 @@ function priced(totals: Omit<CostFigures, "what" | "platformPer1000" | "modelPer
     modelCalls: totals.modelCalls * per,
     modelInputTokens: tokens.input,
     modelOutputTokens: tokens.output,
-    storedBytes: totals.storedBytes * per,
     platformPer1000: perThousand.total,
     modelPer1000: modelCost(tokens, BENCH_MODEL.price) * 1000,
     largest: [...perThousand.lines].sort((left, right) => right.dollars - left.dollars).slice(0, 3),
@@ -334,7 +326,6 @@ async function summaryPasses(context: Context, chatCount: number): Promise<CostF
     modelCalls: passCalls.length,
     modelInputTokens: passCalls.reduce((sum, call) => sum + call.chars, 0) / CHARS_PER_TOKEN,
     modelOutputTokens: OUTPUT_TOKENS.summary * passCalls.length,
-    storedBytes: 0,
   });
 }
 

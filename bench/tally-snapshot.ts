@@ -59,8 +59,6 @@ export interface ObjectTally extends PartyTally {
   /** Calls under way now (RPC, fetch, alarm), and the time of its next alarm if one is set. */
   inFlight: number;
   alarmAt?: number;
-  /** `ctx.storage.sql.databaseSize` when its last call ended. */
-  databaseBytes: number;
 }
 
 export interface TallySnapshot {

@@ -48,7 +48,6 @@ const snapshotSchema = z.object({
       name: z.string().optional(),
       inFlight: z.number(),
       alarmAt: z.number().optional(),
-      databaseBytes: z.number(),
     }),
   ),
 }) satisfies z.ZodType<TallySnapshot>;

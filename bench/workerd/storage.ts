@@ -8,7 +8,6 @@ import { countSql, type LiveObject } from "./tally.ts";
 export function instrumentStorage(storage: DurableObjectStorage, live: LiveObject): void {
   const { tally } = live;
   const sql = storage.sql;
-  live.sql = sql;
   const exec = sql.exec.bind(sql);
   sql.exec = <T extends Record<string, SqlStorageValue>>(query: string, ...bindings: unknown[]) => {
     const cursor = exec<T>(query, ...bindings);

@@ -15,7 +15,6 @@ import {
 /** A Durable Object instance as the wrapper watches it. */
 export interface LiveObject {
   tally: ObjectTally;
-  sql: SqlStorage | undefined;
   /** When the calls under way began (the first of the overlapping ones). */
   activeSince: number;
 }
@@ -39,8 +38,7 @@ export function objectNamed(id: string, className: string, name?: string): LiveO
   let live = objects.get(id);
   if (!live) {
     live = {
-      tally: { ...zeroCounts(), statements: {}, className, inFlight: 0, databaseBytes: 0 },
-      sql: undefined,
+      tally: { ...zeroCounts(), statements: {}, className, inFlight: 0 },
       activeSince: 0,
     };
     objects.set(id, live);
@@ -124,10 +122,7 @@ export function enter(live: LiveObject, method: string): () => void {
     if (left) return;
     left = true;
     live.tally.inFlight--;
-    if (live.tally.inFlight > 0) return;
-    live.tally.doActiveMs += Date.now() - live.activeSince;
-    // Read here, inside the object's own call: storage is out of reach from the inspector's global scope.
-    live.tally.databaseBytes = live.sql?.databaseSize ?? 0;
+    if (live.tally.inFlight === 0) live.tally.doActiveMs += Date.now() - live.activeSince;
   };
 }
 
