@@ -3,10 +3,11 @@ import type { ChatTarget } from "../telegram/incoming-message.ts";
 import { RICH_BUDGET } from "../telegram/rich-limits.ts";
 import { escapeMarkdown, renderRichPartial } from "../telegram/rich-render.ts";
 import type { AnswerDelivery, FinalAnswerText } from "./answer-delivery.ts";
-import { type AnswerView, type LiveAnswer, type StepView, wholeCharacters } from "./live-answer.ts";
+import type { AnswerView, LiveAnswer } from "./live-answer.ts";
 import type { Delivery } from "./outbox.ts";
 import { PacedWriter } from "./paced-writer.ts";
 import type { Pacer } from "./pacer.ts";
+import { RichLiveAnswer } from "./rich-live-answer.ts";
 
 /** A draft appears this long after the answer's first text (well within the 150 ms a person notices). */
 const FIRST_DRAFT_AFTER_MS = 100;
@@ -36,19 +37,14 @@ export interface RichDraftOptions {
  * rich form falls back to plain drafts; a refusal of drafts, to an edited message; an unavailable Telegram (5xx, a
  * timeout) changes nothing: the next update goes as usual.
  */
-export class RichDraftAnswer implements LiveAnswer, StepView {
-  private text = "";
-  private step: string | undefined;
-  private stopData: string | undefined;
-  private started = 0;
-  private restartPending = false;
+export class RichDraftAnswer extends RichLiveAnswer implements LiveAnswer {
   private shown = "";
   private lastSentAt = 0;
-  private fallback: AnswerView | undefined;
-  private readonly writer: PacedWriter;
+  protected readonly writer: PacedWriter;
   private readonly keepAlive: ReturnType<typeof setInterval>;
 
   constructor(private readonly options: RichDraftOptions) {
+    super();
     this.writer = new PacedWriter({
       pacer: options.pacer,
       // An answer that arrives all at once needs no draft; a step shows at once.
@@ -66,52 +62,9 @@ export class RichDraftAnswer implements LiveAnswer, StepView {
     return this.fallback?.answer.visible ?? this.shown !== "";
   }
 
-  delta(text: string): void {
-    if (this.fallback) {
-      this.fallback.answer.delta(text);
-      return;
-    }
-    if (this.restartPending) {
-      this.text = "";
-      this.restartPending = false;
-    }
-    if (this.started === 0) this.started = Date.now();
-    this.text += text;
-    this.writer.schedule();
-  }
-
-  restart(): void {
-    if (this.fallback) this.fallback.answer.restart();
-    else this.restartPending = true;
-  }
-
-  show(step: string): void {
-    if (this.fallback) {
-      this.fallback.steps.show(step);
-      return;
-    }
-    this.step = step;
-    this.writer.schedule();
-  }
-
-  offerStop(data: string): void {
-    if (this.fallback) {
-      this.fallback.steps.offerStop(data);
-      return;
-    }
-    // Every draft has the stop control; this makes sure one shows while the turn is still silent.
-    this.stopData = data;
-    this.writer.schedule();
-  }
-
-  writing(): void {
-    if (this.fallback) this.fallback.steps.writing();
-    else this.step = undefined;
-  }
-
-  async close(): Promise<number | undefined> {
+  override async close(): Promise<number | undefined> {
     clearInterval(this.keepAlive);
-    return this.fallback?.steps.close();
+    return super.close();
   }
 
   async finish(answer: FinalAnswerText, options: SendOptions): Promise<Delivery> {
@@ -131,9 +84,9 @@ export class RichDraftAnswer implements LiveAnswer, StepView {
 
   /** The draft as it should look now: the current step in a thinking block, then the answer so far. */
   private draft(): string {
-    const text = this.restartPending ? "" : wholeCharacters(this.text);
-    const pieces = renderRichPartial(text, DRAFT_BUDGET);
+    const pieces = renderRichPartial(this.showableText(), DRAFT_BUDGET);
     const answer = pieces.at(-1) ?? "";
+    // Every draft has the stop control; a stop offer makes sure a draft shows while the turn is still silent.
     const step = this.step ?? (answer === "" && this.stopData !== undefined ? "⏳ Working…" : undefined);
     const thinking = step === undefined ? "" : `<tg-thinking>\n\n${escapeMarkdown(step)}\n\n</tg-thinking>`;
     return [thinking, answer].filter((part) => part !== "").join("\n\n");
@@ -174,13 +127,8 @@ export class RichDraftAnswer implements LiveAnswer, StepView {
     }
   }
 
-  /** Hands the answer so far, the current step and the stop offer to the fallback, which shows them from now on. */
-  private switchTo(view: AnswerView): void {
-    this.fallback = view;
+  protected override switchTo(view: AnswerView): void {
     clearInterval(this.keepAlive);
-    if (this.writer.isClosed) return;
-    if (this.text !== "" && !this.restartPending) view.answer.delta(this.text);
-    if (this.step !== undefined) view.steps.show(this.step);
-    if (this.stopData !== undefined) view.steps.offerStop(this.stopData);
+    super.switchTo(view);
   }
 }

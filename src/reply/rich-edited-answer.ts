@@ -4,11 +4,12 @@ import type { ChatTarget } from "../telegram/incoming-message.ts";
 import { RICH_BUDGET } from "../telegram/rich-limits.ts";
 import { escapeMarkdown, renderRichPartial } from "../telegram/rich-render.ts";
 import type { AnswerDelivery, FinalAnswerText } from "./answer-delivery.ts";
-import { type AnswerView, type LiveAnswer, type StepView, wholeCharacters } from "./live-answer.ts";
+import type { AnswerView, LiveAnswer } from "./live-answer.ts";
 import type { Delivery } from "./outbox.ts";
 import { htmlParcel } from "./outbox-steps.ts";
 import { PacedWriter } from "./paced-writer.ts";
 import type { Pacer } from "./pacer.ts";
+import { RichLiveAnswer } from "./rich-live-answer.ts";
 
 /** Room in a streamed piece for the status line under it. */
 const STREAM_BUDGET = { ...RICH_BUDGET, blocks: RICH_BUDGET.blocks - 5, characters: RICH_BUDGET.characters - 500 };
@@ -41,17 +42,12 @@ interface Shown {
  * one rich message continues in new ones. A refusal of the rich form before anything shows falls back to the plain
  * edited message and status line; an unavailable Telegram only delays the next update.
  */
-export class RichEditedAnswer implements LiveAnswer, StepView {
+export class RichEditedAnswer extends RichLiveAnswer implements LiveAnswer {
   private readonly messages: Shown[] = [];
-  private text = "";
-  private step: string | undefined;
-  private stopData: string | undefined;
-  private started = 0;
-  private restartPending = false;
-  private fallback: AnswerView | undefined;
-  private readonly writer: PacedWriter;
+  protected readonly writer: PacedWriter;
 
   constructor(private readonly options: RichEditedOptions) {
+    super();
     this.writer = new PacedWriter({
       pacer: options.pacer,
       // Text waits a moment before the first message; a step or the Stop button shows at once.
@@ -65,52 +61,6 @@ export class RichEditedAnswer implements LiveAnswer, StepView {
 
   get visible(): boolean {
     return this.fallback?.answer.visible ?? this.messages.length > 0;
-  }
-
-  delta(text: string): void {
-    if (this.fallback) {
-      this.fallback.answer.delta(text);
-      return;
-    }
-    if (this.restartPending) {
-      this.text = "";
-      this.restartPending = false;
-    }
-    if (this.started === 0) this.started = Date.now();
-    this.text += text;
-    this.writer.schedule();
-  }
-
-  restart(): void {
-    if (this.fallback) this.fallback.answer.restart();
-    else this.restartPending = true;
-  }
-
-  show(step: string): void {
-    if (this.fallback) {
-      this.fallback.steps.show(step);
-      return;
-    }
-    this.step = step;
-    this.writer.schedule();
-  }
-
-  offerStop(data: string): void {
-    if (this.fallback) {
-      this.fallback.steps.offerStop(data);
-      return;
-    }
-    this.stopData = data;
-    this.writer.schedule();
-  }
-
-  writing(): void {
-    if (this.fallback) this.fallback.steps.writing();
-    else this.step = undefined;
-  }
-
-  async close(): Promise<number | undefined> {
-    return this.fallback?.steps.close();
   }
 
   async finish(answer: FinalAnswerText, options: SendOptions): Promise<Delivery> {
@@ -166,8 +116,7 @@ export class RichEditedAnswer implements LiveAnswer, StepView {
 
   /** The messages as they should look now: the answer's pieces, the last with the status line and the Stop button. */
   private wanted(): { markdown: string; body: string; stop: boolean }[] {
-    const text = this.restartPending ? "" : wholeCharacters(this.text);
-    const pieces = renderRichPartial(text, STREAM_BUDGET);
+    const pieces = renderRichPartial(this.showableText(), STREAM_BUDGET);
     const step = this.step ?? (pieces.length === 0 && this.stopData !== undefined ? "⏳ Working…" : undefined);
     const status = step === undefined ? undefined : `_${escapeMarkdown(step)}_`;
     const wanted = pieces.map((body) => ({ markdown: body, body, stop: false }));
@@ -230,14 +179,6 @@ export class RichEditedAnswer implements LiveAnswer, StepView {
         if (existing) Object.assign(existing, want);
         return "done";
     }
-  }
-
-  private switchTo(view: AnswerView): void {
-    this.fallback = view;
-    if (this.writer.isClosed) return;
-    if (this.text !== "" && !this.restartPending) view.answer.delta(this.text);
-    if (this.step !== undefined) view.steps.show(this.step);
-    if (this.stopData !== undefined) view.steps.offerStop(this.stopData);
   }
 }
 
