@@ -1,6 +1,7 @@
 import type { ProxyUsage } from "../adapters/agent-runs.ts";
 import { settingsOf } from "../config/settings.ts";
 import type { Env } from "../env.ts";
+import { assertNever } from "../lib/errors.ts";
 import { BUDGET_RAN_OUT } from "../protocol/events.ts";
 import { runKeyOf, verifyRunToken } from "../protocol/run-token.ts";
 
@@ -80,10 +81,8 @@ export async function admitProxiedCall(input: AdmissionInput): Promise<ProxyAdmi
       };
     case "admitted":
       return { kind: "admitted", model: admission.model, runKey, ledger };
-    default: {
-      const unexpected: never = admission;
-      throw new Error(`unknown admission ${JSON.stringify(unexpected)}`);
-    }
+    default:
+      return assertNever(admission, "admission");
   }
 }
 

@@ -1,6 +1,7 @@
 import { createParser } from "eventsource-parser";
 import type { ProxyUsage } from "../adapters/agent-runs.ts";
 import { settingsOf } from "../config/settings.ts";
+import { assertNever } from "../lib/errors.ts";
 import { EMPTY_USAGE } from "./model-proxy.ts";
 import { type AdmissionInput, admitProxiedCall, type ProxiedBody, readProxiedBody } from "./model-proxy-admission.ts";
 
@@ -84,10 +85,8 @@ export async function proxyResponsesCall(input: AdmissionInput): Promise<Respons
       });
     case "admitted":
       break;
-    default: {
-      const unexpected: never = admission;
-      throw new Error(`unknown admission ${JSON.stringify(unexpected)}`);
-    }
+    default:
+      return assertNever(admission, "admission");
   }
   const read: ProxiedBody = await readProxiedBody(request);
   switch (read.kind) {
@@ -98,10 +97,8 @@ export async function proxyResponsesCall(input: AdmissionInput): Promise<Respons
       return apiError(400, "invalid_request_error", null, "The body is not a JSON object.");
     case "object":
       break;
-    default: {
-      const unexpected: never = read;
-      throw new Error(`unknown body ${JSON.stringify(unexpected)}`);
-    }
+    default:
+      return assertNever(read, "body");
   }
   const shaped = shapeResponsesRequest(read.body, {
     model: admission.model,

@@ -2,6 +2,7 @@ import type { ProxyUsage } from "../adapters/agent-runs.ts";
 import { settingsOf } from "../config/settings.ts";
 import type { Env } from "../env.ts";
 import { bestEffort } from "../lib/best-effort.ts";
+import { assertNever } from "../lib/errors.ts";
 import { admitProxiedCall, type RunLedger, readProxiedBody } from "./model-proxy-admission.ts";
 
 /**
@@ -77,10 +78,8 @@ export async function proxyModelCall(input: ModelProxyInput): Promise<Response> 
       });
     case "admitted":
       break;
-    default: {
-      const unexpected: never = admission;
-      throw new Error(`unknown admission ${JSON.stringify(unexpected)}`);
-    }
+    default:
+      return assertNever(admission, "admission");
   }
   const { model, ledger, runKey } = admission;
 
@@ -94,10 +93,8 @@ export async function proxyModelCall(input: ModelProxyInput): Promise<Response> 
       return refusal(400, "invalid_request_error", "The body is not a JSON object.");
     case "object":
       break;
-    default: {
-      const unexpected: never = read;
-      throw new Error(`unknown body ${JSON.stringify(unexpected)}`);
-    }
+    default:
+      return assertNever(read, "body");
   }
   const pinned = pin(forwardedBody(read.body), {
     model,

@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { tasks } from "../db/d1-schema.ts";
+import { assertNever } from "../lib/errors.ts";
 import { nextCronRun } from "./schedule-time.ts";
 import type { Task } from "./task-store.ts";
 
@@ -55,10 +56,8 @@ export async function changeTask(
       }
       change = { status: "cancelled", nextRunAt: null };
       break;
-    default: {
-      const unknown: never = action;
-      throw new Error(`unknown task action ${String(unknown)}`);
-    }
+    default:
+      return assertNever(action, "task action");
   }
   const [row] = await db
     .update(tasks)
