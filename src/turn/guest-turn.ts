@@ -1,7 +1,6 @@
 import { errorEventOf } from "../adapters/errors.ts";
 import { runToolLoop } from "../adapters/tool-loop.ts";
 import { addSpend, exhaustedLimit } from "../budget/budget.ts";
-import { PaidCalls } from "../budget/paid-calls.ts";
 import { effectiveConfigOf } from "../config/config-store.ts";
 import { providerSetupOf } from "../config/provider-setup.ts";
 import { bestEffort } from "../lib/best-effort.ts";
@@ -18,8 +17,8 @@ import type { ChatContext } from "./chat-context.ts";
 import { chooseModel } from "./model-chain.ts";
 import { recordGuestTurn, type TurnCost } from "./record.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
-import { Tally } from "./tally.ts";
 import { toolContext } from "./tool-context.ts";
+import { turnMeters } from "./turn-meters.ts";
 import type { TurnRequest } from "./turn-request.ts";
 
 /**
@@ -77,14 +76,10 @@ export async function answerGuestQuery(ctx: ChatContext, inboxId: number, query:
 
   const run = ctx.runs.begin([query.from.id]);
   run.stopAfter(ctx.turnDeadline - ctx.now());
-  const tally = new Tally({ provider: choice.provider, model: choice.model }, (model) =>
-    ctx.settings.modelPrices.get(model),
-  );
-  const paid = new PaidCalls(
-    { prices: ctx.settings.paid.prices, caps: config.paidCaps, dailyCostUsd: config.budget.dailyCostUsd },
-    admission.spend,
-    () => tally.costUsd,
-  );
+  const { tally, paid } = turnMeters(ctx.settings, config, {
+    model: { provider: choice.provider, model: choice.model },
+    spend: admission.spend,
+  });
   const cost: TurnCost = { tally, paid, spend: admission.spend, started, outside: undefined };
   try {
     const tools = ctx.registry.allowed(config.tools, ctx.settings).filter((tool) => GUEST_TOOLS.includes(tool.name));

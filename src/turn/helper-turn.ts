@@ -15,8 +15,7 @@ import type { HelperJob, HelperReport } from "../helpers/helper-job.ts";
 import { isHelperTool } from "../helpers/helper-tools.ts";
 import { errorText } from "../lib/errors.ts";
 import { openChatMcp } from "../mcp/chat-mcp.ts";
-import { mediaBucket } from "../media/services.ts";
-import { storeMedia } from "../media/store.ts";
+import { generatedMediaStore } from "../media/services.ts";
 import { userFacingError } from "../reply/error-text.ts";
 import { NO_SKILLS, type TurnSkills } from "../skills/skill.ts";
 import { skillsSection } from "../skills/skill-prompt.ts";
@@ -237,13 +236,7 @@ function helperToolContext(
     isChatAllowed: () => false,
     sendMessage: refuse,
     sendPhoto: refuse,
-    storeGenerated: async (bytes, mediaType) => {
-      const bucket = mediaBucket(ctx.env);
-      if (!bucket) return undefined;
-      const key = `generated/${crypto.randomUUID()}`;
-      await storeMedia(bucket, key, bytes, { mediaType });
-      return key;
-    },
+    storeGenerated: generatedMediaStore(ctx.env),
     paid: turn.paid,
     tasksChanged: refuse,
   };

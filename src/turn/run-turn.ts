@@ -1,4 +1,3 @@
-import { PaidCalls } from "../budget/paid-calls.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
 import { effectiveConfigOf } from "../config/config-store.ts";
 import { providerSetupOf } from "../config/provider-setup.ts";
@@ -19,7 +18,8 @@ import { closedRequest } from "./joined-turn.ts";
 import { chooseModel } from "./model-chain.ts";
 import { recordTurn } from "./record.ts";
 import { speakAnswer } from "./spoken-answer.ts";
-import { Tally } from "./tally.ts";
+import type { Tally } from "./tally.ts";
+import { turnMeters } from "./turn-meters.ts";
 import type { AdmittedTurn, TurnOutcome, TurnRequest } from "./turn-request.ts";
 
 /**
@@ -56,14 +56,10 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
     return { ok: false, error };
   }
 
-  const tally = new Tally({ provider: choice.provider, model: choice.model }, (model) =>
-    ctx.settings.modelPrices.get(model),
-  );
-  const paid = new PaidCalls(
-    { prices: ctx.settings.paid.prices, caps: config.paidCaps, dailyCostUsd: config.budget.dailyCostUsd },
-    admission.spend,
-    () => tally.costUsd,
-  );
+  const { tally, paid } = turnMeters(ctx.settings, config, {
+    model: { provider: choice.provider, model: choice.model },
+    spend: admission.spend,
+  });
   // An agent's run is never started over: what joined the turn so far is all it answers.
   if (choice.adapter.kind === "agent") run.burst?.close();
   // Files are brought in only now: the turn is admitted and has a model to answer it (transcription is paid).

@@ -1,6 +1,5 @@
 import type { PaidCallGate } from "../budget/paid-calls.ts";
-import { mediaBucket } from "../media/services.ts";
-import { storeMedia } from "../media/store.ts";
+import { generatedMediaStore } from "../media/services.ts";
 import type { ChatHistory } from "../tools/chat-history.ts";
 import type { HelperSpawner, ToolContext, TurnTrust } from "../tools/context.ts";
 import { semanticIndexOf } from "../tools/semantic-index.ts";
@@ -48,13 +47,7 @@ export function toolContext(
     sendPhoto: async (photo) => {
       await ctx.telegram.sendPhoto(ctx.target, photo);
     },
-    storeGenerated: async (bytes, mediaType) => {
-      const bucket = mediaBucket(ctx.env);
-      if (!bucket) return undefined;
-      const key = `generated/${crypto.randomUUID()}`;
-      await storeMedia(bucket, key, bytes, { mediaType });
-      return key;
-    },
+    storeGenerated: generatedMediaStore(ctx.env),
     paid: turn.paid,
     ...(turn.canAsk === false ? {} : { confirm: (action) => askToConfirm(ctx, { ...action, askers: senders }) }),
     tasksChanged: (chatId, threadId) => ctx.tasks.changed(chatId, threadId),
