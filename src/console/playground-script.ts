@@ -26,39 +26,23 @@ let lastNote = 0;
 let chat = "";
 let polling = new AbortController();
 
-function telegramHtml(html, into) {
-  const parsed = new DOMParser().parseFromString("<body>" + html.replace(/\\n/g, "<br>") + "</body>", "text/html");
-  const copy = (from, to) => {
-    for (const node of from.childNodes) {
-      if (node.nodeType === Node.TEXT_NODE) { to.append(node.textContent); continue; }
-      if (node.nodeType !== Node.ELEMENT_NODE) continue;
-      if (!ALLOWED.has(node.tagName)) { copy(node, to); continue; }
-      const element = document.createElement(node.tagName === "TG-SPOILER" ? "span" : node.tagName.toLowerCase());
-      if (node.tagName === "TG-SPOILER") element.className = "spoiler";
-      if (node.tagName === "A" && /^https?:/i.test(node.getAttribute("href") || "")) {
-        element.href = node.getAttribute("href");
-        element.rel = "noopener noreferrer";
-        element.target = "_blank";
-      }
-      copy(node, element);
-      to.append(element);
-    }
-  };
-  copy(parsed.body, into);
-}
-
-function richHtml(html, into) {
+/**
+ * Draws Telegram's HTML (or the stand-in's rendering of a rich message) into the page as a client would: only the
+ * tags in \`allowed\` (and their few attributes a client reads, classes only from \`classes\`); anything else is
+ * replaced by its content, so nothing the bot sent can run here.
+ */
+function drawHtml(html, into, allowed, classes) {
   const parsed = new DOMParser().parseFromString("<body>" + html + "</body>", "text/html");
   const copy = (from, to) => {
     for (const node of from.childNodes) {
       if (node.nodeType === Node.TEXT_NODE) { to.append(node.textContent); continue; }
       if (node.nodeType !== Node.ELEMENT_NODE) continue;
-      if (!RICH_ALLOWED.has(node.tagName)) { copy(node, to); continue; }
+      if (!allowed.has(node.tagName)) { copy(node, to); continue; }
       if (node.tagName === "INPUT" && node.getAttribute("type") !== "checkbox") continue;
       const element = document.createElement(node.tagName === "TG-SPOILER" ? "span" : node.tagName.toLowerCase());
       if (node.tagName === "TG-SPOILER") element.className = "spoiler";
       const kind = node.getAttribute("class");
-      if (kind && RICH_CLASSES.has(kind)) element.className = kind;
+      if (kind && classes.has(kind)) element.className = kind;
       if (node.tagName === "INPUT") { element.type = "checkbox"; element.disabled = true; element.checked = node.hasAttribute("checked"); }
       if (node.tagName === "DETAILS" && node.hasAttribute("open")) element.open = true;
       if ((node.tagName === "TH" || node.tagName === "TD") && /^(left|center|right)$/.test(node.getAttribute("align") || "")) {
@@ -74,6 +58,14 @@ function richHtml(html, into) {
     }
   };
   copy(parsed.body, into);
+}
+
+function telegramHtml(html, into) {
+  drawHtml(html.replace(/\\n/g, "<br>"), into, ALLOWED, new Set());
+}
+
+function richHtml(html, into) {
+  drawHtml(html, into, RICH_ALLOWED, RICH_CLASSES);
 }
 
 function bubble(message) {
