@@ -95,7 +95,8 @@ let nextChatId = 100_000;
 /** Round-trip markers count from here, clear of the markers a chat's seeding or bulk sending used. */
 let roundTripSequence = 1_000_000;
 
-export function update(chatId: number, text: string): string {
+/** A private chat's message update from its person, with `content` (text, a photo…) made for the update's id. */
+function messageUpdate(chatId: number, content: (id: number) => Record<string, unknown>): string {
   const id = nextUpdateId++;
   return JSON.stringify({
     update_id: id,
@@ -104,9 +105,13 @@ export function update(chatId: number, text: string): string {
       date: Math.floor(Date.now() / 1000),
       chat: { id: chatId, type: "private", first_name: "Bench" },
       from: { id: chatId, is_bot: false, first_name: "Bench", language_code: "en" },
-      text,
+      ...content(id),
     },
   });
+}
+
+export function update(chatId: number, text: string): string {
+  return messageUpdate(chatId, () => ({ text }));
 }
 
 export async function post(bot: Bot, body: string): Promise<number> {
@@ -220,18 +225,10 @@ export function freshMarker(chatId: number): string {
 
 /** A photo message (one size, the fake Telegram serves a 1×1 PNG for any file) with `caption`. */
 export function photoUpdate(chatId: number, caption: string): string {
-  const id = nextUpdateId++;
-  return JSON.stringify({
-    update_id: id,
-    message: {
-      message_id: id,
-      date: Math.floor(Date.now() / 1000),
-      chat: { id: chatId, type: "private", first_name: "Bench" },
-      from: { id: chatId, is_bot: false, first_name: "Bench", language_code: "en" },
-      photo: [{ file_id: `photo-${id}`, file_unique_id: `photo-unique-${id}`, width: 1, height: 1, file_size: 70 }],
-      caption,
-    },
-  });
+  return messageUpdate(chatId, (id) => ({
+    photo: [{ file_id: `photo-${id}`, file_unique_id: `photo-unique-${id}`, width: 1, height: 1, file_size: 70 }],
+    caption,
+  }));
 }
 
 export function toolCall(name: string, args: unknown) {
