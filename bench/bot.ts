@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -129,4 +129,20 @@ function freePort(): Promise<number> {
       );
     });
   });
+}
+
+/** The bundle `wrangler dev` is running (wrangler removes it when it stops): what a profile's line numbers refer to. */
+export function newestDevBundle(root = ".wrangler/tmp"): string | undefined {
+  const bundles = readdirSync(root)
+    .filter((name) => name.startsWith("dev-"))
+    .map((name) => `${root}/${name}/worker.js`)
+    .filter((path) => {
+      try {
+        return statSync(path).isFile();
+      } catch {
+        return false;
+      }
+    })
+    .sort((left, right) => statSync(right).mtimeMs - statSync(left).mtimeMs);
+  return bundles[0];
 }

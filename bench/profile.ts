@@ -3,9 +3,9 @@
  * throughput load runs, through the runtime's inspector. Writes bench/results/profile.cpuprofile (open it in Chrome
  * DevTools) and prints the functions with the most self time.
  */
-import { copyFileSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { startFakes } from "../tests/fakes/server.ts";
-import { startBot } from "./bot.ts";
+import { newestDevBundle, startBot } from "./bot.ts";
 import { connectProfiler, processCpuMs } from "./cpu.ts";
 import { hotFunctions } from "./hot.ts";
 
@@ -98,19 +98,3 @@ for (const hot of hotFunctions(profile, 30)) {
 profiler.close();
 await bot.stop();
 await fakes.close();
-
-function newestDevBundle(): string | undefined {
-  const root = ".wrangler/tmp";
-  const bundles = readdirSync(root)
-    .filter((name) => name.startsWith("dev-"))
-    .map((name) => `${root}/${name}/worker.js`)
-    .filter((path) => {
-      try {
-        return statSync(path).isFile();
-      } catch {
-        return false;
-      }
-    })
-    .sort((left, right) => statSync(right).mtimeMs - statSync(left).mtimeMs);
-  return bundles[0];
-}

@@ -3,13 +3,15 @@
  * bot under `wrangler dev` on the local runtime, driven with real Telegram update JSON over HTTP, against fake
  * Telegram / OpenAI / Anthropic servers on 127.0.0.1. Prints a table, writes bench/results/<date>.json, and (full
  * runs) the table into BENCHMARKS.md. `--checkout DIR` runs another checkout's bot (its own node_modules) with this
- * harness, for an A/B against an older commit; `cost` (the counting wrapper) runs only on this checkout.
+ * harness, for an A/B against an older commit; `cost` (the counting wrapper) runs only on this checkout. `--unminified`
+ * runs the bot unminified and keeps its bundle as bench/results/run-worker.js, so that
+ * `node bench/hot.ts bench/results/cpu-per-message.cpuprofile 40 --bundle bench/results/run-worker.js` names functions.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { describeViolation } from "../scripts/bot-api/vocabulary.ts";
 import { startFakes } from "../tests/fakes/server.ts";
-import { type Bot, startBot } from "./bot.ts";
+import { type Bot, newestDevBundle, startBot } from "./bot.ts";
 import { type CostReport, costScenario } from "./cost-scenario.ts";
 import { connectProfiler } from "./cpu.ts";
 import { formatCost, formatStatements, formatTable, medianRun } from "./report.ts";
@@ -32,6 +34,7 @@ const runs = option("runs", quick ? 1 : 3);
 /** `--only cpu,reply`: just those scenarios (after the cold start), for comparing two versions; BENCHMARKS.md is left alone. */
 const only = text("only")?.split(",");
 const checkout = text("checkout");
+const unminified = flag("unminified");
 /** The timing scenarios to run (none for `--only cost`), and whether the cost scenario runs (full runs, or asked for). */
 const timed = only?.filter((name) => name !== "cost");
 const withTimed = timed === undefined || timed.length > 0;
@@ -47,7 +50,11 @@ try {
   for (let run = 1; withTimed && run <= runs; run++) {
     console.error(`run ${run} of ${runs}${quick ? " (quick)" : ""}`);
     // A fresh local state per run, so every run starts from the same empty storage.
-    bot = await startBot(fakes.url, { inspectorPort: INSPECTOR_PORT, ...(checkout ? { checkout } : {}) });
+    bot = await startBot(fakes.url, {
+      inspectorPort: INSPECTOR_PORT,
+      ...(checkout ? { checkout } : {}),
+      ...(unminified ? { minify: false } : {}),
+    });
     const profiler = await connectProfiler(INSPECTOR_PORT);
     try {
       results.push(
@@ -62,6 +69,8 @@ try {
     } finally {
       profiler.close();
     }
+    const bundle = unminified ? newestDevBundle(checkout ? `${checkout}/.wrangler/tmp` : undefined) : undefined;
+    if (bundle) copyFileSync(bundle, "bench/results/run-worker.js");
     await bot.stop();
     bot = undefined;
   }
