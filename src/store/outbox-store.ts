@@ -74,6 +74,12 @@ export interface Postponement {
  */
 export class OutboxStore {
   private readonly statements;
+  /**
+   * When the front row is tried next (`null`: the outbox is empty; `undefined`: not known, read it). Only this store
+   * writes the table and its object is single-threaded, so the answer to "does anything wait?", asked several times a
+   * turn and almost always "no", is kept instead of read again. A write that could change it forgets it.
+   */
+  private front: number | null | undefined;
 
   constructor(private readonly database: ChatDatabase) {
     const { db } = database;
@@ -102,12 +108,16 @@ export class OutboxStore {
       })
       .returning({ id: schema.outbox.id })
       .all();
+    // A row added to an empty outbox is its front; behind others it changes nothing.
+    if (this.front === null) this.front = Math.max(postponed?.nextTryAt ?? now, postponed?.holdUntil ?? 0);
     return row!.id;
   }
 
   /** The row tried next: the oldest. */
   head(): OutboxItem | undefined {
+    if (this.front === null) return undefined;
     const row = this.statements().head.all()[0];
+    this.front = row === undefined ? null : Math.max(row.nextTryAt, row.holdUntil ?? 0);
     if (row === undefined) return undefined;
     const parcel = parcelOf(row.payload);
     if (typeof parcel === "string")
@@ -126,6 +136,7 @@ export class OutboxStore {
 
   /** How many rows wait, since when, and when the first is tried next. */
   summary(): { waiting: number; oldestAt?: number; nextTryAt?: number } {
+    if (this.front === null) return { waiting: 0 };
     const { waiting, oldestAt } = this.statements().summary.all()[0] ?? { waiting: 0, oldestAt: null };
     if (waiting === 0 || oldestAt === null) return { waiting: 0 };
     const head = this.statements().head.all()[0];
@@ -134,8 +145,11 @@ export class OutboxStore {
 
   /** The front row's next try, if any row waits. */
   nextTryAt(): number | undefined {
-    const head = this.statements().head.all()[0];
-    return head === undefined ? undefined : Math.max(head.nextTryAt, head.holdUntil ?? 0);
+    if (this.front === undefined) {
+      const head = this.statements().head.all()[0];
+      this.front = head === undefined ? null : Math.max(head.nextTryAt, head.holdUntil ?? 0);
+    }
+    return this.front ?? undefined;
   }
 
   /** A step went through: what is left replaces the row's payload, and the next step starts with no unknown sends. */
@@ -152,6 +166,7 @@ export class OutboxStore {
   }
 
   postpone(id: number, postponement: Postponement): void {
+    this.front = undefined;
     const { outbox } = schema;
     this.database.db
       .update(outbox)
@@ -168,20 +183,26 @@ export class OutboxStore {
 
   /** Brings the front row's next try forward to `now` (its hold, Telegram's retry_after, still applies). */
   tryNow(now: number): void {
+    if (this.front === null) return;
+    this.front = undefined;
     const head = this.statements().head.all()[0];
     if (head && head.nextTryAt > now) this.update(head.id, { nextTryAt: now });
   }
 
   remove(id: number): void {
+    this.front = undefined;
     this.database.db.delete(schema.outbox).where(eq(schema.outbox.id, id)).run();
   }
 
   /** Everything waiting, removed at once (Telegram refuses the chat itself); returns how many rows went. */
   clear(): number {
+    // Not `null`: a transaction that rolls this back would leave rows an empty answer hides.
+    this.front = undefined;
     return this.database.db.delete(schema.outbox).returning({ id: schema.outbox.id }).all().length;
   }
 
   private update(id: number, values: Partial<typeof schema.outbox.$inferInsert>): void {
+    if (values.nextTryAt !== undefined || values.holdUntil !== undefined) this.front = undefined;
     this.database.db.update(schema.outbox).set(values).where(eq(schema.outbox.id, id)).run();
   }
 }

@@ -7,6 +7,11 @@ import { preparedOnce } from "./statements.ts";
 /** Usage records of finished turns, kept until the object writes a batch of them to D1 (see `UsageFlush`). */
 export class UsageBuffer {
   private readonly statements;
+  /**
+   * When the oldest buffered record was made (`null`: none is; `undefined`: not known, read it). Asked at every alarm
+   * and turn; only this buffer writes the table, so the answer is kept until a write changes it.
+   */
+  private oldest: number | null | undefined;
 
   constructor(private readonly database: ChatDatabase) {
     const { db } = database;
@@ -28,10 +33,13 @@ export class UsageBuffer {
 
   add(record: UsageRecord, now: number): void {
     this.statements().add.run({ record: JSON.stringify(record), now });
+    // Into an empty buffer this is the oldest. (Rolled back with its turn, the next batch finds none and says so.)
+    if (this.oldest === null) this.oldest = now;
   }
 
   oldestAt(): number | undefined {
-    return this.statements().oldest.all()[0]?.createdAt;
+    if (this.oldest === undefined) this.oldest = this.statements().oldest.all()[0]?.createdAt ?? null;
+    return this.oldest ?? undefined;
   }
 
   /**
@@ -41,6 +49,7 @@ export class UsageBuffer {
   batch(limit = 500): { records: { id: number; record: UsageRecord }[]; lastId: number | undefined } {
     const { usageBuffer } = schema;
     const rows = this.database.db.select().from(usageBuffer).orderBy(asc(usageBuffer.id)).limit(limit).all();
+    this.oldest = rows[0]?.createdAt ?? null;
     const records = rows.flatMap((row) => {
       const record = parseRecord(row.record);
       if (record === undefined) console.warn(`usage buffer row ${row.id} is unreadable; it is dropped`);
@@ -51,6 +60,7 @@ export class UsageBuffer {
 
   /** Drops the buffered records up to `lastId`, once D1 has them. */
   drop(lastId: number): void {
+    this.oldest = undefined;
     this.database.db.delete(schema.usageBuffer).where(lte(schema.usageBuffer.id, lastId)).run();
   }
 }

@@ -65,4 +65,43 @@ describe("OutboxStore", () => {
       expect(stores.outbox.head()).toMatchObject({ kind: "unreadable", problem: "its payload is not JSON" });
     });
   });
+
+  it("answers whether anything waits without reading the table again, and sees every write that changes the front", async () => {
+    await runInDurableObject(session(CHAT), ({ stores }, state) => {
+      const { outbox } = stores;
+      const reads: string[] = [];
+      const exec = state.storage.sql.exec.bind(state.storage.sql);
+      state.storage.sql.exec = ((query: string, ...bindings: unknown[]) => {
+        if (/^select .* from "outbox"/i.test(query)) reads.push(query);
+        return exec(query, ...bindings);
+      }) as typeof state.storage.sql.exec;
+
+      expect(outbox.nextTryAt()).toBeUndefined();
+      expect(reads).toHaveLength(1);
+      // Known empty: asked again (each turn asks several times), nothing is read.
+      expect(outbox.nextTryAt()).toBeUndefined();
+      expect(outbox.head()).toBeUndefined();
+      expect(outbox.summary()).toEqual({ waiting: 0 });
+      outbox.tryNow(5);
+      expect(reads).toHaveLength(1);
+
+      const id = outbox.add("answer", parcel("one"), 1_000, {
+        attempts: 1,
+        nextTryAt: 6_000,
+        error: "502",
+        uncertain: 0,
+      });
+      expect(outbox.nextTryAt()).toBe(6_000);
+      outbox.add("notice", parcel("two"), 2_000);
+      expect(outbox.nextTryAt()).toBe(6_000);
+      expect(reads).toHaveLength(1);
+
+      outbox.postpone(id, { nextTryAt: 9_000, holdUntil: 12_000, error: "429", uncertain: 0 });
+      expect(outbox.nextTryAt()).toBe(12_000);
+      outbox.remove(id);
+      expect(outbox.nextTryAt()).toBe(2_000);
+      expect(outbox.clear()).toBe(1);
+      expect(outbox.nextTryAt()).toBeUndefined();
+    });
+  });
 });

@@ -32,4 +32,28 @@ describe("UsageBuffer", () => {
       expect(stores.usage.batch()).toEqual({ records: [], lastId: undefined });
     });
   });
+
+  it("keeps the oldest record's time until a batch or a drop changes it", async () => {
+    await runInDurableObject(session(7006), ({ stores }, state) => {
+      const reads: string[] = [];
+      const exec = state.storage.sql.exec.bind(state.storage.sql);
+      state.storage.sql.exec = ((query: string, ...bindings: unknown[]) => {
+        if (/^select .* from "usage_buffer"/i.test(query)) reads.push(query);
+        return exec(query, ...bindings);
+      }) as typeof state.storage.sql.exec;
+
+      expect(stores.usage.oldestAt()).toBeUndefined();
+      stores.usage.add(record(1), 100);
+      stores.usage.add(record(2), 200);
+      expect(stores.usage.oldestAt()).toBe(100);
+      expect(reads).toHaveLength(1);
+
+      const batch = stores.usage.batch(1);
+      stores.usage.drop(batch.lastId!);
+      expect(stores.usage.oldestAt()).toBe(200);
+      stores.usage.drop(stores.usage.batch().lastId!);
+      expect(stores.usage.oldestAt()).toBeUndefined();
+      expect(stores.usage.batch()).toEqual({ records: [], lastId: undefined });
+    });
+  });
 });
