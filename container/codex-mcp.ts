@@ -68,7 +68,7 @@ export async function startCodexToolServer(
     }
     await next();
   });
-  app.use(requireBearer((presented) => secretsEqual(presented, token, { expectedIsLongLived: false })));
+  app.use(requireBearer((presented) => secretsEqual(presented, token)));
   app.all("/mcp", async (c) => {
     const server = mcpServer();
     const transport = new WebStandardStreamableHTTPServerTransport({

@@ -242,27 +242,3 @@ describe("requireBearer", () => {
     expect(bearerTokenOf(undefined)).toBeUndefined();
   });
 });
-
-describe("secretsEqual", () => {
-  it("is true only for the same secret", async () => {
-    expect(await secretsEqual("s3cret-token", "s3cret-token")).toBe(true);
-    expect(await secretsEqual("s3cret-token", "s3cret-tokeN")).toBe(false);
-    expect(await secretsEqual("s3cret", "s3cret-token")).toBe(false);
-    expect(await secretsEqual("s3cret-token-and-more", "s3cret-token")).toBe(false);
-    expect(await secretsEqual("", "s3cret-token")).toBe(false);
-    expect(await secretsEqual("", "")).toBe(true);
-    expect(await secretsEqual("пароль-🔑", "пароль-🔑")).toBe(true);
-  });
-
-  it("gives the same answers for short-lived expected secrets", async () => {
-    expect(await secretsEqual("run-token", "run-token", { expectedIsLongLived: false })).toBe(true);
-    expect(await secretsEqual("run-token", "other", { expectedIsLongLived: false })).toBe(false);
-  });
-
-  it("stays right past the number of digests it remembers", async () => {
-    for (let index = 0; index < 20; index++) {
-      expect(await secretsEqual(`secret-${index}`, `secret-${index}`)).toBe(true);
-      expect(await secretsEqual(`secret-${index}`, `secret-${index + 1}`)).toBe(false);
-    }
-  });
-});

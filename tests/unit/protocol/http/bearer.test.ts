@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { secretsEqual } from "../../../../src/protocol/http/bearer.ts";
+
+describe("secretsEqual", () => {
+  it("is true only for the same secret", async () => {
+    expect(await secretsEqual("s3cret-token", "s3cret-token")).toBe(true);
+    expect(await secretsEqual("s3cret-token", "s3cret-tokeN")).toBe(false);
+    expect(await secretsEqual("s3cret", "s3cret-token")).toBe(false);
+    expect(await secretsEqual("s3cret-token-and-more", "s3cret-token")).toBe(false);
+    expect(await secretsEqual("", "s3cret-token")).toBe(false);
+    expect(await secretsEqual("", "")).toBe(true);
+    expect(await secretsEqual("пароль-🔑", "пароль-🔑")).toBe(true);
+  });
+
+  it("tells a secret from the same secret padded with zero bytes (the fixed buffers' filler)", async () => {
+    expect(await secretsEqual("token\u0000", "token")).toBe(false);
+    expect(await secretsEqual("token", "token\u0000\u0000")).toBe(false);
+  });
+
+  it("compares secrets longer than its fixed buffer, and one on each side of the buffer's size", async () => {
+    const long = "k".repeat(5000);
+    expect(await secretsEqual(long, long)).toBe(true);
+    expect(await secretsEqual(long, `${long.slice(1)}K`)).toBe(false);
+    const exact = "e".repeat(1024);
+    expect(await secretsEqual(exact, exact)).toBe(true);
+    expect(await secretsEqual(`${exact}e`, exact)).toBe(false);
+    expect(await secretsEqual(exact, `${exact}e`)).toBe(false);
+    // 1,024 bytes that are fewer characters: a multi-byte character across the buffer's end goes the long way.
+    const multiByte = `${"a".repeat(1023)}ж`;
+    expect(await secretsEqual(multiByte, multiByte)).toBe(true);
+    expect(await secretsEqual(multiByte, `${"a".repeat(1023)}з`)).toBe(false);
+  });
+});
