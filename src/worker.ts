@@ -37,6 +37,10 @@ const callbackApp = new Hono<{ Bindings: Env }>()
   .notFound(notFound)
   .onError((error, c) => handleError(error, c));
 
+// @cloudflare/containers files outbound handlers under the class's `name` and finds them by it again. The bundle does
+// not keep names (wrangler.toml's keep_names), so the class is given its own for good rather than a minified one.
+Object.defineProperty(AgentContainer, "name", { value: "AgentContainer" });
+
 // The agent container's outbound handlers: its model calls go through the proxies (which hold the keys: Anthropic's
 // Messages API for Claude, OpenAI's Responses API for Codex), its tool calls to the chat's object. Assigned here, not as `static` fields of the class: a static field would shadow the
 // base class's setter and the handlers would never be registered (cloudflare/containers#247).
