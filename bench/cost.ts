@@ -1,3 +1,4 @@
+import { CLOUDFLARE_PRICES, PRICE_SOURCES, PRICES_READ_ON, type PriceTable } from "../src/budget/platform-cost.ts";
 import { COUNT_NAMES, type OperationCounts } from "./tally-snapshot.ts";
 
 /**
@@ -7,58 +8,8 @@ import { COUNT_NAMES, type OperationCounts } from "./tally-snapshot.ts";
  * the marginal cost of one more message once the $5 a month and its allowances are used up.
  */
 
-export interface PriceTable {
-  /** Workers Standard: inbound requests and CPU time. */
-  workerRequestsPerMillion: number;
-  cpuMsPerMillion: number;
-  /** Durable Objects compute: requests (RPC calls, fetches, alarms) and duration (GB-s at the memory each object is billed for). */
-  doRequestsPerMillion: number;
-  doGbSecondsPerMillion: number;
-  doMemoryGb: number;
-  /** SQLite in Durable Objects (the key-value methods and `setAlarm` are billed as rows too). */
-  sqliteRowsReadPerMillion: number;
-  sqliteRowsWrittenPerMillion: number;
-  sqliteGbMonth: number;
-  d1RowsReadPerMillion: number;
-  d1RowsWrittenPerMillion: number;
-  kvReadsPerMillion: number;
-  kvWritesPerMillion: number;
-  kvDeletesPerMillion: number;
-  kvListsPerMillion: number;
-  r2ClassAPerMillion: number;
-  r2ClassBPerMillion: number;
-}
-
-export const PRICES_READ_ON = "2026-11-24";
-
-export const PRICE_SOURCES = [
-  "https://developers.cloudflare.com/workers/platform/pricing/",
-  "https://developers.cloudflare.com/durable-objects/platform/pricing/",
-  "https://developers.cloudflare.com/d1/platform/pricing/",
-  "https://developers.cloudflare.com/kv/platform/pricing/",
-  "https://developers.cloudflare.com/r2/pricing/",
-] as const;
-
-export const CLOUDFLARE_PRICES: PriceTable = {
-  workerRequestsPerMillion: 0.3,
-  cpuMsPerMillion: 0.02,
-  doRequestsPerMillion: 0.15,
-  doGbSecondsPerMillion: 12.5,
-  // "Duration billing charges for the 128 MB of memory your Durable Object is allocated"; the page's own examples
-  // turn seconds into GB-s as seconds × 128 MB / 1 GB.
-  doMemoryGb: 0.128,
-  sqliteRowsReadPerMillion: 0.001,
-  sqliteRowsWrittenPerMillion: 1,
-  sqliteGbMonth: 0.2,
-  d1RowsReadPerMillion: 0.001,
-  d1RowsWrittenPerMillion: 1,
-  kvReadsPerMillion: 0.5,
-  kvWritesPerMillion: 5,
-  kvDeletesPerMillion: 5,
-  kvListsPerMillion: 5,
-  r2ClassAPerMillion: 4.5,
-  r2ClassBPerMillion: 0.36,
-};
+// The price table is the bot's own (/status estimates a chat's platform share with it).
+export { CLOUDFLARE_PRICES, PRICE_SOURCES, PRICES_READ_ON, type PriceTable };
 
 /** A model's price in USD per million tokens (the bot's MODEL_PRICES format). */
 export interface ModelPrice {

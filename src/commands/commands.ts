@@ -1,4 +1,5 @@
 import { budgetLine, paidLine, spendOn } from "../budget/budget.ts";
+import { platformLine } from "../budget/platform-cost.ts";
 import { resolveConfig } from "../config/chat-config.ts";
 import { isProvider, PROVIDERS } from "../config/providers.ts";
 import { dayKey, startOfDay } from "../config/zones.ts";
@@ -158,6 +159,10 @@ async function statusText(ctx: ChatContext): Promise<string> {
       sum.turns += 1;
       sum.inputTokens += turn.inputTokens;
       sum.outputTokens += turn.outputTokens;
+      sum.toolCalls += turn.toolCalls;
+      sum.costUsd += turn.costUsd ?? 0;
+      sum.durationMs += turn.durationMs;
+      if (turn.kind === "summary") sum.summaries += 1;
     }
   }
   const lines = [
@@ -172,6 +177,7 @@ async function statusText(ctx: ChatContext): Promise<string> {
   const budget = budgetLine(spend, config.budget);
   if (budget !== undefined) lines.push(budget);
   lines.push(paidLine(spend, config.paidCaps));
+  lines.push(platformLine({ ...usage.today, records: usage.today.turns }));
   const waiting = outboxLine(ctx);
   if (waiting !== undefined) lines.push(waiting);
   if (!config.enabled) lines.push("The bot is **disabled** in this chat.");

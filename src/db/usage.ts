@@ -43,7 +43,7 @@ export async function writeUsage(db: DrizzleD1Database, records: (UsageRecord & 
   await db.batch(statements as [(typeof statements)[number], ...(typeof statements)[number][]]);
 }
 
-export interface UsageSum {
+interface UsageSum {
   turns: number;
   inputTokens: number;
   outputTokens: number;
@@ -60,18 +60,32 @@ const sums = {
   costUsd: sql<number>`coalesce(sum(${usageRecords.costUsd}), 0)`.mapWith(Number),
 };
 
+/** A chat's sums for /status: with what its platform cost is estimated from (see budget/platform-cost.ts). */
+export interface ChatUsageSum extends UsageSum {
+  summaries: number;
+  durationMs: number;
+}
+
+const chatSums = {
+  ...sums,
+  summaries: sql<number>`coalesce(sum(case when ${usageRecords.kind} = 'summary' then 1 else 0 end), 0)`.mapWith(
+    Number,
+  ),
+  durationMs: sql<number>`coalesce(sum(${usageRecords.durationMs}), 0)`.mapWith(Number),
+};
+
 /** One chat's totals since `since` (ms), and overall. */
 export async function chatUsage(
   db: DrizzleD1Database,
   chatId: number,
   since: number,
-): Promise<{ today: UsageSum; total: UsageSum }> {
+): Promise<{ today: ChatUsageSum; total: ChatUsageSum }> {
   const [today, total] = await Promise.all([
     db
-      .select(sums)
+      .select(chatSums)
       .from(usageRecords)
       .where(and(eq(usageRecords.chatId, chatId), gte(usageRecords.createdAt, since))),
-    db.select(sums).from(usageRecords).where(eq(usageRecords.chatId, chatId)),
+    db.select(chatSums).from(usageRecords).where(eq(usageRecords.chatId, chatId)),
   ]);
   return { today: today[0]!, total: total[0]! };
 }

@@ -117,6 +117,9 @@ export class InboxStore {
    * that died (alarms never overlap within one object) and are taken again, with their attempt counted.
    */
   takePending(limit = 100): InboxItem[] {
+    // A read first: an UPDATE that changes nothing still opens (and commits) a write transaction in the object's
+    // SQLite, and every drain ends by finding nothing more.
+    if (!this.hasPending()) return [];
     return this.statements()
       .takeWaiting.all({ limit })
       .sort((left, right) => left.id - right.id)

@@ -31,6 +31,10 @@ describe("a daily budget", () => {
     const status = await say("/status", { count: 4 });
     expect(sentText(status)).toContain("Budget today:</b> 0 of 30 tokens left");
     expect(sentText(status)).toContain("Paid calls today:</b> Images 0");
+    // The two answered turns' platform cost, estimated; no model price is configured here.
+    expect(sentText(status)).toMatch(
+      /Platform today \(estimated\):<\/b> \$0\.0000\d\d? for 2 turns; the model's price is not configured/,
+    );
     expect(await fakes.requests("openai")).toHaveLength(2);
     const kept = await runInDurableObject(session(PRIVATE_CHAT), (_i, state) =>
       state.storage.sql.exec("SELECT message FROM history WHERE role = 'user'").toArray(),
