@@ -69,22 +69,22 @@ interface Operations {
 }
 
 /**
- * From the cost scenario of 2026-11-24: a plain turn (the webhook, the enqueue and two alarms, the turn's rows, its
- * share of a usage flush), what each tool call adds (a tool turn with three calls, less a plain turn, over three),
- * and a summary pass. CPU is the plain bot's sampled figure, not the counting wrapper's.
+ * From the cost scenario of the full run of 2026-11-24 05:03: a plain turn (the webhook, the enqueue and two alarms,
+ * the turn's rows, its share of a usage flush), what each tool call adds (a tool turn with three calls, less a plain
+ * turn, over three), and a summary pass. CPU is the sampled figure of the bench's cpu scenario.
  */
 const PER_TURN: Operations = {
   workerRequests: 1,
-  cpuMs: 25,
+  cpuMs: 18,
   doRequests: 3,
-  sqliteRowsRead: 64,
+  sqliteRowsRead: 55,
   sqliteRowsWritten: 20,
   d1RowsRead: 3,
   d1RowsWritten: 4,
 };
 const PER_TOOL_CALL: Operations = {
   workerRequests: 0,
-  cpuMs: 9,
+  cpuMs: 12,
   doRequests: 0,
   sqliteRowsRead: 12,
   sqliteRowsWritten: 4,
@@ -93,7 +93,7 @@ const PER_TOOL_CALL: Operations = {
 };
 const PER_SUMMARY: Operations = {
   workerRequests: 0,
-  cpuMs: 11,
+  cpuMs: 2,
   doRequests: 0,
   sqliteRowsRead: 53,
   sqliteRowsWritten: 6,

@@ -33,7 +33,7 @@ describe("platformCostOf", () => {
 describe("platformLine", () => {
   it("gives the estimate and its share beside the model's cost", () => {
     const line = platformLine({ records: 10, summaries: 0, toolCalls: 0, durationMs: 20_000, costUsd: 0.005 });
-    expect(line).toMatch(/^\*\*Platform today \(estimated\):\*\* \$0\.00029 for 10 turns, 5 % of this chat's cost/);
+    expect(line).toMatch(/^\*\*Platform today \(estimated\):\*\* \$0\.00028 for 10 turns, 5 % of this chat's cost/);
     expect(line).toContain("(the model's: $0.0050)");
   });
 
