@@ -1,5 +1,6 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
+import type { ChatSession } from "../../src/durable/chat-session.ts";
 import { anthropicMessage, type FakeToolCall, openaiCompletion } from "../fakes/bodies.ts";
 import type {
   FakeFile,
@@ -205,9 +206,11 @@ export async function admin(path: string, init: RequestInit & { token?: string |
 
 /** Makes a chat's buffered usage records old enough to be written and runs its alarm, which writes them to D1. */
 export async function flushUsageNow(chatId: number): Promise<void> {
-  await runInDurableObject(session(chatId), (_instance, state) => {
-    state.storage.sql.exec("UPDATE usage_buffer SET created_at = created_at - 3600000");
-  });
+  // The flush as an hour from now would make it (the buffer keeps its oldest time in memory, so rows are not
+  // back-dated behind its back), then the alarm, which plans the next wake without the records.
+  await runInDurableObject(session(chatId), (instance: ChatSession) =>
+    instance.usage.flushIfDue(Date.now() + 3_600_000),
+  );
   await runDurableObjectAlarm(session(chatId));
 }
 

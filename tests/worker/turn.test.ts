@@ -87,7 +87,6 @@ describe("a turn", () => {
     await expect.poll(() => runInDurableObject(stub, (_i, state) => state.storage.getAlarm())).toBe(oldest + 30_000);
     // A flush that wrote to D1 but died before dropping its buffer is repeated without counting twice.
     await runInDurableObject(stub, async (instance: ChatSession, state) => {
-      state.storage.sql.exec("UPDATE usage_buffer SET created_at = created_at - 31000");
       const rows = state.storage.sql
         .exec<{ id: number; record: string }>("SELECT id, record FROM usage_buffer")
         .toArray();
@@ -95,7 +94,8 @@ describe("a turn", () => {
         database(env),
         rows.map((row) => ({ ...JSON.parse(row.record), source: `${state.id.toString()}:${row.id}` })),
       );
-      await instance.usage.flushIfDue(Date.now());
+      // Past USAGE_FLUSH_SECONDS (30 s) after the oldest record.
+      await instance.usage.flushIfDue(Date.now() + 31_000);
     });
     expect(await env.DB.prepare("SELECT count(*) AS n FROM usage_records").first("n")).toBe(2);
     expect(
