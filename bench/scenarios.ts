@@ -339,43 +339,60 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
     }
 
   if (included("burst")) {
-    // Someone sends three short messages within 200 ms, as people do; the bot answers the first, then the other
-    // two together, in order.
-    const chatCount = 10;
-    log(`burst: ${chatCount} chats each send 3 messages within 200 ms, ${modelLatencyMs} ms model`);
-    setModel(0);
-    const chats = newChats(chatCount);
-    await Promise.all(chats.map((chatId) => roundTrips(bot, watcher, [chatId], 1)));
-    setModel(modelLatencyMs);
-    const times: number[] = [];
-    const answersBefore = new Map(chats.map((chatId) => [chatId, watcher.answers.get(chatId)?.length ?? 0]));
-    const sent = new Map<number, string[]>();
-    await Promise.all(
-      chats.map(async (chatId) => {
-        const markers = [0, 1, 2].map(() => freshMarker(chatId));
-        sent.set(chatId, markers);
-        const started = Date.now();
-        for (const [index, marker] of markers.entries()) {
-          if (index > 0) await new Promise((resolve) => setTimeout(resolve, 100));
-          await post(bot, update(chatId, marker));
-        }
-        const last = markers.at(-1)!;
-        await watcher.until(() => watcher.answeredAt(chatId, last) !== undefined, 30_000, `answer to ${last}`);
-        times.push(watcher.answeredAt(chatId, last)! - started);
-      }),
-    );
-    const turns =
-      chats.reduce((sum, chatId) => sum + (watcher.answers.get(chatId)?.length ?? 0) - answersBefore.get(chatId)!, 0) /
-      chatCount;
-    const ordered = [...sent].every(([chatId, markers]) => watcher.markers(chatId).slice(-3).join() === markers.join());
-    results.push({
-      name: "burst",
-      description: `${chatCount} chats each send 3 messages 100 ms apart; time from the first until the last is answered, ${modelLatencyMs} ms model`,
-      latency: summarize(times),
-      figures: { answersPerBurst: turns },
-      checks: [check("none lost, duplicated or reordered", ordered, ordered ? "all answered once, in order" : "no")],
-      integrity: ordered,
-    });
+    // Someone sends two or three short messages 100 ms apart, as people do: while the turn has shown nothing, the
+    // later ones join it (its model call is made again with all of them), so one answer comes, in order.
+    for (const size of [2, 3]) {
+      const chatCount = 10;
+      log(`burst: ${chatCount} chats each send ${size} messages 100 ms apart, ${modelLatencyMs} ms model`);
+      setModel(0);
+      const chats = newChats(chatCount);
+      await Promise.all(chats.map((chatId) => roundTrips(bot, watcher, [chatId], 1)));
+      setModel(modelLatencyMs);
+      const times: number[] = [];
+      const answersBefore = new Map(chats.map((chatId) => [chatId, watcher.answers.get(chatId)?.length ?? 0]));
+      const sent = new Map<number, string[]>();
+      await Promise.all(
+        chats.map(async (chatId) => {
+          const markers = Array.from({ length: size }, () => freshMarker(chatId));
+          sent.set(chatId, markers);
+          const started = Date.now();
+          for (const [index, marker] of markers.entries()) {
+            if (index > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+            await post(bot, update(chatId, marker));
+          }
+          const last = markers.at(-1)!;
+          await watcher.until(() => watcher.answeredAt(chatId, last) !== undefined, 30_000, `answer to ${last}`);
+          times.push(watcher.answeredAt(chatId, last)! - started);
+        }),
+      );
+      const turns =
+        chats.reduce(
+          (sum, chatId) => sum + (watcher.answers.get(chatId)?.length ?? 0) - answersBefore.get(chatId)!,
+          0,
+        ) / chatCount;
+      const ordered = [...sent].every(
+        ([chatId, markers]) => watcher.markers(chatId).slice(-size).join() === markers.join(),
+      );
+      const latency = summarize(times);
+      const checks = [
+        check("none lost, duplicated or reordered", ordered, ordered ? "all answered once, in order" : "no"),
+      ];
+      // The issue's target is for two messages with a 1-second model.
+      if (size === 2 && modelLatencyMs === 1000) {
+        checks.unshift(
+          check("burst of 2 answered once", turns === 1, `${turns} answers per burst`),
+          check("burst of 2: p50 ≤ 1,300 ms", latency.p50 <= 1300, `${latency.p50.toFixed(0)} ms`),
+        );
+      }
+      results.push({
+        name: `burst (${size} messages)`,
+        description: `${chatCount} chats each send ${size} messages 100 ms apart; time from the first until the last is answered, ${modelLatencyMs} ms model`,
+        latency,
+        figures: { answersPerBurst: turns },
+        checks,
+        integrity: ordered,
+      });
+    }
   }
 
   if (options.profiler && included("cpu")) {
