@@ -356,8 +356,10 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
           const markers = Array.from({ length: size }, () => freshMarker(chatId));
           sent.set(chatId, markers);
           const started = Date.now();
+          // Typed 100 ms apart; like Telegram, a message is delivered only once the webhook took the one before.
           for (const [index, marker] of markers.entries()) {
-            if (index > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+            const wait = started + index * 100 - Date.now();
+            if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
             await post(bot, update(chatId, marker));
           }
           const last = markers.at(-1)!;
