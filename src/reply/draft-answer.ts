@@ -5,6 +5,7 @@ import { type LiveAnswer, streamedText } from "./live-answer.ts";
 import type { Delivery } from "./outbox.ts";
 import { PacedWriter } from "./paced-writer.ts";
 import type { Pacer } from "./pacer.ts";
+import { StreamedText } from "./streamed-text.ts";
 
 /** A draft appears this long after the answer's first text (well within the 150 ms a person notices). */
 const FIRST_DRAFT_AFTER_MS = 100;
@@ -15,9 +16,7 @@ const FIRST_DRAFT_AFTER_MS = 100;
  * the chat remembers not to try again); an unavailable Telegram (5xx, a timeout) only loses that one update.
  */
 export class DraftAnswer implements LiveAnswer {
-  private text = "";
-  private started = 0;
-  private restartPending = false;
+  private readonly streamed = new StreamedText();
   private shown = "";
   private fallback: LiveAnswer | undefined;
   private readonly draftId = 1 + Math.floor(Math.random() * 2_000_000_000);
@@ -33,7 +32,7 @@ export class DraftAnswer implements LiveAnswer {
     // An answer that arrives all at once needs no draft: the first one waits a moment for more to come.
     this.writer = new PacedWriter({
       pacer,
-      notBefore: () => this.started + FIRST_DRAFT_AFTER_MS,
+      notBefore: () => this.streamed.startedAt + FIRST_DRAFT_AFTER_MS,
       write: () => this.write(),
     });
   }
@@ -47,18 +46,13 @@ export class DraftAnswer implements LiveAnswer {
       this.fallback.delta(text);
       return;
     }
-    if (this.restartPending) {
-      this.text = "";
-      this.restartPending = false;
-    }
-    if (this.started === 0) this.started = Date.now();
-    this.text += text;
+    this.streamed.append(text);
     this.writer.schedule();
   }
 
   restart(): void {
     if (this.fallback) this.fallback.restart();
-    else this.restartPending = true;
+    else this.streamed.restart();
   }
 
   async finish(answer: FinalAnswerText, options: SendOptions): Promise<Delivery> {
@@ -76,7 +70,7 @@ export class DraftAnswer implements LiveAnswer {
 
   private async write(): Promise<"again" | "done"> {
     if (this.fallback) return "done";
-    const text = streamedText(this.text);
+    const text = streamedText(this.streamed.value);
     if (text === "" || text === this.shown) return "done";
     this.shown = text;
     this.pacer.used();
@@ -97,7 +91,7 @@ export class DraftAnswer implements LiveAnswer {
       case "refused":
         console.warn(`chat ${this.target.chatId}: drafts refused (${result.description}); editing a message instead`);
         this.fallback = this.onDraftsRefused();
-        if (!this.writer.isClosed) this.fallback.delta(this.text);
+        if (!this.writer.isClosed) this.fallback.delta(this.streamed.value);
         return "done";
     }
   }

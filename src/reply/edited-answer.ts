@@ -8,6 +8,7 @@ import { CURSOR, type LiveAnswer, STREAM_LIMIT, wholeCharacters } from "./live-a
 import type { Delivery } from "./outbox.ts";
 import { PacedWriter } from "./paced-writer.ts";
 import type { Pacer } from "./pacer.ts";
+import { StreamedText } from "./streamed-text.ts";
 
 /**
  * Groups and forum topics without rich messages (and such private chats without drafts): one message, created once the answer has run a
@@ -17,12 +18,10 @@ import type { Pacer } from "./pacer.ts";
 export class EditedAnswer implements LiveAnswer {
   /** The streamed messages, in order: their ids and the plain text each shows. */
   private readonly messages: { id: number; text: string }[] = [];
-  private text = "";
-  /** How much of `text` the full messages before the open one already hold, and how many they are. */
+  private readonly streamed = new StreamedText();
+  /** How much of the streamed text the full messages before the open one already hold, and how many they are. */
   private frozen = 0;
   private frozenMessages = 0;
-  private restartPending = false;
-  private started = 0;
   private readonly writer: PacedWriter;
 
   constructor(
@@ -35,7 +34,7 @@ export class EditedAnswer implements LiveAnswer {
     // A short answer is sent once, formatted, by finish(): streaming starts only when it takes a moment.
     this.writer = new PacedWriter({
       pacer,
-      notBefore: () => (this.messages.length === 0 ? this.started + this.options.firstAfterMs : 0),
+      notBefore: () => (this.messages.length === 0 ? this.streamed.startedAt + this.options.firstAfterMs : 0),
       write: () => this.update(),
     });
   }
@@ -45,19 +44,15 @@ export class EditedAnswer implements LiveAnswer {
   }
 
   delta(text: string): void {
-    if (this.restartPending) {
-      this.text = "";
+    if (this.streamed.append(text)) {
       this.frozen = 0;
       this.frozenMessages = 0;
-      this.restartPending = false;
     }
-    if (this.started === 0) this.started = Date.now();
-    this.text += text;
     this.writer.schedule();
   }
 
   restart(): void {
-    this.restartPending = true;
+    this.streamed.restart();
   }
 
   async finish(answer: FinalAnswerText, options: SendOptions): Promise<Delivery> {
@@ -93,7 +88,7 @@ export class EditedAnswer implements LiveAnswer {
 
   /** One paced call: close a full message (the rest goes to a new one next time), or show the open one's text. */
   private async update(): Promise<"again" | "done"> {
-    const current = wholeCharacters(this.text.slice(this.frozen));
+    const current = wholeCharacters(this.streamed.value.slice(this.frozen));
     if (current.trim() === "") return "done";
     if (current.length > STREAM_LIMIT) {
       const cut = breakBefore(current, STREAM_LIMIT);
@@ -104,7 +99,7 @@ export class EditedAnswer implements LiveAnswer {
       return "again";
     }
     const shown = await this.show(this.frozenMessages, current, true);
-    return !shown || wholeCharacters(this.text.slice(this.frozen)) !== current ? "again" : "done";
+    return !shown || wholeCharacters(this.streamed.value.slice(this.frozen)) !== current ? "again" : "done";
   }
 
   /** Puts `text` into message `index` (sending it if it does not exist yet); false when Telegram said to wait. */

@@ -48,7 +48,7 @@ export class RichDraftAnswer extends RichLiveAnswer implements LiveAnswer {
     this.writer = new PacedWriter({
       pacer: options.pacer,
       // An answer that arrives all at once needs no draft; a step shows at once.
-      notBefore: () => (this.text === "" ? 0 : this.started + FIRST_DRAFT_AFTER_MS),
+      notBefore: () => (this.streamed.value === "" ? 0 : this.streamed.startedAt + FIRST_DRAFT_AFTER_MS),
       write: () => this.write(),
     });
     this.keepAlive = setInterval(() => {

@@ -54,7 +54,7 @@ export class RichEditedAnswer extends RichLiveAnswer implements LiveAnswer {
       notBefore: () =>
         this.messages.length > 0 || this.step !== undefined || this.stopData !== undefined
           ? 0
-          : this.started + options.firstAfterMs,
+          : this.streamed.startedAt + options.firstAfterMs,
       write: () => this.update(),
     });
   }

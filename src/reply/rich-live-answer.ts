@@ -1,5 +1,6 @@
 import { type AnswerView, type StepView, wholeCharacters } from "./live-answer.ts";
 import type { PacedWriter } from "./paced-writer.ts";
+import { StreamedText } from "./streamed-text.ts";
 
 /**
  * What the two rich ways of streaming an answer (a private chat's rich draft, a group's rich message edited in place)
@@ -7,13 +8,10 @@ import type { PacedWriter } from "./paced-writer.ts";
  * and, once Telegram refused their form, the fallback view everything is handed to from then on.
  */
 export abstract class RichLiveAnswer implements StepView {
-  protected text = "";
+  /** The answer so far; while a restart is pending it is not shown. */
+  protected readonly streamed = new StreamedText();
   protected step: string | undefined;
   protected stopData: string | undefined;
-  /** When the answer's first text came (epoch ms); 0 before. */
-  protected started = 0;
-  /** The model call starts over: the text so far is dropped with the next delta (and not shown meanwhile). */
-  protected restartPending = false;
   protected fallback: AnswerView | undefined;
   protected abstract readonly writer: PacedWriter;
 
@@ -22,18 +20,13 @@ export abstract class RichLiveAnswer implements StepView {
       this.fallback.answer.delta(text);
       return;
     }
-    if (this.restartPending) {
-      this.text = "";
-      this.restartPending = false;
-    }
-    if (this.started === 0) this.started = Date.now();
-    this.text += text;
+    this.streamed.append(text);
     this.writer.schedule();
   }
 
   restart(): void {
     if (this.fallback) this.fallback.answer.restart();
-    else this.restartPending = true;
+    else this.streamed.restart();
   }
 
   show(step: string): void {
@@ -65,14 +58,14 @@ export abstract class RichLiveAnswer implements StepView {
 
   /** The answer as it may be shown now: nothing while a restart is pending, and never half an emoji. */
   protected showableText(): string {
-    return this.restartPending ? "" : wholeCharacters(this.text);
+    return this.streamed.restartPending ? "" : wholeCharacters(this.streamed.value);
   }
 
   /** Hands the answer so far, the current step and the stop offer to the fallback, which shows them from now on. */
   protected switchTo(view: AnswerView): void {
     this.fallback = view;
     if (this.writer.isClosed) return;
-    if (this.text !== "" && !this.restartPending) view.answer.delta(this.text);
+    if (this.streamed.value !== "" && !this.streamed.restartPending) view.answer.delta(this.streamed.value);
     if (this.step !== undefined) view.steps.show(this.step);
     if (this.stopData !== undefined) view.steps.offerStop(this.stopData);
   }
