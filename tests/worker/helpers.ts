@@ -205,6 +205,15 @@ export async function admin(path: string, init: RequestInit & { token?: string |
 }
 
 /** Makes a chat's buffered usage records old enough to be written and runs its alarm, which writes them to D1. */
+/** A chat's stored history, oldest first, each row's message as JSON.parse reads it. */
+export const storedHistory = (chatId: number) =>
+  runInDurableObject(session(chatId), (_i, state) =>
+    state.storage.sql
+      .exec<{ message: string }>("SELECT message FROM history ORDER BY id")
+      .toArray()
+      .map((row) => JSON.parse(row.message) as { role: string; content: string }),
+  );
+
 export async function flushUsageNow(chatId: number): Promise<void> {
   // The flush as an hour from now would make it (the buffer keeps its oldest time in memory, so rows are not
   // back-dated behind its back), then the alarm, which plans the next wake without the records.

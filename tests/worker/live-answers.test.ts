@@ -11,6 +11,7 @@ import {
   postUpdate,
   sentText,
   session,
+  storedHistory,
   textUpdate,
 } from "./helpers.ts";
 
@@ -39,13 +40,6 @@ const eventually = (check: () => Promise<boolean>, what = "the condition") =>
   expect.poll(check, { timeout: 15_000, interval: 100, message: `waiting for ${what}` }).toBe(true);
 const formattedEdits = async (chatId?: number) =>
   (await telegram("editMessageText", chatId)).filter((edit) => bodyOf(edit).parse_mode === "HTML");
-const history = (chatId: number) =>
-  runInDurableObject(session(chatId), (_i, state) =>
-    state.storage.sql
-      .exec<{ message: string }>("SELECT message FROM history ORDER BY id")
-      .toArray()
-      .map((row) => JSON.parse(row.message) as { role: string; content: string }),
-  );
 
 describe("a private chat's answer", () => {
   it("grows in a draft, paced, and ends as exactly one formatted message", async () => {
@@ -69,7 +63,7 @@ describe("a private chat's answer", () => {
     expect(final!.at).toBeGreaterThan(drafts.at(-1)!.at);
     expect(bodyOf(final).parse_mode).toBe("HTML");
     expect(sentText(final)).toContain("<b>the answer</b>");
-    expect((await history(PRIVATE_CHAT)).at(-1)).toEqual({ role: "assistant", content: ANSWER });
+    expect((await storedHistory(PRIVATE_CHAT)).at(-1)).toEqual({ role: "assistant", content: ANSWER });
     // The status line (with its Stop button) was there while the answer ran, and went once it was delivered.
     await eventually(async () => (await telegram("deleteMessage")).length === 1, "the status line to go");
     expect(answerMessages(await telegram("sendMessage"))).toHaveLength(1);
@@ -111,7 +105,7 @@ describe("a private chat's answer", () => {
     const [told] = await fakes.wait("telegram", { method: "sendMessage" });
     expect(sentText(told)).toContain("could not be reached");
     expect(await telegram("sendMessageDraft")).not.toHaveLength(0);
-    expect(await history(PRIVATE_CHAT)).toEqual([{ role: "user", content: "explain" }]);
+    expect(await storedHistory(PRIVATE_CHAT)).toEqual([{ role: "user", content: "explain" }]);
   });
 
   it("acknowledges a message with 👀 when its answer keeps the person waiting, and not when it is quick", async () => {
@@ -214,7 +208,7 @@ describe("a group's answer", () => {
     await fakes.script("openai", streamed(long, 40, 200));
     await postUpdate(textUpdate("@testbot write a lot", group));
     await eventually(
-      async () => (await history(GROUP_CHAT)).some((message) => message.role === "assistant"),
+      async () => (await storedHistory(GROUP_CHAT)).some((message) => message.role === "assistant"),
       "the turn",
     );
     const sent = answerMessages(await telegram("sendMessage", GROUP_CHAT));
@@ -256,7 +250,7 @@ describe("the Stop button", () => {
     expect(bodyOf(answers[1]).text).toBe("Stopping…");
     await eventually(async () => (await telegram("sendMessage", GROUP_CHAT)).map(sentText).includes("⏹ Stopped."));
     // Nothing of the stopped answer is stored as if it were complete.
-    expect((await history(GROUP_CHAT)).filter((message) => message.role === "assistant")).toEqual([]);
+    expect((await storedHistory(GROUP_CHAT)).filter((message) => message.role === "assistant")).toEqual([]);
     expect(await fakes.requests("anthropic")).toHaveLength(1);
   });
 });

@@ -11,6 +11,7 @@ import {
   postUpdate,
   sentText,
   session,
+  storedHistory,
   textUpdate,
   withRichMessages,
 } from "./helpers.ts";
@@ -31,13 +32,6 @@ const markdownOf = (request: RecordedRequest | undefined) =>
 const telegram = (method: string, chatId = PRIVATE_CHAT) => fakes.requests("telegram", { method, chatId });
 const eventually = (check: () => Promise<boolean>, what = "the condition") =>
   expect.poll(check, { timeout: 15_000, interval: 100, message: `waiting for ${what}` }).toBe(true);
-const history = (chatId: number) =>
-  runInDurableObject(session(chatId), (_i, state) =>
-    state.storage.sql
-      .exec<{ message: string }>("SELECT message FROM history ORDER BY id")
-      .toArray()
-      .map((row) => JSON.parse(row.message) as { role: string; content: string }),
-  );
 const richRefused = (chatId: number) =>
   runInDurableObject(session(chatId), (instance) => instance.stores.meta.get("richRefused"));
 const draftsRefused = (chatId: number) =>
@@ -69,7 +63,7 @@ describe("an answer that needs a rich message", () => {
     await fakes.script("openai", { body: openaiCompletion(LONG) });
     await postUpdate(textUpdate("write a lot"));
     await fakes.wait("telegram", { method: "sendRichMessage" });
-    await eventually(async () => (await history(PRIVATE_CHAT)).some((message) => message.role === "assistant"));
+    await eventually(async () => (await storedHistory(PRIVATE_CHAT)).some((message) => message.role === "assistant"));
     expect(LONG.length).toBeGreaterThan(10_000);
     const sent = await telegram("sendRichMessage");
     expect(sent).toHaveLength(1);
@@ -101,7 +95,7 @@ describe("a private answer on the rich path", () => {
       delayMs: 800,
     });
     await postUpdate(textUpdate("remember green, then show a table"));
-    await eventually(async () => (await history(PRIVATE_CHAT)).some((message) => message.role === "assistant"));
+    await eventually(async () => (await storedHistory(PRIVATE_CHAT)).some((message) => message.role === "assistant"));
     const drafts = await telegram("sendRichMessageDraft");
     const thinking = drafts.find((draft) => markdownOf(draft).includes("<tg-thinking>"));
     expect(markdownOf(thinking)).toContain("remember");
@@ -122,7 +116,7 @@ describe("a private answer on the rich path", () => {
     expect(messages).toHaveLength(1);
     expect(draft).toBeNull();
     // What is stored is the answer, not the list of steps.
-    expect((await history(PRIVATE_CHAT)).at(-1)).toEqual({ role: "assistant", content: TABLE });
+    expect((await storedHistory(PRIVATE_CHAT)).at(-1)).toEqual({ role: "assistant", content: TABLE });
     expect(await refusals()).toEqual([]);
   });
 
@@ -138,7 +132,7 @@ describe("a private answer on the rich path", () => {
     await postUpdate(generationStopped(Number(bodyOf(draft).draft_id) + 1));
     await postUpdate(generationStopped(Number(bodyOf(draft).draft_id)));
     await eventually(async () => (await telegram("sendMessage")).map(sentText).includes("⏹ Stopped."), "the stop");
-    expect(await history(PRIVATE_CHAT)).toEqual([{ role: "user", content: "tell me everything" }]);
+    expect(await storedHistory(PRIVATE_CHAT)).toEqual([{ role: "user", content: "tell me everything" }]);
     expect(await telegram("sendRichMessage")).toHaveLength(0);
   });
 
@@ -149,7 +143,7 @@ describe("a private answer on the rich path", () => {
     await fakes.wait("telegram", { method: "sendRichMessageDraft" });
     const outageEnds = Date.now() + 800;
     await fakes.telegram({ outage: { status: 502, until: outageEnds } });
-    await eventually(async () => (await history(PRIVATE_CHAT)).some((message) => message.role === "assistant"));
+    await eventually(async () => (await storedHistory(PRIVATE_CHAT)).some((message) => message.role === "assistant"));
     const drafts = await telegram("sendRichMessageDraft");
     expect(drafts.some((draft) => draft.refusal === "Bad Gateway")).toBe(true);
     expect(drafts.some((draft) => draft.at > outageEnds && draft.refusal === undefined)).toBe(true);
@@ -164,7 +158,7 @@ describe("a private answer on the rich path", () => {
     await fakes.script("telegram", { method: "sendRichMessage", destroy: true });
     await fakes.script("openai", { body: openaiCompletion(TABLE) });
     await postUpdate(textUpdate("a table, please"));
-    await eventually(async () => (await history(PRIVATE_CHAT)).some((message) => message.role === "assistant"));
+    await eventually(async () => (await storedHistory(PRIVATE_CHAT)).some((message) => message.role === "assistant"));
     expect(await telegram("sendRichMessage")).toHaveLength(1);
     expect(await telegram("sendMessage")).toHaveLength(0);
     expect(await richRefused(PRIVATE_CHAT)).toBeUndefined();
@@ -193,7 +187,7 @@ describe("a group's answer on the rich path", () => {
       { body: openaiCompletion(TABLE), stream: { pieces: 10, delayMs: 300 }, delayMs: 3_500 },
     );
     await postUpdate(textUpdate("@testbot remember, then a table", { chatId: GROUP_CHAT }));
-    await eventually(async () => (await history(GROUP_CHAT)).some((message) => message.role === "assistant"));
+    await eventually(async () => (await storedHistory(GROUP_CHAT)).some((message) => message.role === "assistant"));
     const sent = await telegram("sendRichMessage", GROUP_CHAT);
     expect(sent).toHaveLength(1);
     expect(markdownOf(sent[0])).toContain("remember");
@@ -240,7 +234,7 @@ describe("where Telegram refuses rich messages", () => {
     await fakes.telegram({ richMessages: false });
     await fakes.script("openai", { body: openaiCompletion(TABLE), stream: { pieces: 12, delayMs: 150 } });
     await postUpdate(textUpdate("slowly"));
-    await eventually(async () => (await history(PRIVATE_CHAT)).some((message) => message.role === "assistant"));
+    await eventually(async () => (await storedHistory(PRIVATE_CHAT)).some((message) => message.role === "assistant"));
     expect(await telegram("sendRichMessageDraft")).toHaveLength(1);
     expect(await telegram("sendMessageDraft")).not.toHaveLength(0);
     expect(await telegram("sendRichMessage")).toHaveLength(0);
@@ -253,7 +247,7 @@ describe("where Telegram refuses rich messages", () => {
     await fakes.telegram({ richMessages: false });
     await fakes.script("openai", { body: openaiCompletion(SLOW), stream: { pieces: 12, delayMs: 250 } });
     await postUpdate(textUpdate("@testbot slowly", { chatId: GROUP_CHAT }));
-    await eventually(async () => (await history(GROUP_CHAT)).some((message) => message.role === "assistant"));
+    await eventually(async () => (await storedHistory(GROUP_CHAT)).some((message) => message.role === "assistant"));
     expect(await telegram("sendRichMessage", GROUP_CHAT)).toHaveLength(1);
     const answers = (await chat(GROUP_CHAT)).messages.filter((message) => message.content.text?.includes("the answer"));
     expect(answers).toHaveLength(1);
