@@ -1,8 +1,10 @@
-import { asc, count, desc, gt, lte, sql } from "drizzle-orm";
+import { asc, count, desc, gt, lte, max, min, sql } from "drizzle-orm";
 import * as schema from "../db/chat-schema.ts";
 import { type HistoryMessage, historyMessageSchema } from "../protocol/messages.ts";
 import type { ChatDatabase } from "./chat-database.ts";
 import { preparedOnce } from "./statements.ts";
+
+const encoder = new TextEncoder();
 
 /**
  * The conversation, provider-neutral: one `HistoryMessage` per row, in order, each read back through its schema. Rows
@@ -10,8 +12,19 @@ import { preparedOnce } from "./statements.ts";
  */
 export class HistoryStore {
   private readonly statements;
+  /**
+   * What this store knows of its rows without reading them, kept because the compaction check and the prune run
+   * after every turn and only this store writes `history`: the lowest and highest id (`null`: no rows), and the last
+   * totals read after a summary's id, moved on by each append. A rolled-back write forgets both.
+   */
+  private ids: { lowest: number | null; highest: number | null } | undefined;
+  private totals: { afterId: number; count: number; bytes: number } | undefined;
 
   constructor(private readonly database: ChatDatabase) {
+    database.onRollback(() => {
+      this.ids = undefined;
+      this.totals = undefined;
+    });
     const { db } = database;
     const { history } = schema;
     const placeholder = sql.placeholder;
@@ -24,6 +37,10 @@ export class HistoryStore {
         .limit(placeholder("limit"))
         .prepare(),
       count: db.select({ count: count() }).from(history).prepare(),
+      ids: db
+        .select({ lowest: min(history.id), highest: max(history.id) })
+        .from(history)
+        .prepare(),
       // Run after every drain by the compaction check.
       totalsAfter: db
         .select({ count: count(), bytes: sql<number | null>`sum(length(cast(${history.message} as blob)))` })
@@ -33,6 +50,7 @@ export class HistoryStore {
       append: db
         .insert(history)
         .values({ role: sql`${placeholder("role")}`, message: placeholder("message"), createdAt: placeholder("now") })
+        .returning({ id: history.id })
         .prepare(),
       // A trigger moves each deleted row to the archive first (0003_history_search.sql): one statement still.
       prune: db
@@ -62,7 +80,16 @@ export class HistoryStore {
     // One prepared row at a time: building a multi-row insert was a sixth of a plain turn's CPU, and inside the turn's
     // transaction the rows cost no commit each.
     for (const message of messages) {
-      this.statements().append.run({ role: message.role, message: JSON.stringify(message), now });
+      const text = JSON.stringify(message);
+      const id = this.statements().append.all({ role: message.role, message: text, now })[0]?.id;
+      if (id === undefined) throw new Error("a history row was written without an id");
+      if (this.ids) this.ids = { lowest: this.ids.lowest ?? id, highest: id };
+      if (this.totals)
+        this.totals = {
+          ...this.totals,
+          count: this.totals.count + 1,
+          bytes: this.totals.bytes + encoder.encode(text).byteLength,
+        };
     }
   }
 
@@ -71,13 +98,24 @@ export class HistoryStore {
    * window still opens at a user message (see `window`).
    */
   prune(keep: number): void {
+    this.ids ??= this.statements().ids.all()[0] ?? { lowest: null, highest: null };
+    const { lowest, highest } = this.ids;
+    // Ids only grow and rows only leave from the oldest end, so nothing at or below `highest - keep` means nothing to move.
+    if (lowest === null || highest === null || lowest > highest - keep) return;
     this.statements().prune.run({ keep });
+    // A lower bound (ids may have gaps): a later prune at worst runs a DELETE that moves nothing.
+    this.ids = keep > 0 ? { lowest: highest - keep + 1, highest } : { lowest: null, highest: null };
+    // Totals after a summary that had read every moved row stay as they were.
+    if (this.totals && this.totals.afterId < highest - keep) this.totals = undefined;
   }
 
   /** How many rows are stored after `afterId`, and their size in UTF-8 bytes, without reading them. */
   totalsAfter(afterId: number): { count: number; bytes: number } {
-    const row = this.statements().totalsAfter.all({ afterId })[0];
-    return { count: row?.count ?? 0, bytes: row?.bytes ?? 0 };
+    if (this.totals?.afterId !== afterId) {
+      const row = this.statements().totalsAfter.all({ afterId })[0];
+      this.totals = { afterId, count: row?.count ?? 0, bytes: row?.bytes ?? 0 };
+    }
+    return { count: this.totals.count, bytes: this.totals.bytes };
   }
 
   /** The stored rows after `afterId` (the oldest `limit`, or all), oldest first, with their ids. */

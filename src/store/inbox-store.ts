@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, lt, sql } from "drizzle-orm";
 import * as z from "zod";
 import * as schema from "../db/chat-schema.ts";
 import { type HelperReport, helperReportSchema } from "../helpers/helper-job.ts";
@@ -44,8 +44,20 @@ const WAITING = ["pending", "processing"] as const;
  */
 export class InboxStore {
   private readonly statements;
+  /**
+   * How many rows wait (pending, or processing by this or a dead run), when known: asked at every alarm, webhook and
+   * turn's end, and only this store writes the inbox, so the count follows its own writes instead of a read each time.
+   * A rolled-back write forgets it.
+   */
+  private waiting: number | undefined;
+  /** Rows this store took and has not finished since: finishing one of them is one row fewer waiting. */
+  private taken = new Set<number>();
 
   constructor(private readonly database: ChatDatabase) {
+    database.onRollback(() => {
+      this.waiting = undefined;
+      this.taken = new Set();
+    });
     const { db } = database;
     const { inbox } = schema;
     const placeholder = sql.placeholder;
@@ -61,11 +73,10 @@ export class InboxStore {
         .onConflictDoNothing()
         .returning({ id: inbox.id })
         .prepare(),
-      firstWaiting: db
-        .select({ id: inbox.id })
+      countWaiting: db
+        .select({ count: count() })
         .from(inbox)
         .where(inArray(inbox.status, [...WAITING]))
-        .limit(1)
         .prepare(),
       // One statement marks the first waiting rows taken and returns them: atomic without a transaction, and it
       // binds one parameter however many rows it takes.
@@ -105,11 +116,14 @@ export class InboxStore {
   /** The new row's id, or undefined when the key was seen before: a redelivered update is a no-op. */
   enqueue(key: string, entry: InboxEntry, now: number): number | undefined {
     const payload = JSON.stringify(payloadOf(entry));
-    return this.statements().enqueue.all({ key, kind: entry.kind, payload, now })[0]?.id;
+    const id = this.statements().enqueue.all({ key, kind: entry.kind, payload, now })[0]?.id;
+    if (id !== undefined && this.waiting !== undefined) this.waiting += 1;
+    return id;
   }
 
   hasPending(): boolean {
-    return this.statements().firstWaiting.all().length > 0;
+    this.waiting ??= this.statements().countWaiting.all()[0]?.count ?? 0;
+    return this.waiting > 0;
   }
 
   /**
@@ -117,18 +131,26 @@ export class InboxStore {
    * that died (alarms never overlap within one object) and are taken again, with their attempt counted.
    */
   takePending(limit = 100): InboxItem[] {
-    // A read first: an UPDATE that changes nothing still opens (and commits) a write transaction in the object's
+    // Known first: an UPDATE that changes nothing still opens (and commits) a write transaction in the object's
     // SQLite, and every drain ends by finding nothing more.
     if (!this.hasPending()) return [];
-    return this.statements()
-      .takeWaiting.all({ limit })
+    const rows = this.statements().takeWaiting.all({ limit });
+    // Every waiting row is taken (processing ones too), so what was taken is all that waits, unless the limit cut it.
+    this.waiting = rows.length < limit ? rows.length : undefined;
+    this.taken = new Set(rows.map((row) => row.id));
+    return rows
       .sort((left, right) => left.id - right.id)
       .map((row) => ({ id: row.id, attempts: row.attempts, ...entryOf(row.kind, row.payload) }));
   }
 
   finish(ids: readonly number[], now: number, error?: string): void {
     const status = error === undefined ? "done" : "failed";
-    for (const id of ids) this.statements().finishOne.run({ id, status, now, error: error ?? null });
+    for (const id of ids) {
+      this.statements().finishOne.run({ id, status, now, error: error ?? null });
+      // A row this store took was waiting; of any other it cannot say, so the next question reads the count.
+      if (this.taken.delete(id) && this.waiting !== undefined) this.waiting -= 1;
+      else this.waiting = undefined;
+    }
   }
 
   /** Blanks rows' payloads (their key stays, so a redelivery is still a no-op): a guest query keeps nothing. */

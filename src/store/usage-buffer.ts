@@ -12,8 +12,17 @@ export class UsageBuffer {
    * and turn; only this buffer writes the table, so the answer is kept until a write changes it.
    */
   private oldest: number | null | undefined;
+  /**
+   * The last batch, when it held every buffered row: its last row id, and when the first record added since was made.
+   * Dropping that batch then leaves exactly the records added since, so the oldest is known without a read.
+   */
+  private wholeBatch: { lastId: number | undefined; firstAddedAt: number | undefined } | undefined;
 
   constructor(private readonly database: ChatDatabase) {
+    database.onRollback(() => {
+      this.oldest = undefined;
+      this.wholeBatch = undefined;
+    });
     const { db } = database;
     const { usageBuffer } = schema;
     const placeholder = sql.placeholder;
@@ -33,8 +42,9 @@ export class UsageBuffer {
 
   add(record: UsageRecord, now: number): void {
     this.statements().add.run({ record: JSON.stringify(record), now });
-    // Into an empty buffer this is the oldest. (Rolled back with its turn, the next batch finds none and says so.)
+    // Into an empty buffer this is the oldest.
     if (this.oldest === null) this.oldest = now;
+    if (this.wholeBatch) this.wholeBatch.firstAddedAt ??= now;
   }
 
   oldestAt(): number | undefined {
@@ -50,6 +60,7 @@ export class UsageBuffer {
     const { usageBuffer } = schema;
     const rows = this.database.db.select().from(usageBuffer).orderBy(asc(usageBuffer.id)).limit(limit).all();
     this.oldest = rows[0]?.createdAt ?? null;
+    this.wholeBatch = rows.length < limit ? { lastId: rows.at(-1)?.id, firstAddedAt: undefined } : undefined;
     const records = rows.flatMap((row) => {
       const record = parseRecord(row.record);
       if (record === undefined) console.warn(`usage buffer row ${row.id} is unreadable; it is dropped`);
@@ -60,8 +71,10 @@ export class UsageBuffer {
 
   /** Drops the buffered records up to `lastId`, once D1 has them. */
   drop(lastId: number): void {
-    this.oldest = undefined;
     this.database.db.delete(schema.usageBuffer).where(lte(schema.usageBuffer.id, lastId)).run();
+    const whole = this.wholeBatch?.lastId === lastId ? this.wholeBatch : undefined;
+    this.oldest = whole ? (whole.firstAddedAt ?? null) : undefined;
+    this.wholeBatch = undefined;
   }
 }
 

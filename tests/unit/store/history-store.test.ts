@@ -2,6 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { HistoryMessage } from "../../../src/protocol/messages.ts";
 import { session } from "../../worker/helpers.ts";
+import { statementsSeen } from "./statements-seen.ts";
 
 const exchange = (index: number): HistoryMessage[] => [
   { role: "user", content: `question ${index}` },
@@ -63,6 +64,41 @@ describe("HistoryStore", () => {
         "INSERT INTO history (role, message, created_at) VALUES ('user', '{\"role\":\"user\"}', 1)",
       );
       expect(stores.history.window(10)).toEqual([{ role: "user", content: "fine" }]);
+    });
+  });
+
+  it("keeps its totals and its ids from its own writes: read once, moved on by appends, forgotten on a rollback", async () => {
+    await runInDurableObject(session(7011), ({ stores }, state) => {
+      const { history } = stores;
+      const statements = statementsSeen(state.storage, /^(select|delete) .*"history"/i);
+      const stored = (afterId: number) =>
+        state.storage.sql
+          .exec<{ count: number; bytes: number | null }>(
+            "SELECT count(*) AS count, sum(length(CAST(message AS blob))) AS bytes FROM history WHERE id > ?",
+            afterId,
+          )
+          .one();
+
+      expect(history.totalsAfter(0)).toEqual({ count: 0, bytes: 0 });
+      history.append([{ role: "user", content: "naïve 🙂 question" }, ...exchange(1)], 1);
+      history.prune(100);
+      expect(history.totalsAfter(0)).toEqual({ count: 5, bytes: stored(0).bytes });
+      // One totals read and one ids read; the prune found nothing to move without a DELETE.
+      expect(statements).toHaveLength(2);
+
+      history.prune(3);
+      expect(history.after(0).map((row) => row.message.role)).toEqual(["assistant", "tool", "assistant"]);
+      expect(history.totalsAfter(0)).toEqual({ count: 3, bytes: stored(0).bytes });
+      history.prune(3);
+      expect(statements.filter((query) => /^delete/i.test(query))).toHaveLength(1);
+
+      expect(() =>
+        stores.atomically(() => {
+          history.append([{ role: "user", content: "undone" }], 2);
+          throw new Error("the turn failed");
+        }),
+      ).toThrow("the turn failed");
+      expect(history.totalsAfter(0)).toEqual({ count: 3, bytes: stored(0).bytes });
     });
   });
 });

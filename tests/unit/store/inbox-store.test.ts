@@ -2,6 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { IncomingMessage } from "../../../src/telegram/incoming-message.ts";
 import { session } from "../../worker/helpers.ts";
+import { statementsSeen } from "./statements-seen.ts";
 
 const message = (updateId: number, text = `m${updateId}`): IncomingMessage => ({
   updateId,
@@ -48,6 +49,64 @@ describe("InboxStore", () => {
         problem: "its message does not match the current schema",
       });
       expect(notJson).toMatchObject({ kind: "unreadable", problem: "its payload is not JSON" });
+    });
+  });
+
+  it("knows whether anything waits from its own writes, reading the table once", async () => {
+    await runInDurableObject(session(7008), ({ stores }, state) => {
+      const { inbox } = stores;
+      const reads = statementsSeen(state.storage, /^select .* from "inbox"/i);
+      expect(inbox.hasPending()).toBe(false);
+      expect(inbox.takePending()).toEqual([]);
+      const first = inbox.enqueue("update:1", { kind: "message", message: message(1) }, 1)!;
+      inbox.enqueue("update:2", { kind: "message", message: message(2) }, 2);
+      expect(inbox.hasPending()).toBe(true);
+      const taken = inbox.takePending().map((item) => item.id);
+      expect(taken).toHaveLength(2);
+      // Taken but not finished: still waiting (a run that dies leaves them to be taken again).
+      expect(inbox.hasPending()).toBe(true);
+      inbox.finish([first], 3);
+      expect(inbox.hasPending()).toBe(true);
+      inbox.finish(taken.slice(1), 4);
+      expect(inbox.hasPending()).toBe(false);
+      expect(inbox.takePending()).toEqual([]);
+      expect(reads).toHaveLength(1);
+
+      // A row it did not take (finished twice): it cannot say what changed, so it reads again.
+      inbox.finish([first], 5, "again");
+      expect(inbox.hasPending()).toBe(false);
+      expect(reads).toHaveLength(2);
+    });
+  });
+
+  it("reads again after a rolled-back write, so a message whose finish was undone is taken again", async () => {
+    await runInDurableObject(session(7009), ({ stores }) => {
+      const { inbox } = stores;
+      inbox.enqueue("update:1", { kind: "message", message: message(1) }, 1);
+      const [item] = inbox.takePending();
+      expect(() =>
+        stores.atomically(() => {
+          inbox.finish([item!.id], 2);
+          throw new Error("the turn failed");
+        }),
+      ).toThrow("the turn failed");
+      expect(inbox.hasPending()).toBe(true);
+      expect(inbox.takePending().map((taken) => taken.id)).toEqual([item!.id]);
+    });
+  });
+
+  it("counts only what it took when a take is cut at its limit", async () => {
+    await runInDurableObject(session(7010), ({ stores }) => {
+      const { inbox } = stores;
+      for (let index = 1; index <= 3; index++)
+        inbox.enqueue(`update:${index}`, { kind: "message", message: message(index) }, index);
+      const firstTwo = inbox.takePending(2);
+      inbox.finish(
+        firstTwo.map((item) => item.id),
+        4,
+      );
+      expect(inbox.hasPending()).toBe(true);
+      expect(inbox.takePending(2)).toHaveLength(1);
     });
   });
 });

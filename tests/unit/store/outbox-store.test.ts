@@ -2,6 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { OutboxParcel } from "../../../src/store/outbox-store.ts";
 import { session } from "../../worker/helpers.ts";
+import { statementsSeen } from "./statements-seen.ts";
 
 const CHAT = 7003;
 const parcel = (text: string): OutboxParcel => ({
@@ -69,12 +70,7 @@ describe("OutboxStore", () => {
   it("answers whether anything waits without reading the table again, and sees every write that changes the front", async () => {
     await runInDurableObject(session(CHAT), ({ stores }, state) => {
       const { outbox } = stores;
-      const reads: string[] = [];
-      const exec = state.storage.sql.exec.bind(state.storage.sql);
-      state.storage.sql.exec = ((query: string, ...bindings: unknown[]) => {
-        if (/^select .* from "outbox"/i.test(query)) reads.push(query);
-        return exec(query, ...bindings);
-      }) as typeof state.storage.sql.exec;
+      const reads = statementsSeen(state.storage, /^select .* from "outbox"/i);
 
       expect(outbox.nextTryAt()).toBeUndefined();
       expect(reads).toHaveLength(1);

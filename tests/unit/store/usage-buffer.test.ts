@@ -2,6 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { UsageRecord } from "../../../src/db/usage.ts";
 import { session } from "../../worker/helpers.ts";
+import { statementsSeen } from "./statements-seen.ts";
 
 const record = (createdAt: number): UsageRecord => ({
   chatId: 7005,
@@ -35,12 +36,7 @@ describe("UsageBuffer", () => {
 
   it("keeps the oldest record's time until a batch or a drop changes it", async () => {
     await runInDurableObject(session(7006), ({ stores }, state) => {
-      const reads: string[] = [];
-      const exec = state.storage.sql.exec.bind(state.storage.sql);
-      state.storage.sql.exec = ((query: string, ...bindings: unknown[]) => {
-        if (/^select .* from "usage_buffer"/i.test(query)) reads.push(query);
-        return exec(query, ...bindings);
-      }) as typeof state.storage.sql.exec;
+      const reads = statementsSeen(state.storage, /^select .* from "usage_buffer"/i);
 
       expect(stores.usage.oldestAt()).toBeUndefined();
       stores.usage.add(record(1), 100);
@@ -48,12 +44,35 @@ describe("UsageBuffer", () => {
       expect(stores.usage.oldestAt()).toBe(100);
       expect(reads).toHaveLength(1);
 
+      // A batch that left rows behind: what is oldest now is read.
       const batch = stores.usage.batch(1);
       stores.usage.drop(batch.lastId!);
       expect(stores.usage.oldestAt()).toBe(200);
+      expect(reads).toHaveLength(3);
+      // A batch of every row, and one record added while it was being written: that record is the oldest, unread.
+      const whole = stores.usage.batch();
+      stores.usage.add(record(3), 300);
+      stores.usage.drop(whole.lastId!);
+      expect(stores.usage.oldestAt()).toBe(300);
       stores.usage.drop(stores.usage.batch().lastId!);
       expect(stores.usage.oldestAt()).toBeUndefined();
+      expect(reads).toHaveLength(5);
       expect(stores.usage.batch()).toEqual({ records: [], lastId: undefined });
+    });
+  });
+
+  it("forgets what it knew when a write is rolled back", async () => {
+    await runInDurableObject(session(7007), ({ stores }) => {
+      expect(stores.usage.oldestAt()).toBeUndefined();
+      expect(() =>
+        stores.atomically(() => {
+          stores.usage.add(record(1), 100);
+          throw new Error("the turn failed");
+        }),
+      ).toThrow("the turn failed");
+      expect(stores.usage.oldestAt()).toBeUndefined();
+      const whole = stores.usage.batch();
+      expect(whole.lastId).toBeUndefined();
     });
   });
 });
