@@ -71,13 +71,14 @@ interface Operations {
 /**
  * From the cost scenario of the full run of 2026-11-24 05:03: a plain turn (the webhook, the enqueue and two alarms,
  * the turn's rows, its share of a usage flush), what each tool call adds (a tool turn with three calls, less a plain
- * turn, over three), and a summary pass. CPU is the sampled figure of the bench's cpu scenario.
+ * turn, over three), and a summary pass. CPU is the sampled figure of the bench's cpu scenario. SQLite rows read are
+ * from the cost scenario of 07:54 the same day, after the stores began answering from their own writes.
  */
 const PER_TURN: Operations = {
   workerRequests: 1,
   cpuMs: 18,
   doRequests: 3,
-  sqliteRowsRead: 55,
+  sqliteRowsRead: 32,
   sqliteRowsWritten: 20,
   d1RowsRead: 3,
   d1RowsWritten: 4,
@@ -86,7 +87,7 @@ const PER_TOOL_CALL: Operations = {
   workerRequests: 0,
   cpuMs: 12,
   doRequests: 0,
-  sqliteRowsRead: 12,
+  sqliteRowsRead: 9,
   sqliteRowsWritten: 4,
   d1RowsRead: 10,
   d1RowsWritten: 1.3,

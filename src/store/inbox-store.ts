@@ -51,12 +51,12 @@ export class InboxStore {
    */
   private waiting: number | undefined;
   /** Rows this store took and has not finished since: finishing one of them is one row fewer waiting. */
-  private taken = new Set<number>();
+  private readonly taken = new Set<number>();
 
   constructor(private readonly database: ChatDatabase) {
     database.onRollback(() => {
       this.waiting = undefined;
-      this.taken = new Set();
+      this.taken.clear();
     });
     const { db } = database;
     const { inbox } = schema;
@@ -137,7 +137,7 @@ export class InboxStore {
     const rows = this.statements().takeWaiting.all({ limit });
     // Every waiting row is taken (processing ones too), so what was taken is all that waits, unless the limit cut it.
     this.waiting = rows.length < limit ? rows.length : undefined;
-    this.taken = new Set(rows.map((row) => row.id));
+    for (const row of rows) this.taken.add(row.id);
     return rows
       .sort((left, right) => left.id - right.id)
       .map((row) => ({ id: row.id, attempts: row.attempts, ...entryOf(row.kind, row.payload) }));
