@@ -32,6 +32,8 @@ interface Shown {
   markdown: string;
   body: string;
   stop: boolean;
+  /** Telegram took it (a refused edit is recorded too, so as not to retry it, but the message may show less). */
+  confirmed: boolean;
 }
 
 /**
@@ -84,14 +86,17 @@ export class RichEditedAnswer extends RichLiveAnswer implements LiveAnswer {
     // new rich messages, and streamed messages left over go. A refusal of the rich form deletes what was streamed
     // and sends the whole answer as HTML (see htmlInstead).
     const steps: OutboxStep[] = [
-      ...pieces.map((markdown, index): OutboxStep => {
-        const shown = streamed[index];
-        return shown === undefined
-          ? { kind: "send-rich", markdown }
-          : { kind: "edit-rich", messageId: shown, markdown };
+      ...pieces.flatMap((markdown, index): OutboxStep[] => {
+        const shown = this.messages[index];
+        if (shown === undefined) return [{ kind: "send-rich", markdown }];
+        // Already showing this very piece, with no button to take away: Telegram refuses an edit that changes nothing.
+        if (shown.confirmed && !shown.stop && shown.markdown === markdown) return [];
+        return [{ kind: "edit-rich", messageId: shown.id, markdown }];
       }),
       ...streamed.slice(pieces.length).map(deletion),
     ];
+    // The streamed message already is the final answer.
+    if (steps.length === 0) return "sent";
     return delivery.post({
       target,
       steps,
@@ -155,11 +160,11 @@ export class RichEditedAnswer extends RichLiveAnswer implements LiveAnswer {
         });
     switch (result.kind) {
       case "ok":
-        if (existing) Object.assign(existing, want);
-        else if (typeof result.value === "number") this.messages.push({ id: result.value, ...want });
+        if (existing) Object.assign(existing, want, { confirmed: true });
+        else if (typeof result.value === "number") this.messages.push({ id: result.value, ...want, confirmed: true });
         return "again";
       case "unchanged":
-        if (existing) Object.assign(existing, want);
+        if (existing) Object.assign(existing, want, { confirmed: true });
         return "again";
       case "wait":
         pacer.backOff(result.seconds);
@@ -176,7 +181,7 @@ export class RichEditedAnswer extends RichLiveAnswer implements LiveAnswer {
         }
         // Not retried: the next change of the answer tries again.
         console.warn(`chat ${target.chatId}: a streamed update was refused (${result.description})`);
-        if (existing) Object.assign(existing, want);
+        if (existing) Object.assign(existing, want, { confirmed: false });
         return "done";
     }
   }

@@ -204,6 +204,17 @@ describe("a group's answer on the rich path", () => {
     expect(messages).toHaveLength(1);
     expect(await refusals()).toEqual([]);
   });
+  it("does not edit the message again when it already shows the whole answer (Telegram refuses an edit that changes nothing)", async () => {
+    await withRichMessages(GROUP_CHAT);
+    // The whole table in one piece, then the end of the stream seconds later, before the Stop button would come.
+    await fakes.script("openai", { body: openaiCompletion(TABLE), stream: { pieces: 1, delayMs: 700 } });
+    await postUpdate(textUpdate("@testbot a table, at once", { chatId: GROUP_CHAT }));
+    await eventually(async () => (await storedHistory(GROUP_CHAT)).some((message) => message.role === "assistant"));
+    const [sent] = await telegram("sendRichMessage", GROUP_CHAT);
+    expect(markdownOf(sent)).toBe(TABLE);
+    expect(await telegram("editMessageText", GROUP_CHAT)).toEqual([]);
+    expect(await refusals()).toEqual([]);
+  });
 });
 
 describe("where Telegram refuses rich messages", () => {
