@@ -8,7 +8,17 @@ import { WORKER_CALLBACK_HOST } from "../../src/protocol/run-payload.ts";
 import { mintRunToken, runKeyOf } from "../../src/protocol/run-token.ts";
 import worker from "../../src/worker.ts";
 import type { ScriptedResponse } from "../fakes/server.ts";
-import { admin, fakes, PRIVATE_CHAT, postUpdate, say, sentText, session, textUpdate } from "./helpers.ts";
+import {
+  admin,
+  fakes,
+  PRIVATE_CHAT,
+  postUpdate,
+  say,
+  sentText,
+  session,
+  storedHistory,
+  textUpdate,
+} from "./helpers.ts";
 
 const line = (event: unknown, delayMs = 0) => ({ line: JSON.stringify(event), delayMs });
 const runner = (
@@ -19,12 +29,7 @@ const useAgent = () =>
   admin(`/chats/${PRIVATE_CHAT}/config`, { method: "PUT", body: JSON.stringify({ provider: "claude-agent" }) });
 
 async function historyRoles(): Promise<string[]> {
-  return runInDurableObject(session(PRIVATE_CHAT), (_i, state) =>
-    state.storage.sql
-      .exec<{ role: string }>("SELECT role FROM history ORDER BY id")
-      .toArray()
-      .map((row) => row.role),
-  );
+  return (await storedHistory(PRIVATE_CHAT)).map((message) => message.role);
 }
 
 type RunPayload = {

@@ -11,6 +11,7 @@ import {
   say,
   sentText,
   session,
+  storedHistory,
   textUpdate,
 } from "./helpers.ts";
 
@@ -96,12 +97,10 @@ describe("bounds on what a chat keeps and reads", () => {
       }
     });
     await say("still there?");
-    const rows = await runInDurableObject(session(PRIVATE_CHAT), (_i, state) =>
-      state.storage.sql.exec<{ message: string }>("SELECT message FROM history ORDER BY id").toArray(),
-    );
-    expect(rows).toHaveLength(400);
-    expect(JSON.parse(rows.at(-1)!.message).content).toContain("echo: still there?");
-    expect(JSON.parse(rows[0]!.message).content).toBe("old 12");
+    const stored = await storedHistory(PRIVATE_CHAT);
+    expect(stored).toHaveLength(400);
+    expect(stored.at(-1)!.content).toContain("echo: still there?");
+    expect(stored[0]!.content).toBe("old 12");
   });
 
   it("caps the tool results of a whole turn, not only of each call", async () => {

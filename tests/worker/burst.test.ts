@@ -14,6 +14,7 @@ import {
   sentText,
   session,
   settled,
+  storedHistory,
   textUpdate,
 } from "./helpers.ts";
 
@@ -42,12 +43,7 @@ async function inbox(chatId: number): Promise<{ status: string; error: string | 
 }
 
 async function history(chatId: number): Promise<{ role: string; content: string }[]> {
-  const rows = await runInDurableObject(session(chatId), (_instance, state) =>
-    state.storage.sql
-      .exec<{ role: string; message: string }>("SELECT role, message FROM history ORDER BY id")
-      .toArray(),
-  );
-  return rows.map((row) => ({ role: row.role, content: (JSON.parse(row.message) as { content: string }).content }));
+  return (await storedHistory(chatId)).map(({ role, content }) => ({ role, content }));
 }
 
 async function bufferedUsage(chatId: number): Promise<{ inputTokens: number; outputTokens: number }[]> {

@@ -204,7 +204,6 @@ export async function admin(path: string, init: RequestInit & { token?: string |
   return exports.default.fetch(`http://bot.test/admin${path}`, { ...rest, headers });
 }
 
-/** Makes a chat's buffered usage records old enough to be written and runs its alarm, which writes them to D1. */
 /** A chat's stored history, oldest first, each row's message as JSON.parse reads it. */
 export const storedHistory = (chatId: number) =>
   runInDurableObject(session(chatId), (_i, state) =>
@@ -214,6 +213,7 @@ export const storedHistory = (chatId: number) =>
       .map((row) => JSON.parse(row.message) as { role: string; content: string }),
   );
 
+/** Makes a chat's buffered usage records old enough to be written and runs its alarm, which writes them to D1. */
 export async function flushUsageNow(chatId: number): Promise<void> {
   // The flush as an hour from now would make it (the buffer keeps its oldest time in memory, so rows are not
   // back-dated behind its back), then the alarm, which plans the next wake without the records.

@@ -204,6 +204,7 @@ describe("a group's answer on the rich path", () => {
     expect(messages).toHaveLength(1);
     expect(await refusals()).toEqual([]);
   });
+
   it("does not edit the message again when it already shows the whole answer (Telegram refuses an edit that changes nothing)", async () => {
     await withRichMessages(GROUP_CHAT);
     // The whole table in one piece, then the end of the stream seconds later, before the Stop button would come.

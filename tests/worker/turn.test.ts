@@ -17,18 +17,11 @@ import {
   say,
   sentText,
   session,
+  storedHistory,
   textUpdate,
 } from "./helpers.ts";
 
 type ChatMessages = { role: string; content: unknown; tool_calls?: unknown[]; tool_call_id?: string }[];
-
-async function history(chatId: number): Promise<{ role: string; message: string }[]> {
-  return runInDurableObject(session(chatId), (_instance, state) =>
-    state.storage.sql
-      .exec<{ role: string; message: string }>("SELECT role, message FROM history ORDER BY id")
-      .toArray(),
-  );
-}
 
 describe("a turn", () => {
   it("runs the function-calling loop over D1 tools and stores the exchange", async () => {
@@ -58,7 +51,12 @@ describe("a turn", () => {
     );
     expect(tools).toEqual(expect.arrayContaining(["remember", "recall", "forget"]));
 
-    expect((await history(PRIVATE_CHAT)).map((row) => row.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect((await storedHistory(PRIVATE_CHAT)).map((row) => row.role)).toEqual([
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+    ]);
     // Typing was shown; a status line showed the tool step and was removed before the answer.
     expect(await fakes.requests("telegram", { method: "sendChatAction" })).not.toHaveLength(0);
     const sent = await fakes.requests("telegram", { method: "sendMessage" });
@@ -238,7 +236,7 @@ describe("a turn", () => {
     expect(sentText(help)).toContain("/new");
     const fresh = await say("/new", { count: 4 });
     expect(sentText(fresh)).toContain("fresh conversation");
-    expect(await history(PRIVATE_CHAT)).toHaveLength(0);
+    expect(await storedHistory(PRIVATE_CHAT)).toHaveLength(0);
     await say("hello again", { count: 5 });
     const calls = await fakes.requests("openai");
     expect(calls).toHaveLength(2);
@@ -258,7 +256,7 @@ describe("a turn", () => {
     );
     expect(byThread[7]).toContain("in topic 7");
     expect(byThread[9]).toContain("in topic 9");
-    expect(await history(FORUM_CHAT)).toHaveLength(0);
+    expect(await storedHistory(FORUM_CHAT)).toHaveLength(0);
     expect(
       await runInDurableObject(
         session(FORUM_CHAT, 7),
@@ -286,7 +284,7 @@ describe("provider failures", () => {
     expect(sentText(answer)).toMatch(/refused this bot's credentials/);
     expect(sentText(answer)).not.toContain("sk-abc");
     expect(await fakes.requests("openai")).toHaveLength(1);
-    expect((await history(PRIVATE_CHAT)).map((row) => row.role)).toEqual(["user"]);
+    expect((await storedHistory(PRIVATE_CHAT)).map((row) => row.role)).toEqual(["user"]);
     const inbox = await runInDurableObject(session(PRIVATE_CHAT), (_i, state) =>
       state.storage.sql.exec("SELECT status, error FROM inbox").one(),
     );
