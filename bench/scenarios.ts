@@ -416,7 +416,7 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
       processBefore === undefined || processAfter === undefined ? Number.NaN : processAfter - processBefore;
     results.push({
       name: "cpu per message",
-      description: `CPU time of the Worker's isolate (Worker and chat objects) over ${count} plain turns on warm chats, sampled by the inspector ("ms per message"); the whole workerd process's CPU from /proc beside it`,
+      description: `CPU time of the Worker's isolate (Worker and chat objects) over ${count} plain turns on warm chats, sampled by the inspector, each sample one sampling period ("ms per message"); the whole workerd process's CPU from /proc beside it`,
       figures: { "ms per message": cpuMs / count, "process ms per message": processMs / count, "ms total": cpuMs },
       checks: [],
     });
