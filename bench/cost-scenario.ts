@@ -314,7 +314,8 @@ async function summaryPasses(context: Context, chatCount: number): Promise<CostF
     scaleUsage({ ...countsOf(sumParties(parties)), cpuMs: 0 }, 1 / parties.length);
   const usage = {
     ...subtractUsage(mean(pairs.map((pair) => pair.withPass.cost)), mean(pairs.map((pair) => pair.before.cost))),
-    cpuMs: slope(fit.map((point) => [point.passes, point.cpuMs])),
+    // A pass's CPU is small beside a step's; a slope below zero is the fit's noise.
+    cpuMs: Math.max(0, slope(fit.map((point) => [point.passes, point.cpuMs]))),
   };
   const passCalls = pairs.flatMap((pair) => pair.withPass.pass);
   // priced() takes totals over the samples: the pairs.
