@@ -35,9 +35,9 @@ import { answerItems, burstFor, isPlainMessage } from "./inbox-batch.ts";
 import { UsageFlush } from "./usage-flush.ts";
 import { WakeSchedule } from "./wake-schedule.ts";
 
-/** One alarm works at most this long (of the platform's 15 minutes), then hands over to a fresh alarm. */
+/** One drain works at most this long (an alarm's limit is 15 minutes), then hands over to a fresh alarm. */
 const ALARM_BUDGET_MS = 10 * 60 * 1000;
-/** A turn is stopped this long after its alarm began: the platform ends an alarm at 15 minutes and retries it. */
+/** A turn is stopped this long after its drain began: the platform ends an alarm at 15 minutes and retries it. */
 const TURN_WALL_MS = 13 * 60 * 1000;
 const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 /** How long the first photo of an album waits for the album's other updates. */
@@ -48,13 +48,13 @@ const BATCH_SIZE = 100;
 export type Access = "allowed" | "stranger";
 
 /**
- * One chat (or forum topic): a durable inbox, the conversation, and the turn runner. The webhook only enqueues;
- * all work happens in the alarm, which the platform retries if the object dies mid-turn.
+ * One chat (or forum topic): a durable inbox, the conversation, and the turn runner. The webhook only enqueues; the
+ * drain starts as work arrives, with the alarm as its net, which the platform retries if the object dies mid-turn.
  */
 export class ChatSession extends DurableObject<Env> {
   // Public for tests, which reach them through runInDurableObject; callers go through the methods below.
   readonly stores: ChatStores;
-  /** The alarm and the drain it runs; tests wait for `schedule.drain` to settle. */
+  /** The drain and the alarm behind it; tests wait for `schedule.drain` to settle. */
   readonly schedule: WakeSchedule;
   readonly usage: UsageFlush;
   private readonly configs: CachedChatConfig;
@@ -81,11 +81,15 @@ export class ChatSession extends DurableObject<Env> {
       flushMs: settingsOf(env).usageFlushMs,
       db: () => database(env),
     });
-    this.schedule = new WakeSchedule(ctx.storage, {
-      hasPending: () => this.stores.inbox.hasPending(),
-      nextTaskAt: () => this.stores.meta.get("nextTaskAt"),
-      nextUsageFlushAt: () => this.usage.nextFlushAt(),
-      nextOutboxAt: () => this.stores.outbox.nextTryAt(),
+    this.schedule = new WakeSchedule({
+      storage: ctx.storage,
+      work: {
+        hasPending: () => this.stores.inbox.hasPending(),
+        nextTaskAt: () => this.stores.meta.get("nextTaskAt"),
+        nextUsageFlushAt: () => this.usage.nextFlushAt(),
+        nextOutboxAt: () => this.stores.outbox.nextTryAt(),
+      },
+      atOnce: { drain: () => this.drain(), keepAlive: (running) => ctx.waitUntil(running) },
     });
     void ctx.blockConcurrencyWhile(() => this.stores.migrate());
   }
@@ -140,8 +144,8 @@ export class ChatSession extends DurableObject<Env> {
   }
 
   /**
-   * Queues a guest query its person made in another chat (the webhook checked that the bot knows them): answered on
-   * the alarm with this chat's settings and budget, and kept only until then.
+   * Queues a guest query its person made in another chat (the webhook checked that the bot knows them): answered by
+   * the drain with this chat's settings and budget, and kept only until then.
    */
   async enqueueGuest(query: GuestQuery): Promise<"queued" | "duplicate"> {
     const now = Date.now();

@@ -1,3 +1,5 @@
+import { errorText } from "../lib/errors.ts";
+
 /** The part of Durable Object storage the schedule drives. */
 export interface AlarmStorage {
   setAlarm(at: number): Promise<void>;
@@ -25,11 +27,34 @@ export function nextWakeAt(work: DueWork, now: number): number | null {
   return candidates.length === 0 ? null : Math.max(Math.min(...candidates), now);
 }
 
+/** A drain started as work arrives, and what keeps the object alive until it ends (`ctx.waitUntil`). */
+export interface DrainAtOnce {
+  drain: () => Promise<void>;
+  keepAlive: (running: Promise<void>) => void;
+}
+
+export interface WakeScheduleOptions {
+  storage: AlarmStorage;
+  work: DueWork;
+  now?: () => number;
+  /** Without it, every drain waits for the alarm. */
+  atOnce?: DrainAtOnce;
+}
+
 /**
- * A chat object's one alarm, and the drain it runs. All work happens in the alarm (which the platform retries if the
- * object dies), one drain at a time. A message that arrives while a drain runs sets no second alarm: the drain takes
- * it, or re-arms the alarm as it ends. The alarm time this instance last set is remembered, so that a message
- * arriving when the alarm is already due costs no storage write (each is a commit).
+ * How long after a message arrives the alarm fires if the drain that started for it has not ended by then: the net
+ * for an object that dies mid-turn. Longer than most turns, so that a drain normally replans it away unfired.
+ */
+export const NET_AFTER_MS = 30_000;
+
+/**
+ * A chat object's one alarm, and the drain it runs, one drain at a time. A message that arrives while no drain runs
+ * starts one at once (with `atOnce`): under load the runtime delivers an alarm set for "now" tens to hundreds of
+ * milliseconds later, on the path to every answer. The alarm is still set first, NET_AFTER_MS ahead, so that the
+ * platform runs the drain again if the object dies before it ends; an album's photos, and everything without `atOnce`,
+ * wait for the alarm instead. A message that arrives while a drain runs sets no second alarm: the drain takes it, or
+ * re-arms the alarm as it ends. The alarm time this instance last set is remembered, so that a message arriving when
+ * the alarm is already due costs no storage write (each is a commit).
  */
 export class WakeSchedule {
   /** The alarm as this instance last set it: a time, none (null), or unknown (a new instance, or an alarm running). */
@@ -37,12 +62,17 @@ export class WakeSchedule {
   private running: Promise<void> | undefined;
   private arrivedWhileRunning = false;
   private runStartedAt = 0;
+  private readonly storage: AlarmStorage;
+  private readonly work: DueWork;
+  private readonly now: () => number;
+  private readonly atOnce: DrainAtOnce | undefined;
 
-  constructor(
-    private readonly storage: AlarmStorage,
-    private readonly work: DueWork,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(options: WakeScheduleOptions) {
+    this.storage = options.storage;
+    this.work = options.work;
+    this.now = options.now ?? Date.now;
+    this.atOnce = options.atOnce;
+  }
 
   /** The drain under way, if any (tests wait for it to settle). */
   get drain(): Promise<void> | undefined {
@@ -58,18 +88,46 @@ export class WakeSchedule {
     return this.runStartedAt;
   }
 
-  /** New work was queued: make sure a drain takes it now (or within `withinMs`, to let the rest of an album in). */
+  /**
+   * New work was queued: a drain takes it now (or within `withinMs`, to let the rest of an album in). Resolves once
+   * the alarm that guarantees it is stored, not when the drain ends.
+   */
   async workArrived(withinMs = 0): Promise<void> {
     if (this.running) {
       this.arrivedWhileRunning = true;
       return;
     }
-    await this.wakeBy(this.now() + withinMs);
+    if (withinMs > 0 || !this.atOnce) {
+      await this.wakeBy(this.now() + withinMs);
+      return;
+    }
+    const { drain, keepAlive } = this.atOnce;
+    // Marked as running before the first await, so that a message arriving meanwhile starts no second drain.
+    let netStored: Promise<void> = Promise.resolve();
+    const running = (async () => {
+      netStored = this.wakeBy(this.now() + NET_AFTER_MS);
+      await netStored;
+      await this.drainWith(drain);
+    })();
+    this.running = running;
+    const ended = running
+      .catch((error: unknown) => {
+        // The net alarm is still set: the platform runs the drain again when it fires.
+        console.error(`a drain failed; the alarm retries it: ${errorText(error)}`);
+      })
+      .finally(() => {
+        if (this.running === running) this.running = undefined;
+      });
+    keepAlive(ended);
+    await netStored;
   }
 
   /** The alarm handler: runs `work` as the drain, then sets the alarm for what is due next. */
   async runAlarm(work: () => Promise<void>): Promise<void> {
     this.known = undefined;
+    // A drain started as its message arrived is under way, and this is its net (or it outlived NET_AFTER_MS): it
+    // ends first, then this drain takes whatever it left.
+    while (this.running) await this.running.catch(() => undefined);
     const drain = this.drainWith(work);
     this.running = drain;
     try {

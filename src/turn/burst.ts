@@ -10,14 +10,21 @@ export interface JoinedMessage {
 const JOINED = "a message joined the turn";
 
 /**
+ * At most this many messages join one turn. Each that arrives after the model was called makes the call again, and
+ * the dropped call's tokens are paid: a flood of messages (a paste split by the client, a script) would restart it
+ * without end. The ones after wait, and the next turn answers them together.
+ */
+export const MAX_JOINED = 10;
+
+/**
  * The way into a chat turn for the messages a person sends right after the ones it answers ("hi", then the question):
  * from the moment its batch is taken from the inbox until it shows anything, a plain message joins the turn. Before
  * the turn calls its model the message is simply among its messages; after, the model call under way (the current
  * attempt) is aborted and made again with all of them, for one answer.
  *
  * It closes for good when anything is shown (an answer's text, a status line, a tool step), when the turn goes on to
- * its answer, when it is stopped or ends, or when something that may not join (a command, a report) is queued behind
- * it. The chat's object decides which messages may try; the burst only says whether one got in.
+ * its answer, when it is stopped or ends, when MAX_JOINED messages have joined, or when something that may not join
+ * (a command, a report) is queued behind it. The chat's object decides which messages may try; the burst only says whether one got in.
  */
 export class Burst {
   private open = true;
@@ -36,6 +43,7 @@ export class Burst {
 
   /** A plain message arrived: true when it joined the turn (a model call under way is aborted, to be made again). */
   join(joined: JoinedMessage): boolean {
+    if (this.ids.length >= MAX_JOINED) this.open = false;
     if (!this.open) return false;
     this.waiting.push(joined);
     this.ids.push(joined.inboxId);

@@ -54,7 +54,7 @@ async function deliver(
   const group = chatId < 0;
   const response = await postUpdate(textUpdate(group ? `@testbot answer ${seed}` : `answer ${seed}`, { chatId }));
   if (response.status !== 200) return [...problems, `seed ${seed}: the webhook answered ${response.status}`];
-  // The turn runs on the chat object's alarm: run it now (or wait for the one already running) to its end.
+  // The turn starts as the message arrives; the alarm behind it runs after it ends, and then nothing is left.
   await runDurableObjectAlarm(session(chatId));
   await settled(chatId);
   for (const call of (await fakes.requests("telegram")).filter((request) => request.refusal && !request.scripted)) {

@@ -17,6 +17,7 @@ import {
   say,
   sentText,
   session,
+  settled,
   storedHistory,
   textUpdate,
 } from "./helpers.ts";
@@ -70,6 +71,24 @@ describe("a turn", () => {
     expect(usage.results).toEqual([
       { provider: "openai", model: "gpt-test", input_tokens: 30, output_tokens: 15, tool_calls: 1, outcome: "ok" },
     ]);
+  });
+
+  it("starts as its message arrives, with the alarm 30 s ahead as its net, which the drain moves on as it ends", async () => {
+    await fakes.script("openai", { ...openaiText("Right away."), delayMs: 300 });
+    const response = await postUpdate(textUpdate("hello"));
+    expect(response.status).toBe(200);
+    // The model is being asked while the alarm is still far ahead: the turn did not wait for it to fire.
+    const [call] = await fakes.wait("openai", { count: 1 });
+    const alarm = await runInDurableObject(session(PRIVATE_CHAT), (_i, state) => state.storage.getAlarm());
+    expect(alarm).toBeGreaterThan(call!.at + 25_000);
+    await fakes.wait("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT, count: 1 });
+    await settled(PRIVATE_CHAT);
+    // The drain ended: the alarm is the usage flush's now, 30 s after the turn's record, not the net.
+    const { flushAt, next } = await runInDurableObject(session(PRIVATE_CHAT), async (_i, state) => ({
+      flushAt: (state.storage.sql.exec("SELECT min(created_at) AS at FROM usage_buffer").one().at as number) + 30_000,
+      next: await state.storage.getAlarm(),
+    }));
+    expect(next).toBe(flushAt);
   });
 
   it("buffers usage records and writes them to D1 in one batch, once, after USAGE_FLUSH_SECONDS", async () => {

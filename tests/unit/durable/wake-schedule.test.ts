@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { type AlarmStorage, type DueWork, nextWakeAt, WakeSchedule } from "../../../src/durable/wake-schedule.ts";
+import {
+  type AlarmStorage,
+  type DueWork,
+  NET_AFTER_MS,
+  nextWakeAt,
+  WakeSchedule,
+} from "../../../src/durable/wake-schedule.ts";
 
 /** A promise with its resolve and reject at hand, to hold a drain (or a storage write) open. */
 function deferred<T = void>() {
@@ -64,7 +70,7 @@ function setup(initial: { pending?: boolean; taskAt?: number; flushAt?: number; 
   const clock = { now: 1_000_000 };
   const { state, work } = workOf(initial);
   const { calls, storage, hold } = storageOf();
-  const schedule = new WakeSchedule(storage, work, () => clock.now);
+  const schedule = new WakeSchedule({ storage, work, now: () => clock.now });
   return { clock, state, calls, hold, schedule, storage, work };
 }
 
@@ -118,7 +124,7 @@ describe("WakeSchedule.workArrived", () => {
   it("writes again in a new instance, which cannot know the alarm", async () => {
     const first = setup({ pending: true });
     await first.schedule.workArrived();
-    const second = new WakeSchedule(first.storage, first.work, () => first.clock.now);
+    const second = new WakeSchedule({ storage: first.storage, work: first.work, now: () => first.clock.now });
     await second.workArrived();
     expect(first.calls).toEqual([
       ["setAlarm", first.clock.now],
@@ -260,5 +266,108 @@ describe("WakeSchedule.runAlarm", () => {
       ["setAlarm", clock.now],
       ["setAlarm", clock.now],
     ]);
+  });
+});
+
+/** A schedule that starts a drain as work arrives: each drain waits on the gate a test opens, and is counted. */
+function setupAtOnce(initial: { pending?: boolean } = {}) {
+  const clock = { now: 1_000_000 };
+  const { state, work } = workOf(initial);
+  const { calls, storage } = storageOf();
+  const gates: ReturnType<typeof deferred<void>>[] = [];
+  const keptAlive: Promise<void>[] = [];
+  let drains = 0;
+  const schedule = new WakeSchedule({
+    storage,
+    work,
+    now: () => clock.now,
+    atOnce: {
+      drain: () => {
+        drains++;
+        const gate = deferred();
+        gates.push(gate);
+        return gate.promise;
+      },
+      keepAlive: (running) => keptAlive.push(running),
+    },
+  });
+  return { clock, state, calls, schedule, gates, keptAlive, drains: () => drains };
+}
+
+describe("WakeSchedule with a drain at once", () => {
+  it("stores the net alarm, starts the drain without waiting for it, and replans the net away as it ends", async () => {
+    const { clock, calls, schedule, gates, keptAlive, drains, state } = setupAtOnce({ pending: true });
+    await schedule.workArrived();
+    // The arrival is answered once the net is stored; the drain runs on, kept alive.
+    expect(calls).toEqual([["setAlarm", clock.now + NET_AFTER_MS]]);
+    await settle();
+    expect(drains()).toBe(1);
+    expect(schedule.isDraining).toBe(true);
+    expect(keptAlive).toHaveLength(1);
+    state.pending = false;
+    gates[0]!.resolve();
+    await keptAlive[0];
+    expect(calls).toEqual([["setAlarm", clock.now + NET_AFTER_MS], ["deleteAlarm"]]);
+    expect(schedule.isDraining).toBe(false);
+  });
+
+  it("starts no second drain and stores nothing for work that arrives while one runs", async () => {
+    const { calls, schedule, gates, keptAlive, drains, state } = setupAtOnce({ pending: true });
+    await schedule.workArrived();
+    await schedule.workArrived();
+    await settle();
+    await schedule.workArrived();
+    expect(drains()).toBe(1);
+    expect(calls).toHaveLength(1);
+    // The drain took everything before it ended.
+    state.pending = false;
+    gates[0]!.resolve();
+    await keptAlive[0];
+    expect(drains()).toBe(1);
+  });
+
+  it("leaves an album's wait to the alarm", async () => {
+    const { clock, calls, schedule, drains } = setupAtOnce({ pending: true });
+    await schedule.workArrived(1500);
+    await settle();
+    expect(calls).toEqual([["setAlarm", clock.now + 1500]]);
+    expect(drains()).toBe(0);
+    expect(schedule.isDraining).toBe(false);
+  });
+
+  it("runs the alarm's own drain only after the one under way has ended", async () => {
+    const { schedule, gates, state } = setupAtOnce({ pending: true });
+    await schedule.workArrived();
+    await settle();
+    const order: string[] = [];
+    const alarm = schedule.runAlarm(async () => {
+      order.push("alarm's drain");
+    });
+    await settle();
+    expect(order).toEqual([]);
+    state.pending = false;
+    order.push("first drain ends");
+    gates[0]!.resolve();
+    await alarm;
+    expect(order).toEqual(["first drain ends", "alarm's drain"]);
+    expect(schedule.isDraining).toBe(false);
+  });
+
+  it("keeps the net alarm when the drain fails, so that the platform runs it again", async () => {
+    const { clock, calls, schedule, gates, keptAlive } = setupAtOnce({ pending: true });
+    await schedule.workArrived();
+    await settle();
+    const errors: unknown[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => errors.push(args.join(" "));
+    try {
+      gates[0]!.reject(new Error("the turn blew up"));
+      await keptAlive[0];
+    } finally {
+      console.error = original;
+    }
+    expect(errors).toEqual([expect.stringContaining("the turn blew up")]);
+    expect(calls).toEqual([["setAlarm", clock.now + NET_AFTER_MS]]);
+    expect(schedule.isDraining).toBe(false);
   });
 });

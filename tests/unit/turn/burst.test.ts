@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { IncomingMessage } from "../../../src/telegram/incoming-message.ts";
 import { ActiveRun } from "../../../src/turn/active-run.ts";
-import { Burst } from "../../../src/turn/burst.ts";
+import { Burst, MAX_JOINED } from "../../../src/turn/burst.ts";
 
 function message(id: number, text: string, fromId = 1001): IncomingMessage {
   return {
@@ -24,6 +24,21 @@ describe("a burst", () => {
     expect(burst.join({ inboxId: 3, message: message(3, "late") })).toBe(false);
     expect(burst.take().map((joined) => joined.message.text)).toEqual(["in time"]);
     expect(burst.inboxIds).toEqual([2]);
+  });
+
+  it("closes once MAX_JOINED messages have joined: a flood does not restart the model call without end", () => {
+    const burst = new Burst();
+    const turn = new AbortController();
+    for (let id = 1; id <= MAX_JOINED; id++) {
+      burst.beginAttempt(turn.signal);
+      expect(burst.join({ inboxId: id, message: message(id, `part ${id}`) })).toBe(true);
+    }
+    const attempt = burst.beginAttempt(turn.signal);
+    expect(burst.join({ inboxId: MAX_JOINED + 1, message: message(MAX_JOINED + 1, "one too many") })).toBe(false);
+    // The call under way goes on; the message waits in the inbox for the next turn, and so does everything after it.
+    expect(attempt.aborted).toBe(false);
+    expect(burst.isOpen).toBe(false);
+    expect(burst.inboxIds).toHaveLength(MAX_JOINED);
   });
 
   it("aborts the attempt under way when a message joins, and only that attempt", () => {
