@@ -312,9 +312,14 @@ async function summaryPasses(context: Context, chatCount: number): Promise<CostF
   if (pairs.length === 0) throw new Error("summary passes: no chat had a step without a pass before one with a pass");
   const mean = (parties: PartyTally[]) =>
     scaleUsage({ ...countsOf(sumParties(parties)), cpuMs: 0 }, 1 / parties.length);
+  const difference = subtractUsage(
+    mean(pairs.map((pair) => pair.withPass.cost)),
+    mean(pairs.map((pair) => pair.before.cost)),
+  );
   const usage = {
-    ...subtractUsage(mean(pairs.map((pair) => pair.withPass.cost)), mean(pairs.map((pair) => pair.before.cost))),
-    // A pass's CPU is small beside a step's; a slope below zero is the fit's noise.
+    ...difference,
+    // A pass's CPU and active time are small beside a step's; a figure below zero is the noise of the difference.
+    doActiveMs: Math.max(0, difference.doActiveMs),
     cpuMs: Math.max(0, slope(fit.map((point) => [point.passes, point.cpuMs]))),
   };
   const passCalls = pairs.flatMap((pair) => pair.withPass.pass);

@@ -69,17 +69,18 @@ interface Operations {
 }
 
 /**
- * From the cost scenario of the full run of 2026-11-24 05:03: a plain turn (the webhook, the enqueue and two alarms,
- * the turn's rows, its share of a usage flush), what each tool call adds (a tool turn with three calls, less a plain
+ * From the cost scenario of the full run of 2026-11-24 05:03: a plain turn (the webhook, the enqueue, the turn's
+ * rows, its share of a usage flush and its alarm), what each tool call adds (a tool turn with three calls, less a plain
  * turn, over three), and a summary pass. SQLite rows read are from the cost scenario of 07:54 the same day, after the
  * stores began answering from their own writes. CPU is from 10:06 the same day, after the bench stopped counting the
  * gaps between the inspector's samples as CPU: a plain turn from the cpu scenario's A/B, a tool call from the cost
- * scenario; a summary pass's is below what its fit tells apart from nothing, and counted as 1 ms.
+ * scenario; a summary pass's is below what its fit tells apart from nothing, and counted as 1 ms. Durable Object
+ * requests from 11:14, since a turn starts in its enqueue rather than in an alarm of its own.
  */
 const PER_TURN: Operations = {
   workerRequests: 1,
   cpuMs: 4.4,
-  doRequests: 3,
+  doRequests: 2,
   sqliteRowsRead: 32,
   sqliteRowsWritten: 20,
   d1RowsRead: 3,

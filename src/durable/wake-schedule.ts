@@ -4,6 +4,8 @@ import { errorText } from "../lib/errors.ts";
 export interface AlarmStorage {
   setAlarm(at: number): Promise<void>;
   deleteAlarm(): Promise<void>;
+  /** Resolves once the writes made so far are stored (and what waited for them, such as an answer, has gone out). */
+  sync(): Promise<void>;
 }
 
 /** What the chat object has due, read when the next alarm is planned. */
@@ -107,6 +109,9 @@ export class WakeSchedule {
     const running = (async () => {
       netStored = this.wakeBy(this.now() + NET_AFTER_MS);
       await netStored;
+      // The webhook's answer waits for the message's row and the net to be stored; the drain's first statements and
+      // its prompt would hold that up (they run before the runtime gets back to it), so they start once it is out.
+      await this.storage.sync();
       await this.drainWith(drain);
     })();
     this.running = running;

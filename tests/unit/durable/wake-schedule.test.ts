@@ -51,6 +51,7 @@ function storageOf() {
       calls.push(["deleteAlarm"]);
       await held;
     },
+    async sync() {},
   };
   return {
     calls,
@@ -276,13 +277,20 @@ function setupAtOnce(initial: { pending?: boolean } = {}) {
   const { calls, storage } = storageOf();
   const gates: ReturnType<typeof deferred<void>>[] = [];
   const keptAlive: Promise<void>[] = [];
+  const order: string[] = [];
   let drains = 0;
   const schedule = new WakeSchedule({
-    storage,
+    storage: {
+      ...storage,
+      sync: async () => {
+        order.push("stored");
+      },
+    },
     work,
     now: () => clock.now,
     atOnce: {
       drain: () => {
+        order.push("drain");
         drains++;
         const gate = deferred();
         gates.push(gate);
@@ -291,17 +299,19 @@ function setupAtOnce(initial: { pending?: boolean } = {}) {
       keepAlive: (running) => keptAlive.push(running),
     },
   });
-  return { clock, state, calls, schedule, gates, keptAlive, drains: () => drains };
+  return { clock, state, calls, schedule, gates, keptAlive, order, drains: () => drains };
 }
 
 describe("WakeSchedule with a drain at once", () => {
   it("stores the net alarm, starts the drain without waiting for it, and replans the net away as it ends", async () => {
-    const { clock, calls, schedule, gates, keptAlive, drains, state } = setupAtOnce({ pending: true });
+    const { clock, calls, schedule, gates, keptAlive, drains, order, state } = setupAtOnce({ pending: true });
     await schedule.workArrived();
     // The arrival is answered once the net is stored; the drain runs on, kept alive.
     expect(calls).toEqual([["setAlarm", clock.now + NET_AFTER_MS]]);
     await settle();
     expect(drains()).toBe(1);
+    // It began once what the arrival wrote was stored (the webhook's answer goes out then), not before.
+    expect(order).toEqual(["stored", "drain"]);
     expect(schedule.isDraining).toBe(true);
     expect(keptAlive).toHaveLength(1);
     state.pending = false;
