@@ -39,7 +39,7 @@ export async function converse(ctx: ChatContext, input: AttemptsInput): Promise<
   for (;;) {
     turn = await withJoined(ctx, turn, run, conversation.paid);
     // A turn nobody may join (a task, an agent's run) keeps the run's own signal.
-    const signal = run.burst?.isOpen ? run.burst.beginAttempt(run.signal) : run.signal;
+    const signal = run.burst ? run.burst.beginAttempt(run.signal) : run.signal;
     const call = { made: false };
     const started = await startConversation(ctx, {
       ...conversation,

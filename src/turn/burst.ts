@@ -53,8 +53,15 @@ export class Burst {
     return true;
   }
 
-  /** A new model call: its signal ends with the turn's (`turn`), or when a message joins. */
+  /**
+   * A new model call: its signal ends with the turn's (`turn`), or, while the burst is open, when a message joins. A
+   * call made after it closed is not one a join cut short, even when the call before it was.
+   */
   beginAttempt(turn: AbortSignal): AbortSignal {
+    if (!this.open) {
+      this.attempt = undefined;
+      return turn;
+    }
     const attempt = new AbortController();
     this.attempt = attempt;
     return AbortSignal.any([turn, attempt.signal]);

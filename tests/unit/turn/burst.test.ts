@@ -41,6 +41,18 @@ describe("a burst", () => {
     expect(burst.inboxIds).toHaveLength(MAX_JOINED);
   });
 
+  it("does not count a call made after it closed as cut short, even when a join cut the one before", () => {
+    const burst = new Burst();
+    const turn = new AbortController();
+    burst.beginAttempt(turn.signal);
+    burst.join({ inboxId: 1, message: message(1, "and another thing") });
+    expect(burst.interrupted).toBe(true);
+    // Closed before the call is made again (here by a command queued behind it): the last call is the turn's own.
+    burst.close();
+    expect(burst.beginAttempt(turn.signal)).toBe(turn.signal);
+    expect(burst.interrupted).toBe(false);
+  });
+
   it("aborts the attempt under way when a message joins, and only that attempt", () => {
     const burst = new Burst();
     const turn = new AbortController();
