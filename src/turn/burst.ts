@@ -24,7 +24,8 @@ export const MAX_JOINED = 10;
  *
  * It closes for good when anything is shown (an answer's text, a status line, a tool step), when the turn goes on to
  * its answer, when it is stopped or ends, when MAX_JOINED messages have joined, or when something that may not join
- * (a command, a report) is queued behind it. The chat's object decides which messages may try; the burst only says whether one got in.
+ * (a command, a report) is queued behind it. The chat's object decides which messages may try; the burst only says
+ * whether one got in.
  */
 export class Burst {
   private open = true;
