@@ -1,6 +1,5 @@
+import { jsonBytes } from "../protocol/message-size.ts";
 import type { HistoryMessage } from "../protocol/messages.ts";
-
-const encoder = new TextEncoder();
 
 /** Drops the oldest messages (keeping the window opening at a user message) until the payload fits the runner. */
 export function fitHistory(
@@ -8,7 +7,7 @@ export function fitHistory(
   { fixedBytes, maxBytes }: { fixedBytes: number; maxBytes: number },
 ): HistoryMessage[] {
   // Bytes as sent (UTF-8), not characters: Cyrillic, Chinese or emoji take two to four bytes each.
-  const sizes = history.map((message) => encoder.encode(JSON.stringify(message)).byteLength + 1);
+  const sizes = history.map((message) => jsonBytes(message) + 1);
   let start = 0;
   let size = fixedBytes + sizes.reduce((sum, bytes) => sum + bytes, 1);
   while (size > maxBytes && start < history.length - 1) {

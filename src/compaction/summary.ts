@@ -1,3 +1,4 @@
+import { jsonBytes } from "../protocol/message-size.ts";
 import type { HistoryMessage } from "../protocol/messages.ts";
 import type { HistorySummary } from "../store/chat-meta.ts";
 
@@ -6,11 +7,9 @@ export const SUMMARY_MAX_CHARS = 8_000;
 /** The longest piece of one message a summary pass reads. */
 const TRANSCRIPT_MESSAGE_MAX_CHARS = 2_000;
 
-const encoder = new TextEncoder();
-
 /** Tokens of a message, estimated from its UTF-8 size (about 3 bytes a token: a little high for English, on purpose). */
 export function estimateTokens(message: HistoryMessage): number {
-  return Math.ceil(encoder.encode(JSON.stringify(message)).byteLength / 3) + 4;
+  return Math.ceil(jsonBytes(message) / 3) + 4;
 }
 
 /**

@@ -2,6 +2,7 @@
 
 const clockFormatters = new Map<string, Intl.DateTimeFormat>();
 const dayFormatters = new Map<string, Intl.DateTimeFormat>();
+const lastDayKeys = new Map<string, { minute: number; key: string }>();
 
 export function isTimezone(name: string): boolean {
   try {
@@ -33,10 +34,17 @@ export function startOfNextDay(now: number, timezone: string): number {
 
 /** The calendar day in the zone, as YYYY-MM-DD. */
 export function dayKey(now: number, timezone: string): string {
+  // Asked at every turn's admission and record; a day only turns at a whole minute (no zone's offset has seconds
+  // today), so the last answer holds for the rest of its minute and formatting is skipped.
+  const minute = Math.floor(now / 60_000);
+  const last = lastDayKeys.get(timezone);
+  if (last?.minute === minute) return last.key;
   // en-CA writes dates as YYYY-MM-DD.
-  return cached(dayFormatters, timezone, { year: "numeric", month: "2-digit", day: "2-digit" }, "en-CA").format(
+  const key = cached(dayFormatters, timezone, { year: "numeric", month: "2-digit", day: "2-digit" }, "en-CA").format(
     new Date(now),
   );
+  lastDayKeys.set(timezone, { minute, key });
+  return key;
 }
 
 /** Building an Intl formatter costs more than the rest of a turn's date work; one per zone and shape is kept. */

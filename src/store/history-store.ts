@@ -2,9 +2,16 @@ import { asc, count, desc, gt, lte, max, min, sql } from "drizzle-orm";
 import * as schema from "../db/chat-schema.ts";
 import { type HistoryMessage, historyMessageSchema } from "../protocol/messages.ts";
 import type { ChatDatabase } from "./chat-database.ts";
-import { preparedOnce } from "./statements.ts";
+import { orderedLimit, preparedOnce, preparedPer } from "./statements.ts";
 
 const encoder = new TextEncoder();
+
+/** A row of the window: its id, its role and its message (none when no schema reads it any more). */
+interface WindowRow {
+  id: number;
+  role: string;
+  messages: HistoryMessage[];
+}
 
 /**
  * The conversation, provider-neutral: one `HistoryMessage` per row, in order, each read back through its schema. Rows
@@ -12,6 +19,7 @@ const encoder = new TextEncoder();
  */
 export class HistoryStore {
   private readonly statements;
+  private readonly last;
   /**
    * What this store knows of its rows without reading them, kept because the compaction check and the prune run
    * after every turn and only this store writes `history`: the lowest and highest id (`null`: no rows), and the last
@@ -19,23 +27,22 @@ export class HistoryStore {
    */
   private ids: { lowest: number | null; highest: number | null } | undefined;
   private totals: { afterId: number; count: number; bytes: number } | undefined;
+  /**
+   * The newest `reach` rows after `afterId`, oldest first, as the last window read them, moved on by each append and
+   * prune: every turn reads the window, and reading and parsing it again was a twentieth of a plain turn's CPU.
+   */
+  private recent: { afterId: number; reach: number; rows: WindowRow[] } | undefined;
 
   constructor(private readonly database: ChatDatabase) {
     database.onRollback(() => {
       this.ids = undefined;
       this.totals = undefined;
+      this.recent = undefined;
     });
     const { db } = database;
     const { history } = schema;
     const placeholder = sql.placeholder;
     this.statements = preparedOnce(() => ({
-      last: db
-        .select({ role: history.role, message: history.message })
-        .from(history)
-        .where(gt(history.id, placeholder("afterId")))
-        .orderBy(desc(history.id))
-        .limit(placeholder("limit"))
-        .prepare(),
       count: db.select({ count: count() }).from(history).prepare(),
       ids: db
         .select({ lowest: min(history.id), highest: max(history.id) })
@@ -58,6 +65,15 @@ export class HistoryStore {
         .where(lte(history.id, sql`(select max(${history.id}) from ${history}) - ${placeholder("keep")}`))
         .prepare(),
     }));
+    // The newest rows after a summary's id, newest first: the window's read, once per turn.
+    this.last = preparedPer((limit: number) =>
+      db
+        .select({ id: history.id, role: history.role, message: history.message })
+        .from(history)
+        .where(gt(history.id, placeholder("afterId")))
+        .orderBy(orderedLimit(desc(history.id), limit))
+        .prepare(),
+    );
   }
 
   /**
@@ -68,12 +84,22 @@ export class HistoryStore {
    */
   window(limit: number, afterId = 0): HistoryMessage[] {
     for (const reach of [limit, limit * 4]) {
-      const rows = this.statements().last.all({ limit: reach, afterId }).reverse();
+      const rows = this.newest(reach, afterId);
       const start = rows.findIndex((row) => row.role === "user");
-      if (start >= 0) return rows.slice(start).flatMap((row) => parseRow(row.message));
+      if (start >= 0) return rows.slice(start).flatMap((row) => row.messages);
       if (rows.length < reach) break;
     }
     return [];
+  }
+
+  private newest(reach: number, afterId: number): readonly WindowRow[] {
+    if (this.recent?.afterId === afterId && this.recent.reach === reach) return this.recent.rows;
+    const rows = this.last(reach)
+      .all({ afterId })
+      .reverse()
+      .map((row) => ({ id: row.id, role: row.role, messages: parseRow(row.message) }));
+    this.recent = { afterId, reach, rows };
+    return rows;
   }
 
   append(messages: readonly HistoryMessage[], now: number): void {
@@ -84,6 +110,11 @@ export class HistoryStore {
       const id = this.statements().append.all({ role: message.role, message: text, now })[0]?.id;
       if (id === undefined) throw new Error("a history row was written without an id");
       if (this.ids) this.ids = { lowest: this.ids.lowest ?? id, highest: id };
+      if (this.recent) {
+        // Parsed from the text as stored, so the window holds what a read would give.
+        this.recent.rows.push({ id, role: message.role, messages: parseRow(text) });
+        if (this.recent.rows.length > this.recent.reach) this.recent.rows.shift();
+      }
       if (this.totals)
         this.totals = {
           ...this.totals,
@@ -105,6 +136,7 @@ export class HistoryStore {
     this.statements().prune.run({ keep });
     // A lower bound (ids may have gaps): a later prune at worst runs a DELETE that moves nothing.
     this.ids = keep > 0 ? { lowest: highest - keep + 1, highest } : { lowest: null, highest: null };
+    if (this.recent) this.recent.rows = this.recent.rows.filter((row) => row.id > highest - keep);
     // Totals after a summary that had read every moved row stay as they were.
     if (this.totals && this.totals.afterId < highest - keep) this.totals = undefined;
   }

@@ -9,7 +9,7 @@ import {
   incomingMessageSchema,
 } from "../telegram/incoming-message.ts";
 import type { ChatDatabase } from "./chat-database.ts";
-import { preparedOnce } from "./statements.ts";
+import { orderedLimit, preparedOnce, preparedPer } from "./statements.ts";
 
 /** A due scheduled task, as it waits in the inbox. */
 const taskPayloadSchema = z.object({
@@ -44,6 +44,7 @@ const WAITING = ["pending", "processing"] as const;
  */
 export class InboxStore {
   private readonly statements;
+  private readonly takeWaiting;
   /**
    * How many rows wait (pending, or processing by this or a dead run), when known: asked at every alarm, webhook and
    * turn's end, and only this store writes the inbox, so the count follows its own writes instead of a read each time.
@@ -78,24 +79,6 @@ export class InboxStore {
         .from(inbox)
         .where(inArray(inbox.status, [...WAITING]))
         .prepare(),
-      // One statement marks the first waiting rows taken and returns them: atomic without a transaction, and it
-      // binds one parameter however many rows it takes.
-      takeWaiting: db
-        .update(inbox)
-        .set({ status: "processing", attempts: sql`${inbox.attempts} + 1` })
-        .where(
-          inArray(
-            inbox.id,
-            db
-              .select({ id: inbox.id })
-              .from(inbox)
-              .where(inArray(inbox.status, [...WAITING]))
-              .orderBy(asc(inbox.id))
-              .limit(placeholder("limit")),
-          ),
-        )
-        .returning()
-        .prepare(),
       finishOne: db
         .update(inbox)
         .set({
@@ -111,6 +94,25 @@ export class InboxStore {
         .where(eq(inbox.id, placeholder("id")))
         .prepare(),
     }));
+    // One statement marks the first waiting rows taken and returns them: atomic without a transaction, and it binds
+    // no parameter however many rows it takes.
+    this.takeWaiting = preparedPer((limit: number) =>
+      db
+        .update(inbox)
+        .set({ status: "processing", attempts: sql`${inbox.attempts} + 1` })
+        .where(
+          inArray(
+            inbox.id,
+            db
+              .select({ id: inbox.id })
+              .from(inbox)
+              .where(inArray(inbox.status, [...WAITING]))
+              .orderBy(orderedLimit(asc(inbox.id), limit)),
+          ),
+        )
+        .returning()
+        .prepare(),
+    );
   }
 
   /** The new row's id, or undefined when the key was seen before: a redelivered update is a no-op. */
@@ -134,7 +136,7 @@ export class InboxStore {
     // Known first: an UPDATE that changes nothing still opens (and commits) a write transaction in the object's
     // SQLite, and every drain ends by finding nothing more.
     if (!this.hasPending()) return [];
-    const rows = this.statements().takeWaiting.all({ limit });
+    const rows = this.takeWaiting(limit).all();
     // Every waiting row is taken (processing ones too), so what was taken is all that waits, unless the limit cut it.
     this.waiting = rows.length < limit ? rows.length : undefined;
     for (const row of rows) this.taken.add(row.id);

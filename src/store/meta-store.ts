@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import * as schema from "../db/chat-schema.ts";
 import type { ChatDatabase } from "./chat-database.ts";
 import { type ChatMeta, type ChatMetaKey, chatMetaSchemas } from "./chat-meta.ts";
@@ -23,7 +23,18 @@ export class MetaStore {
     database.onRollback(() => {
       this.cache = undefined;
     });
-    this.statements = preparedOnce(() => ({ all: database.db.select().from(schema.meta).prepare() }));
+    const { db } = database;
+    const { meta } = schema;
+    const placeholder = sql.placeholder;
+    this.statements = preparedOnce(() => ({
+      all: db.select().from(meta).prepare(),
+      // Every turn writes the day's spend: built once, as building it was most of its cost.
+      upsert: db
+        .insert(meta)
+        .values({ key: placeholder("key"), value: placeholder("value") })
+        .onConflictDoUpdate({ target: meta.key, set: { value: sql`excluded.${sql.identifier("value")}` } })
+        .prepare(),
+    }));
   }
 
   get<Key extends ChatMetaKey>(key: Key): ChatMeta[Key] | undefined {
@@ -35,11 +46,7 @@ export class MetaStore {
     const text = JSON.stringify(value);
     const entries = this.entries();
     if (entries.get(key)?.text === text) return;
-    this.database.db
-      .insert(schema.meta)
-      .values({ key, value: text })
-      .onConflictDoUpdate({ target: schema.meta.key, set: { value: text } })
-      .run();
+    this.statements().upsert.run({ key, value: text });
     entries.set(key, { text, value });
   }
 

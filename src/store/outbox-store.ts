@@ -3,7 +3,7 @@ import * as z from "zod";
 import * as schema from "../db/chat-schema.ts";
 import { chatTargetSchema } from "../telegram/incoming-message.ts";
 import type { ChatDatabase } from "./chat-database.ts";
-import { preparedOnce } from "./statements.ts";
+import { orderedLimit, preparedOnce } from "./statements.ts";
 
 /** One message's worth of an answer, as telegram/render.ts makes it: its Markdown, and its Telegram HTML. */
 const pieceSchema = z.object({ piece: z.string(), html: z.string().optional() });
@@ -85,7 +85,11 @@ export class OutboxStore {
     const { db } = database;
     const { outbox } = schema;
     this.statements = preparedOnce(() => ({
-      head: db.select().from(outbox).orderBy(asc(outbox.id)).limit(1).prepare(),
+      head: db
+        .select()
+        .from(outbox)
+        .orderBy(orderedLimit(asc(outbox.id), 1))
+        .prepare(),
       summary: db
         .select({ waiting: sql<number>`count(*)`, oldestAt: sql<number | null>`min(${outbox.createdAt})` })
         .from(outbox)

@@ -2,7 +2,7 @@ import { asc, lte, sql } from "drizzle-orm";
 import * as schema from "../db/chat-schema.ts";
 import { type UsageRecord, usageRecordSchema } from "../db/usage.ts";
 import type { ChatDatabase } from "./chat-database.ts";
-import { preparedOnce } from "./statements.ts";
+import { orderedLimit, preparedOnce } from "./statements.ts";
 
 /** Usage records of finished turns, kept until the object writes a batch of them to D1 (see `UsageFlush`). */
 export class UsageBuffer {
@@ -34,8 +34,7 @@ export class UsageBuffer {
       oldest: db
         .select({ createdAt: usageBuffer.createdAt })
         .from(usageBuffer)
-        .orderBy(asc(usageBuffer.id))
-        .limit(1)
+        .orderBy(orderedLimit(asc(usageBuffer.id), 1))
         .prepare(),
     }));
   }
@@ -58,7 +57,11 @@ export class UsageBuffer {
    */
   batch(limit = 500): { records: { id: number; record: UsageRecord }[]; lastId: number | undefined } {
     const { usageBuffer } = schema;
-    const rows = this.database.db.select().from(usageBuffer).orderBy(asc(usageBuffer.id)).limit(limit).all();
+    const rows = this.database.db
+      .select()
+      .from(usageBuffer)
+      .orderBy(orderedLimit(asc(usageBuffer.id), limit))
+      .all();
     this.oldest = rows[0]?.createdAt ?? null;
     this.wholeBatch = rows.length < limit ? { lastId: rows.at(-1)?.id, firstAddedAt: undefined } : undefined;
     const records = rows.flatMap((row) => {

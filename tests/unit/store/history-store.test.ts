@@ -1,6 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { HistoryMessage } from "../../../src/protocol/messages.ts";
+import { ChatStores } from "../../../src/store/chat-stores.ts";
 import { session } from "../../worker/helpers.ts";
 import { statementsSeen } from "./statements-seen.ts";
 
@@ -99,6 +100,37 @@ describe("HistoryStore", () => {
         }),
       ).toThrow("the turn failed");
       expect(history.totalsAfter(0)).toEqual({ count: 3, bytes: stored(0).bytes });
+    });
+  });
+
+  it("keeps the window it read, moved on by appends and prunes, as a fresh read would give it", async () => {
+    await runInDurableObject(session(7012), ({ stores }, state) => {
+      const { history } = stores;
+      const fresh = () => new ChatStores(state.storage).history;
+      for (let index = 0; index < 3; index++) history.append(exchange(index), index);
+      const reads = statementsSeen(state.storage, /^select .*"history"/i);
+      expect(history.window(6)).toEqual(fresh().window(6));
+      history.append(exchange(3), 3);
+      expect(history.window(6).map((message) => message.content)).toEqual(["question 3", "", "nothing", "answer 3"]);
+      expect(history.window(6)).toEqual(fresh().window(6));
+      // After a summary the window starts past its id: a new read.
+      const throughId = history.after(0)[13]!.id;
+      expect(history.window(6, throughId)).toEqual(fresh().window(6, throughId));
+      history.prune(2);
+      expect(history.window(6)).toEqual([]);
+      expect(history.window(6)).toEqual(fresh().window(6));
+      // This store read the window three times (first, past the summary, and from the start again); each fresh store
+      // once: appends and the prune did not make it read again.
+      expect(reads.filter((query) => /desc limit 6$/.test(query))).toHaveLength(3 + 4);
+
+      expect(() =>
+        stores.atomically(() => {
+          history.append([{ role: "user", content: "undone" }], 4);
+          expect(history.window(6).at(-1)).toEqual({ role: "user", content: "undone" });
+          throw new Error("the turn failed");
+        }),
+      ).toThrow("the turn failed");
+      expect(history.window(6)).toEqual(fresh().window(6));
     });
   });
 });

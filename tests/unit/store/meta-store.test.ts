@@ -13,6 +13,9 @@ describe("MetaStore", () => {
       const fresh = new ChatStores(state.storage);
       expect(fresh.meta.get("target")).toEqual({ chatId: 7004, threadId: 5 });
       expect(fresh.meta.get("draftsRefused")).toBe(true);
+      // A second write of a key replaces its row.
+      stores.meta.set("target", { chatId: 7004, threadId: 6 });
+      expect(new ChatStores(state.storage).meta.get("target")).toEqual({ chatId: 7004, threadId: 6 });
       stores.meta.delete("draftsRefused");
       expect(new ChatStores(state.storage).meta.get("draftsRefused")).toBeUndefined();
     });
