@@ -1,8 +1,8 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 export interface Bot {
   url: string;
@@ -32,6 +32,11 @@ export async function startBot(
     checkout?: string;
     /** A different entry module than wrangler.toml's `main` (the benchmark's counting wrapper), relative to the checkout. */
     entry?: string;
+    /**
+     * Where the runtime's own output goes (what the Worker logs: a failed drain, a refused send), appended under a
+     * line naming the run; by default nowhere.
+     */
+    logFile?: string;
   } = {},
 ): Promise<Bot> {
   const state = mkdtempSync(join(stateRoot(), "bench-state-"));
@@ -88,7 +93,7 @@ export async function startBot(
     {
       cwd,
       env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
-      stdio: ["ignore", "ignore", "inherit"],
+      stdio: ["ignore", options.logFile ? appendLog(options.logFile, options.checkout) : "ignore", "inherit"],
       detached: true,
     },
   );
@@ -162,4 +167,12 @@ function stateRoot(): string {
     // no RAM disk here
   }
   return tmpdir();
+}
+
+/** The log file opened for appending, under a line saying which run (and which checkout) follows. */
+function appendLog(file: string, checkout: string | undefined): number {
+  mkdirSync(dirname(file), { recursive: true });
+  const fd = openSync(file, "a");
+  writeSync(fd, `--- wrangler dev started ${new Date().toISOString()}${checkout ? ` (${checkout})` : ""}\n`);
+  return fd;
 }

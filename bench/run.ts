@@ -7,7 +7,7 @@
  * runs the bot unminified and keeps its bundle as bench/results/run-worker.js, so that
  * `node bench/hot.ts bench/results/cpu-per-message.cpuprofile 40 --bundle bench/results/run-worker.js` names functions.
  */
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { describeViolation } from "../scripts/bot-api/vocabulary.ts";
 import { startFakes } from "../tests/fakes/server.ts";
@@ -41,6 +41,9 @@ const withTimed = timed === undefined || timed.length > 0;
 const withCost = checkout === undefined && (only ? only.includes("cost") : !quick);
 
 const INSPECTOR_PORT = 9340;
+/** What the Worker logged in this invocation's runs (a scenario that waits in vain shows why there). */
+const WRANGLER_LOG = "bench/results/wrangler-dev.log";
+rmSync(WRANGLER_LOG, { force: true });
 
 const fakes = await startFakes({ recordRequests: false });
 const results: ScenarioResult[][] = [];
@@ -54,6 +57,7 @@ try {
       inspectorPort: INSPECTOR_PORT,
       ...(checkout ? { checkout } : {}),
       ...(unminified ? { minify: false } : {}),
+      logFile: WRANGLER_LOG,
     });
     const profiler = await connectProfiler(INSPECTOR_PORT);
     try {

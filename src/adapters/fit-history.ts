@@ -1,4 +1,4 @@
-import { jsonBytes } from "../protocol/message-size.ts";
+import { jsonBytes } from "../protocol/json-size.ts";
 import type { HistoryMessage } from "../protocol/messages.ts";
 
 /** Drops the oldest messages (keeping the window opening at a user message) until the payload fits the runner. */

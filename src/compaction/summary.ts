@@ -1,4 +1,4 @@
-import { jsonBytes } from "../protocol/message-size.ts";
+import { jsonBytes } from "../protocol/json-size.ts";
 import type { HistoryMessage } from "../protocol/messages.ts";
 import type { HistorySummary } from "../store/chat-meta.ts";
 

@@ -50,6 +50,12 @@ export interface WakeScheduleOptions {
 export const NET_AFTER_MS = 30_000;
 
 /**
+ * How soon the alarm runs a drain again that failed: about when the platform first retries a failed alarm, rather than
+ * when the net would have fired. The inbox's attempt count still ends a message that fails every time.
+ */
+export const RETRY_AFTER_MS = 2_000;
+
+/**
  * A chat object's one alarm, and the drain it runs, one drain at a time. A message that arrives while no drain runs
  * starts one at once (with `atOnce`): under load the runtime delivers an alarm set for "now" tens to hundreds of
  * milliseconds later, on the path to every answer. The alarm is still set first, NET_AFTER_MS ahead, so that the
@@ -116,9 +122,10 @@ export class WakeSchedule {
     })();
     this.running = running;
     const ended = running
-      .catch((error: unknown) => {
-        // The net alarm is still set: the platform runs the drain again when it fires.
+      .catch(async (error: unknown) => {
         console.error(`a drain failed; the alarm retries it: ${errorText(error)}`);
+        // The net alarm is stored already; this only brings it forward (and the net stays if that write fails).
+        await this.wakeBy(this.now() + RETRY_AFTER_MS).catch(() => undefined);
       })
       .finally(() => {
         if (this.running === running) this.running = undefined;

@@ -15,6 +15,7 @@ import type { ChatMcp } from "../mcp/chat-mcp.ts";
 import { planMedia } from "../media/load.ts";
 import { mediaBucket } from "../media/services.ts";
 import { type AgentEvent, BUDGET_RAN_OUT } from "../protocol/events.ts";
+import { jsonBytesOfAll } from "../protocol/json-size.ts";
 import type { HistoryMessage } from "../protocol/messages.ts";
 import { agentToolsPath, type ModelTool, WORKER_CALLBACK_HOST } from "../protocol/run-payload.ts";
 import { mintRunToken } from "../protocol/run-token.ts";
@@ -230,7 +231,7 @@ async function mediaFor(
   ctx: ChatContext,
   input: { window: HistoryMessage[]; newMessages: number; model: string; told: Set<string> },
 ): Promise<MediaLibrary | undefined> {
-  const windowBytes = new TextEncoder().encode(JSON.stringify(input.window)).byteLength;
+  const windowBytes = jsonBytesOfAll(input.window);
   const plan = await planMedia({
     bucket: mediaBucket(ctx.env),
     history: input.window,
@@ -252,7 +253,7 @@ function estimatedInputTokens(
   messages: readonly HistoryMessage[],
   tools: readonly ModelTool[],
 ): number {
-  const fixed = new TextEncoder().encode(system + JSON.stringify(tools)).byteLength;
+  const fixed = new TextEncoder().encode(system).byteLength + jsonBytesOfAll(tools);
   return tokensOfBytes(fixed, 1) + messages.reduce((sum, message) => sum + estimateTokens(message), 0);
 }
 

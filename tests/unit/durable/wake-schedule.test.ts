@@ -4,6 +4,7 @@ import {
   type DueWork,
   NET_AFTER_MS,
   nextWakeAt,
+  RETRY_AFTER_MS,
   WakeSchedule,
 } from "../../../src/durable/wake-schedule.ts";
 
@@ -363,7 +364,7 @@ describe("WakeSchedule with a drain at once", () => {
     expect(schedule.isDraining).toBe(false);
   });
 
-  it("keeps the net alarm when the drain fails, so that the platform runs it again", async () => {
+  it("brings the alarm forward when the drain fails, so that the platform runs it again soon", async () => {
     const { clock, calls, schedule, gates, keptAlive } = setupAtOnce({ pending: true });
     await schedule.workArrived();
     await settle();
@@ -377,7 +378,10 @@ describe("WakeSchedule with a drain at once", () => {
       console.error = original;
     }
     expect(errors).toEqual([expect.stringContaining("the turn blew up")]);
-    expect(calls).toEqual([["setAlarm", clock.now + NET_AFTER_MS]]);
+    expect(calls).toEqual([
+      ["setAlarm", clock.now + NET_AFTER_MS],
+      ["setAlarm", clock.now + RETRY_AFTER_MS],
+    ]);
     expect(schedule.isDraining).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jsonBytes } from "../../../src/protocol/message-size.ts";
+import { jsonBytes, jsonBytesOfAll } from "../../../src/protocol/json-size.ts";
 import type { HistoryMessage } from "../../../src/protocol/messages.ts";
 
 describe("jsonBytes", () => {
@@ -10,5 +10,16 @@ describe("jsonBytes", () => {
     expect(jsonBytes(message)).toBe(39);
     expect(jsonBytes(message)).toBe(39);
     expect(jsonBytes({ role: "user", content: "hello" })).toBe(33);
+  });
+
+  it("measures a list as JSON.stringify writes it", () => {
+    const messages: HistoryMessage[] = [
+      { role: "user", content: "naïve" },
+      { role: "assistant", content: "ok 🙂" },
+    ];
+    const bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).byteLength;
+    expect(jsonBytesOfAll(messages)).toBe(bytes(messages));
+    expect(jsonBytesOfAll(messages.slice(0, 1))).toBe(bytes(messages.slice(0, 1)));
+    expect(jsonBytesOfAll([])).toBe(2);
   });
 });
