@@ -95,7 +95,7 @@ export class InboxStore {
         .prepare(),
     }));
     // One statement marks the first waiting rows taken and returns them: atomic without a transaction, and it binds
-    // no parameter however many rows it takes.
+    // the same two parameters however many rows it takes.
     this.takeWaiting = preparedPer((limit: number) =>
       db
         .update(inbox)
