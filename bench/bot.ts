@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -69,6 +69,7 @@ export async function startBot(
   });
   if (migrate.status !== 0) throw new Error("applying the D1 migrations failed");
 
+  const log = options.logFile ? appendLog(options.logFile, options.checkout) : undefined;
   const child = spawn(
     "npx",
     [
@@ -93,10 +94,12 @@ export async function startBot(
     {
       cwd,
       env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
-      stdio: ["ignore", options.logFile ? appendLog(options.logFile, options.checkout) : "ignore", "inherit"],
+      stdio: ["ignore", log ?? "ignore", "inherit"],
       detached: true,
     },
   );
+  // The child has its own copy of the log's descriptor; this process's would stay open for every bot started.
+  if (log !== undefined) closeSync(log);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
