@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeSync } from "node:fs";
+import { createWriteStream, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, type WriteStream } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -94,12 +94,19 @@ export async function startBot(
     {
       cwd,
       env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
-      stdio: ["ignore", log ?? "ignore", "inherit"],
+      // The Worker's console goes to wrangler's stderr: shown here as before, and kept in the log with its stdout.
+      stdio: ["ignore", log ? "pipe" : "ignore", log ? "pipe" : "inherit"],
       detached: true,
     },
   );
-  // The child has its own copy of the log's descriptor; this process's would stay open for every bot started.
-  if (log !== undefined) closeSync(log);
+  if (log) {
+    child.stdout?.pipe(log, { end: false });
+    child.stderr?.on("data", (chunk: Buffer) => {
+      process.stderr.write(chunk);
+      log.write(chunk);
+    });
+    child.once("exit", () => log.end());
+  }
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -173,9 +180,9 @@ function stateRoot(): string {
 }
 
 /** The log file opened for appending, under a line saying which run (and which checkout) follows. */
-function appendLog(file: string, checkout: string | undefined): number {
+function appendLog(file: string, checkout: string | undefined): WriteStream {
   mkdirSync(dirname(file), { recursive: true });
-  const fd = openSync(file, "a");
-  writeSync(fd, `--- wrangler dev started ${new Date().toISOString()}${checkout ? ` (${checkout})` : ""}\n`);
-  return fd;
+  const stream = createWriteStream(file, { flags: "a" });
+  stream.write(`--- wrangler dev started ${new Date().toISOString()}${checkout ? ` (${checkout})` : ""}\n`);
+  return stream;
 }

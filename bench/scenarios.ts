@@ -5,6 +5,7 @@ import type { Bot } from "./bot.ts";
 import { type Profiler, processCpuMs } from "./cpu.ts";
 import { type Summary, summarize } from "./stats.ts";
 import {
+  ChatLanes,
   drained,
   freshMarker,
   intact,
@@ -133,16 +134,20 @@ export async function scenarios(bot: Bot, fakes: Fakes, options: Options): Promi
       chats.map((chatId) => ({ chatId, sequence: sequence + 1 })),
     ).flat();
     const floor = probeHealth(bot);
+    const lanes = new ChatLanes();
     await pool(
       queue.map((item, index) => ({ ...item, index })),
       40,
       async ({ chatId, sequence, index }) => {
         const due = started + (index * 1000) / rate;
-        const wait = due - performance.now();
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
         const marker = `m${chatId}-${sequence}`;
         sent.get(chatId)!.push(marker);
-        acks.push(await post(bot, update(chatId, marker)));
+        // At its time, and never before the chat's previous update has its 200 (as Telegram delivers a chat's updates).
+        await lanes.after(chatId, async () => {
+          const wait = due - performance.now();
+          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+          acks.push(await post(bot, update(chatId, marker)));
+        });
       },
     );
     const health = summarize(await floor.stop());

@@ -171,17 +171,30 @@ export async function sendRounds(
   connections: number,
 ): Promise<Map<number, string[]>> {
   const sent = new Map<number, string[]>(chats.map((chatId) => [chatId, []]));
-  const previous = new Map<number, Promise<unknown>>();
+  const lanes = new ChatLanes();
   const queue = Array.from({ length: perChat }, (_, sequence) => chats.map((chatId) => ({ chatId, sequence }))).flat();
   await pool(queue, connections, async ({ chatId, sequence }) => {
-    await previous.get(chatId);
     const marker = `m${chatId}-${sequence}`;
     sent.get(chatId)!.push(marker);
-    const posted = post(bot, update(chatId, marker));
-    previous.set(chatId, posted);
-    await posted;
+    await lanes.after(chatId, () => post(bot, update(chatId, marker)));
   });
   return sent;
+}
+
+/**
+ * Each chat's sends one after another, as Telegram delivers a chat's updates: `after` starts its work once the chat's
+ * previous work has ended. The order is taken when `after` is called (before any await), so that work picked up by
+ * several connections at once still goes out in the order it was picked up.
+ */
+export class ChatLanes {
+  private readonly last = new Map<number, Promise<unknown>>();
+
+  after<T>(chatId: number, work: () => Promise<T>): Promise<T> {
+    const previous = this.last.get(chatId) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    this.last.set(chatId, next);
+    return next;
+  }
 }
 
 /** Every message answered exactly once, in the order it was sent. */

@@ -50,7 +50,8 @@ export class ContainerAgentAdapter implements AgentAdapter {
       ...(input.skills && input.skills.length > 0 ? { skills: input.skills } : {}),
     };
     const abort = new AbortController();
-    input.signal?.addEventListener("abort", () => abort.abort(input.signal?.reason), { once: true });
+    // Without the reason: the runtime logs a request body cancelled with a reason of the caller's as uncaught.
+    input.signal?.addEventListener("abort", () => abort.abort(), { once: true });
 
     // In the chat's container the run's token is also its key to the model proxy: opened here, pinned to the
     // turn's model, and closed when the run ends, so that nothing in the container can use it after.

@@ -73,10 +73,10 @@ export class ModelHttp {
   ): Promise<{ kind: "response"; response: Response } | { kind: "failed"; error: Error }> {
     const { errors } = this.options;
     if (signal?.aborted) throw new errors.APIUserAbortError();
+    // The timeout's own switch; the caller's signal joins it through AbortSignal.any (handing its reason on to another
+    // controller would have the runtime log the cancelled request body as an uncaught error).
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.options.timeoutMs);
-    const onAbort = () => controller.abort(signal?.reason);
-    signal?.addEventListener("abort", onAbort, { once: true });
     try {
       const response = await this.fetch(this.options.url, {
         method: "POST",
@@ -94,7 +94,6 @@ export class ModelHttp {
       };
     } finally {
       clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
     }
   }
 }

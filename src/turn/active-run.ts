@@ -38,6 +38,7 @@ export class ActiveRun {
   }
 
   private readonly controller = new AbortController();
+  private reason: StopReason | undefined;
   private ended = false;
   private executor: ToolExecutor = toolsNotReady;
   private deadline: ReturnType<typeof setTimeout> | undefined;
@@ -46,15 +47,20 @@ export class ActiveRun {
     return this.controller.signal;
   }
 
-  /** Ends the turn; the first reason given is the one that counts. */
+  /**
+   * Ends the turn; the first reason given is the one that counts. The signal carries the default reason, not this one:
+   * the runtime logs a fetch aborted with a reason of the caller's while its request body was still going out as an
+   * uncaught error.
+   */
   stop(reason: StopReason): void {
     this.burst?.close();
-    if (!this.controller.signal.aborted) this.controller.abort(reason);
+    if (this.reason !== undefined) return;
+    this.reason = reason;
+    this.controller.abort();
   }
 
   get stopReason(): StopReason | undefined {
-    if (!this.controller.signal.aborted) return undefined;
-    return this.controller.signal.reason === "deadline" ? "deadline" : "stopped";
+    return this.reason;
   }
 
   /** Stops the turn with "deadline" after `ms` (at least a second), unless it ends first. */

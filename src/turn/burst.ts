@@ -6,9 +6,6 @@ export interface JoinedMessage {
   message: IncomingMessage;
 }
 
-/** The reason an attempt's signal is aborted with when a message joins (a stop has its own reasons). */
-const JOINED = "a message joined the turn";
-
 /**
  * At most this many messages join one turn. Each that arrives after the model was called makes the call again, and
  * the dropped call's tokens are paid: a flood of messages (a paste split by the client, a script) would restart it
@@ -50,7 +47,9 @@ export class Burst {
     this.ids.push(joined.inboxId);
     const sender = joined.message.from?.id;
     if (sender !== undefined && !this.joiners.includes(sender)) this.joiners.push(sender);
-    this.attempt?.abort(JOINED);
+    // No reason of our own: the runtime logs a fetch whose request body was still going out as an uncaught error
+    // unless its signal carries the default one. `interrupted` says why it was aborted.
+    this.attempt?.abort();
     return true;
   }
 

@@ -22,18 +22,18 @@ describe("ActiveRun stop reasons", () => {
     expect(new ActiveRun().askers).toEqual([]);
   });
 
-  it("aborts its signal with the reason, and the first reason wins", () => {
+  it("aborts its signal, keeps the reason, and the first reason wins", () => {
     const stopped = new ActiveRun();
     stopped.stop("stopped");
     stopped.stop("deadline");
     expect(stopped.signal.aborted).toBe(true);
-    expect(stopped.signal.reason).toBe("stopped");
     expect(stopped.stopReason).toBe("stopped");
+    // The signal carries the default reason: one of ours on a fetch's signal is logged by the runtime as uncaught.
+    expect((stopped.signal.reason as DOMException).name).toBe("AbortError");
 
     const timedOut = new ActiveRun();
     timedOut.stop("deadline");
     timedOut.stop("stopped");
-    expect(timedOut.signal.reason).toBe("deadline");
     expect(timedOut.stopReason).toBe("deadline");
   });
 

@@ -60,6 +60,9 @@ describe("a burst", () => {
     expect(burst.interrupted).toBe(false);
     burst.join({ inboxId: 1, message: message(1, "and another thing") });
     expect(first.aborted).toBe(true);
+    // The default reason: one of ours on a fetch's signal is logged by the runtime as an uncaught error.
+    expect(first.reason).toBeInstanceOf(DOMException);
+    expect((first.reason as DOMException).name).toBe("AbortError");
     expect(burst.interrupted).toBe(true);
     const second = burst.beginAttempt(turn.signal);
     expect(second.aborted).toBe(false);
