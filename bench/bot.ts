@@ -105,7 +105,8 @@ export async function startBot(
       process.stderr.write(chunk);
       log.write(chunk);
     });
-    child.once("exit", () => log.end());
+    // "close", not "exit": the pipes may still hold output when the process exits, and a write after end throws.
+    child.once("close", () => log.end());
   }
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
