@@ -12,6 +12,11 @@ export default defineConfig({
   test: {
     globalSetup: ["./tests/global-setup.ts"],
     fileParallelism: false,
+    // Room for a machine two or three times slower than a quiet one (CI has run at that): hooks start servers and
+    // reset fakes, and a polled condition (`expect.poll`) waits for a turn, which a loaded machine can take seconds
+    // over. Waits return as soon as what they wait for happens, so a quiet machine is not slowed.
+    hookTimeout: 60_000,
+    expect: { poll: { timeout: 15_000 } },
     projects: [
       {
         extends: true,
@@ -79,7 +84,7 @@ export default defineConfig({
           name: "worker",
           include: ["tests/worker/**/*.test.ts", "tests/unit/**/*.test.ts"],
           setupFiles: ["./tests/worker/setup.ts"],
-          testTimeout: 20_000,
+          testTimeout: 45_000,
         },
       },
       {

@@ -40,7 +40,7 @@ export const fakes = {
   ): Promise<RecordedRequest[]> {
     const parameters = new URLSearchParams(query(service, filter));
     parameters.set("count", String(filter.count ?? 1));
-    parameters.set("timeout", String(filter.timeoutMs ?? 10_000));
+    parameters.set("timeout", String(filter.timeoutMs ?? 20_000));
     const response = await fetch(`${env.FAKES_URL}/__control/wait?${parameters}`);
     const found = (await response.json()) as RecordedRequest[];
     if (response.status !== 200) {
@@ -160,6 +160,16 @@ export async function say(text: string, options: MessageOptions & { count?: numb
     count: options.count ?? 1,
   });
   return sent[(options.count ?? 1) - 1]!;
+}
+
+/**
+ * The mean gap between requests as the fake received them. A loaded machine delays single requests in transit by
+ * hundreds of ms, so one gap can look shorter than the pace it was sent at; over a run, that shifts the mean by at
+ * most one delay divided by the number of gaps. (The pacing itself is checked to the ms in paced-writer.test.ts.)
+ */
+export function meanGapMs(requests: readonly { at: number }[]): number {
+  if (requests.length < 2) throw new Error(`a mean gap needs two requests, not ${requests.length}`);
+  return (requests.at(-1)!.at - requests[0]!.at) / (requests.length - 1);
 }
 
 export function sentText(request: RecordedRequest | undefined): string {

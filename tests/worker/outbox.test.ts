@@ -35,7 +35,7 @@ type OutboxRow = {
 };
 
 const eventually = (check: () => Promise<boolean>, what: string) =>
-  expect.poll(check, { timeout: 15_000, interval: 100, message: `waiting for ${what}` }).toBe(true);
+  expect.poll(check, { timeout: 30_000, interval: 100, message: `waiting for ${what}` }).toBe(true);
 const outbox = (chatId = PRIVATE_CHAT) =>
   runInDurableObject(session(chatId), (_instance, state) =>
     state.storage.sql.exec<OutboxRow>("SELECT * FROM outbox ORDER BY id").toArray(),

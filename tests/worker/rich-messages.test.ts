@@ -31,7 +31,7 @@ const markdownOf = (request: RecordedRequest | undefined) =>
   String((bodyOf(request).rich_message as { markdown?: unknown } | undefined)?.markdown ?? "");
 const telegram = (method: string, chatId = PRIVATE_CHAT) => fakes.requests("telegram", { method, chatId });
 const eventually = (check: () => Promise<boolean>, what = "the condition") =>
-  expect.poll(check, { timeout: 15_000, interval: 100, message: `waiting for ${what}` }).toBe(true);
+  expect.poll(check, { timeout: 30_000, interval: 100, message: `waiting for ${what}` }).toBe(true);
 const richRefused = (chatId: number) =>
   runInDurableObject(session(chatId), (instance) => instance.stores.meta.get("richRefused"));
 const draftsRefused = (chatId: number) =>
