@@ -90,6 +90,7 @@ export class ChatSession extends DurableObject<Env> {
         nextOutboxAt: () => this.stores.outbox.nextTryAt(),
       },
       atOnce: { drain: () => this.drain(), keepAlive: (running) => ctx.waitUntil(running) },
+      budgetMs: ALARM_BUDGET_MS,
     });
     void ctx.blockConcurrencyWhile(() => this.stores.migrate());
   }

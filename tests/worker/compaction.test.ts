@@ -125,6 +125,22 @@ describe("compaction by summary", () => {
     expect(after.summary?.text).toContain("Zebulon");
   });
 
+  it("answers a message that arrives during the summary pass in the drain that was summarizing, not an alarm later", async () => {
+    await seed(conversation(30));
+    await fakes.script("openai", openaiText("First."), { hang: true });
+    expect(sentText(await say("hello again"))).toBe("First.");
+    const [, hanging] = await fakes.wait("openai", { count: 2 });
+    expect(isSummaryRequest(hanging!)).toBe(true);
+    const drainStart = () => runInDurableObject(session(PRIVATE_CHAT), (instance) => instance.schedule.drainStartedAt);
+    const summarizing = await drainStart();
+    expect(sentText(await say("are you there?", { count: 2 }))).toBe("echo: are you there?");
+    await fakes.wait("openai", { count: 4 });
+    await settled(PRIVATE_CHAT);
+    // The drain went round again as the message came: an alarm's drain would have started later.
+    expect(await drainStart()).toBe(summarizing);
+    expect((await stored()).summary?.text).toContain("Zebulon");
+  });
+
   it("shows the summary with /summary and its size and age in /status; /new clears it", async () => {
     expect(sentText(await say("/summary"))).toContain("There is no summary yet");
     await seed(conversation(30));

@@ -68,11 +68,14 @@ function storageOf() {
   };
 }
 
-function setup(initial: { pending?: boolean; taskAt?: number; flushAt?: number; outboxAt?: number } = {}) {
+function setup(
+  initial: { pending?: boolean; taskAt?: number; flushAt?: number; outboxAt?: number } = {},
+  options: { budgetMs?: number } = {},
+) {
   const clock = { now: 1_000_000 };
   const { state, work } = workOf(initial);
   const { calls, storage, hold } = storageOf();
-  const schedule = new WakeSchedule({ storage, work, now: () => clock.now });
+  const schedule = new WakeSchedule({ storage, work, now: () => clock.now, ...options });
   return { clock, state, calls, hold, schedule, storage, work };
 }
 
@@ -272,7 +275,7 @@ describe("WakeSchedule.runAlarm", () => {
 });
 
 /** A schedule that starts a drain as work arrives: each drain waits on the gate a test opens, and is counted. */
-function setupAtOnce(initial: { pending?: boolean } = {}) {
+function setupAtOnce(initial: { pending?: boolean } = {}, options: { budgetMs?: number } = {}) {
   const clock = { now: 1_000_000 };
   const { state, work } = workOf(initial);
   const { calls, storage } = storageOf();
@@ -289,6 +292,7 @@ function setupAtOnce(initial: { pending?: boolean } = {}) {
     },
     work,
     now: () => clock.now,
+    ...options,
     atOnce: {
       drain: () => {
         order.push("drain");
@@ -383,5 +387,87 @@ describe("WakeSchedule with a drain at once", () => {
       ["setAlarm", clock.now + RETRY_AFTER_MS],
     ]);
     expect(schedule.isDraining).toBe(false);
+  });
+});
+
+describe("WakeSchedule: work that arrives after the drain's last take", () => {
+  const BUDGET_MS = 600_000;
+
+  it("is drained again at once, by the same drain, with no alarm written in between", async () => {
+    const { clock, calls, schedule, gates, keptAlive, drains, state } = setupAtOnce(
+      { pending: true },
+      { budgetMs: BUDGET_MS },
+    );
+    await schedule.workArrived();
+    await settle();
+    // The drain took the first message and is doing its upkeep when the next one arrives.
+    state.pending = false;
+    clock.now += 1_200;
+    state.pending = true;
+    await schedule.workArrived();
+    gates[0]!.resolve();
+    await settle();
+    expect(drains()).toBe(2);
+    expect(calls).toEqual([["setAlarm", 1_000_000 + NET_AFTER_MS]]);
+    state.pending = false;
+    gates[1]!.resolve();
+    await keptAlive[0];
+    expect(drains()).toBe(2);
+    // One replan, as the last round ended; the deadline still counts from the first round.
+    expect(calls).toEqual([["setAlarm", 1_000_000 + NET_AFTER_MS], ["deleteAlarm"]]);
+    expect(schedule.drainStartedAt).toBe(1_000_000);
+    expect(schedule.isDraining).toBe(false);
+  });
+
+  it("is left to the alarm once the drain's budget is spent", async () => {
+    const { clock, calls, schedule, gates, keptAlive, drains } = setupAtOnce(
+      { pending: true },
+      { budgetMs: BUDGET_MS },
+    );
+    await schedule.workArrived();
+    await settle();
+    clock.now += BUDGET_MS;
+    await schedule.workArrived();
+    gates[0]!.resolve();
+    await keptAlive[0];
+    expect(drains()).toBe(1);
+    expect(calls).toEqual([
+      ["setAlarm", 1_000_000 + NET_AFTER_MS],
+      ["setAlarm", clock.now],
+    ]);
+  });
+
+  it("is not drained again when nothing arrived: rows the drain left itself go to the alarm", async () => {
+    const { clock, calls, schedule, gates, keptAlive, drains } = setupAtOnce(
+      { pending: true },
+      { budgetMs: BUDGET_MS },
+    );
+    await schedule.workArrived();
+    await settle();
+    // Still pending, but only because the drain stopped early (its deadline), not because anything new came.
+    gates[0]!.resolve();
+    await keptAlive[0];
+    expect(drains()).toBe(1);
+    expect(calls).toEqual([
+      ["setAlarm", 1_000_000 + NET_AFTER_MS],
+      ["setAlarm", clock.now],
+    ]);
+  });
+
+  it("is drained again by an alarm's drain too", async () => {
+    const { calls, schedule, state } = setup({ pending: true }, { budgetMs: BUDGET_MS });
+    let rounds = 0;
+    await schedule.runAlarm(async () => {
+      rounds++;
+      state.pending = false;
+      if (rounds === 1) {
+        // A message arrives while the first round does its upkeep (after the round's first await, as in a drain).
+        await settle();
+        state.pending = true;
+        await schedule.workArrived();
+      }
+    });
+    expect(rounds).toBe(2);
+    expect(calls).toEqual([["deleteAlarm"]]);
   });
 });
