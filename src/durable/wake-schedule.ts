@@ -66,8 +66,9 @@ export const RETRY_AFTER_MS = 2_000;
  * milliseconds later, on the path to every answer. The alarm is still set first, NET_AFTER_MS ahead, so that the
  * platform runs the drain again if the object dies before it ends; an album's photos, and everything without `atOnce`,
  * wait for the alarm instead. A message that arrives while a drain runs sets no second alarm: the drain takes it (going
- * round again if it came after the drain's last take, within `budgetMs`), or re-arms the alarm as it ends. The alarm time this instance last set is remembered, so that a message arriving when
- * the alarm is already due costs no storage write (each is a commit).
+ * round again if it came after the drain's last take, within `budgetMs`), or re-arms the alarm as it ends. The alarm
+ * time this instance last set is remembered, so that a message arriving when the alarm is already due costs no storage
+ * write (each is a commit).
  */
 export class WakeSchedule {
   /** The alarm as this instance last set it: a time, none (null), or unknown (a new instance, or an alarm running). */
