@@ -139,7 +139,10 @@ describe("claude-agent through AGENT_RUNNER_URL", () => {
       ),
     );
     await postUpdate(textUpdate("long job"));
-    await fakes.wait("runner");
+    // The session is under way once its status line shows the running step (waiting for the runner's request alone
+    // let a loaded machine take the /stop before the status line went out, and the test miss the message it counted).
+    const [status] = await fakes.wait("telegram", { method: "sendMessage" });
+    expect(sentText(status)).toContain("Bash");
     await postUpdate(textUpdate("/stop"));
     const sent = await fakes.wait("telegram", { method: "sendMessage", count: 2 });
     expect(sentText(sent[1])).toBe("⏹ Stopped.");
