@@ -59,7 +59,7 @@ async function sentTo(chatId: number): Promise<string[]> {
 
 describe("a burst of messages", () => {
   it("is one turn while nothing is shown: the model call starts over with both, and one answer comes", async () => {
-    await fakes.script("openai", { ...openaiText("never shown"), delayMs: 3000 }, openaiText("Hello! It is sunny."));
+    await fakes.script("openai", { ...openaiText("never shown"), delayMs: 10_000 }, openaiText("Hello! It is sunny."));
     await post(textUpdate("hi"));
     await fakes.wait("openai");
     await post(textUpdate("what's the weather?"));
@@ -92,8 +92,8 @@ describe("a burst of messages", () => {
   it("takes in three messages sent one after another, in order", async () => {
     await fakes.script(
       "openai",
-      { ...openaiText("never shown"), delayMs: 3000 },
-      { ...openaiText("never shown either"), delayMs: 3000 },
+      { ...openaiText("never shown"), delayMs: 10_000 },
+      { ...openaiText("never shown either"), delayMs: 10_000 },
       openaiText("One answer to all three."),
     );
     await post(textUpdate("hi"));
@@ -189,7 +189,7 @@ describe("a burst of messages", () => {
   it("acts as the least privileged of its senders: a member's message joining an admin's turn", async () => {
     await fakes.script(
       "openai",
-      { ...openaiText("never shown"), delayMs: 3000 },
+      { ...openaiText("never shown"), delayMs: 10_000 },
       openaiToolCalls([{ name: "remember", arguments: { fact: "the group meets on Fridays" } }]),
       openaiText("Noted."),
     );
@@ -221,8 +221,8 @@ describe("a burst of messages", () => {
   it("may be stopped by whoever joined it, and its rows end together", async () => {
     await fakes.script(
       "openai",
-      { ...openaiText("never shown"), delayMs: 3000 },
-      { ...openaiText("never delivered"), delayMs: 3000 },
+      { ...openaiText("never shown"), delayMs: 10_000 },
+      { ...openaiText("never delivered"), delayMs: 10_000 },
     );
     await post(textUpdate("@testbot a long question", { chatId: GROUP_CHAT, fromId: 501 }));
     await fakes.wait("openai");
