@@ -228,7 +228,7 @@ export class ChatSession extends DurableObject<Env> {
   }
 
   private async drain(): Promise<void> {
-    const deadline = this.schedule.drainStartedAt + ALARM_BUDGET_MS;
+    const deadline = this.schedule.drainDeadline;
     // What Telegram could not take before goes first, if its time has come (newer answers queue behind it).
     await bestEffort("the outbox", () => this.outbox().flush());
     await this.queueDueTasks();

@@ -104,6 +104,11 @@ export class WakeSchedule {
     return this.runStartedAt;
   }
 
+  /** When the current (or last) drain's budget ends: it takes no new batch after this, and goes round no more. */
+  get drainDeadline(): number {
+    return this.runStartedAt + this.budgetMs;
+  }
+
   /**
    * New work was queued: a drain takes it now (or within `withinMs`, to let the rest of an album in). Resolves once
    * the alarm that guarantees it is stored, not when the drain ends.
@@ -175,7 +180,7 @@ export class WakeSchedule {
       // which the runtime delivers tens to hundreds of ms late under load. Only what arrived during this round: rows
       // the drain left pending itself (it stopped at its deadline) go to the alarm, as before.
       if (!this.arrivedWhileRunning || !this.work.hasPending()) break;
-      if (this.now() >= this.runStartedAt + this.budgetMs) break;
+      if (this.now() >= this.drainDeadline) break;
     }
     await this.replan();
     // Work queued during the awaits above found the drain still running. No await between the check and the end of

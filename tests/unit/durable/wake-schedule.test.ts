@@ -416,6 +416,7 @@ describe("WakeSchedule: work that arrives after the drain's last take", () => {
     // One replan, as the last round ended; the deadline still counts from the first round.
     expect(calls).toEqual([["setAlarm", 1_000_000 + NET_AFTER_MS], ["deleteAlarm"]]);
     expect(schedule.drainStartedAt).toBe(1_000_000);
+    expect(schedule.drainDeadline).toBe(1_000_000 + BUDGET_MS);
     expect(schedule.isDraining).toBe(false);
   });
 
