@@ -36,6 +36,15 @@ const stored = () =>
     failure: instance.stores.meta.get("summaryFailure"),
   }));
 
+/** A turn answered in a chat due for a summary, then a summary pass that never ends by itself (it is under way). */
+async function answerThenSummarizeForever(): Promise<void> {
+  await seed(conversation(30));
+  await fakes.script("openai", openaiText("First."), { hang: true });
+  expect(sentText(await say("hello again"))).toBe("First.");
+  const [, hanging] = await fakes.wait("openai", { count: 2 });
+  expect(isSummaryRequest(hanging!)).toBe(true);
+}
+
 describe("compaction by summary", () => {
   it("folds the older part into a summary after the answer, uses it next turn, and keeps the transcript", async () => {
     // HISTORY_LIMIT is 40: 60 stored messages outgrow the window.
@@ -109,12 +118,7 @@ describe("compaction by summary", () => {
   });
 
   it("stops a summary pass when a message arrives, answers it, and folds after that turn", async () => {
-    await seed(conversation(30));
-    // The answer, then a summary pass that never ends by itself.
-    await fakes.script("openai", openaiText("First."), { hang: true });
-    expect(sentText(await say("hello again"))).toBe("First.");
-    const [, hanging] = await fakes.wait("openai", { count: 2 });
-    expect(isSummaryRequest(hanging!)).toBe(true);
+    await answerThenSummarizeForever();
     // Answered although the summary was still being written: the message stopped it.
     expect(sentText(await say("are you there?", { count: 2 }))).toBe("echo: are you there?");
     await fakes.wait("openai", { count: 4 });
@@ -126,11 +130,7 @@ describe("compaction by summary", () => {
   });
 
   it("answers a message that arrives during the summary pass in the drain that was summarizing, not an alarm later", async () => {
-    await seed(conversation(30));
-    await fakes.script("openai", openaiText("First."), { hang: true });
-    expect(sentText(await say("hello again"))).toBe("First.");
-    const [, hanging] = await fakes.wait("openai", { count: 2 });
-    expect(isSummaryRequest(hanging!)).toBe(true);
+    await answerThenSummarizeForever();
     const drainStart = () => runInDurableObject(session(PRIVATE_CHAT), (instance) => instance.schedule.drainStartedAt);
     const summarizing = await drainStart();
     expect(sentText(await say("are you there?", { count: 2 }))).toBe("echo: are you there?");

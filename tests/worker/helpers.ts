@@ -1,5 +1,6 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
+import { expect } from "vitest";
 import type { ChatSession } from "../../src/durable/chat-session.ts";
 import { anthropicMessage, type FakeToolCall, openaiCompletion } from "../fakes/bodies.ts";
 import type {
@@ -161,6 +162,10 @@ export async function say(text: string, options: MessageOptions & { count?: numb
   });
   return sent[(options.count ?? 1) - 1]!;
 }
+
+/** Waits (polling, no fixed sleep) until `check` holds; `what` names it in the failure. */
+export const eventually = (check: () => Promise<boolean>, what = "the condition") =>
+  expect.poll(check, { timeout: 30_000, interval: 100, message: `waiting for ${what}` }).toBe(true);
 
 /**
  * The mean gap between requests as the fake received them. A loaded machine delays single requests in transit by

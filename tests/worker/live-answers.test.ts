@@ -5,6 +5,7 @@ import type { RecordedRequest } from "../fakes/server.ts";
 import {
   admin,
   buttonPress,
+  eventually,
   fakes,
   GROUP_CHAT,
   meanGapMs,
@@ -34,9 +35,6 @@ const answerMessages = (requests: RecordedRequest[]) =>
   requests.filter((request) => bodyOf(request).reply_markup === undefined);
 const telegram = (method: string, chatId?: number) =>
   fakes.requests("telegram", { method, ...(chatId === undefined ? {} : { chatId }) });
-/** Waits (polling the fakes, no fixed sleep) until `check` holds. */
-const eventually = (check: () => Promise<boolean>, what = "the condition") =>
-  expect.poll(check, { timeout: 30_000, interval: 100, message: `waiting for ${what}` }).toBe(true);
 const formattedEdits = async (chatId?: number) =>
   (await telegram("editMessageText", chatId)).filter((edit) => bodyOf(edit).parse_mode === "HTML");
 

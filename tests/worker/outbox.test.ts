@@ -5,6 +5,7 @@ import { openaiCompletion } from "../fakes/bodies.ts";
 import { ConsoleBrowser } from "./console-browser.ts";
 import {
   admin,
+  eventually,
   fakes,
   GROUP_CHAT,
   openaiText,
@@ -34,8 +35,6 @@ type OutboxRow = {
   uncertain: number;
 };
 
-const eventually = (check: () => Promise<boolean>, what: string) =>
-  expect.poll(check, { timeout: 30_000, interval: 100, message: `waiting for ${what}` }).toBe(true);
 const outbox = (chatId = PRIVATE_CHAT) =>
   runInDurableObject(session(chatId), (_instance, state) =>
     state.storage.sql.exec<OutboxRow>("SELECT * FROM outbox ORDER BY id").toArray(),

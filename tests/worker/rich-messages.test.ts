@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { openaiCompletion } from "../fakes/bodies.ts";
 import type { RecordedRequest } from "../fakes/server.ts";
 import {
+  eventually,
   fakes,
   GROUP_CHAT,
   generationStopped,
@@ -30,8 +31,6 @@ const bodyOf = (request: RecordedRequest | undefined) => (request?.body ?? {}) a
 const markdownOf = (request: RecordedRequest | undefined) =>
   String((bodyOf(request).rich_message as { markdown?: unknown } | undefined)?.markdown ?? "");
 const telegram = (method: string, chatId = PRIVATE_CHAT) => fakes.requests("telegram", { method, chatId });
-const eventually = (check: () => Promise<boolean>, what = "the condition") =>
-  expect.poll(check, { timeout: 30_000, interval: 100, message: `waiting for ${what}` }).toBe(true);
 const richRefused = (chatId: number) =>
   runInDurableObject(session(chatId), (instance) => instance.stores.meta.get("richRefused"));
 const draftsRefused = (chatId: number) =>

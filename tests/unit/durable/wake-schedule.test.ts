@@ -392,14 +392,16 @@ describe("WakeSchedule with a drain at once", () => {
 
 describe("WakeSchedule: work that arrives after the drain's last take", () => {
   const BUDGET_MS = 600_000;
+  /** A schedule with a drain budget whose first drain, started as a message arrived, is under way. */
+  async function drainingWithBudget() {
+    const setup = setupAtOnce({ pending: true }, { budgetMs: BUDGET_MS });
+    await setup.schedule.workArrived();
+    await settle();
+    return setup;
+  }
 
   it("is drained again at once, by the same drain, with no alarm written in between", async () => {
-    const { clock, calls, schedule, gates, keptAlive, drains, state } = setupAtOnce(
-      { pending: true },
-      { budgetMs: BUDGET_MS },
-    );
-    await schedule.workArrived();
-    await settle();
+    const { clock, calls, schedule, gates, keptAlive, drains, state } = await drainingWithBudget();
     // The drain took the first message and is doing its upkeep when the next one arrives.
     state.pending = false;
     clock.now += 1_200;
@@ -421,12 +423,7 @@ describe("WakeSchedule: work that arrives after the drain's last take", () => {
   });
 
   it("is left to the alarm once the drain's budget is spent", async () => {
-    const { clock, calls, schedule, gates, keptAlive, drains } = setupAtOnce(
-      { pending: true },
-      { budgetMs: BUDGET_MS },
-    );
-    await schedule.workArrived();
-    await settle();
+    const { clock, calls, schedule, gates, keptAlive, drains } = await drainingWithBudget();
     clock.now += BUDGET_MS;
     await schedule.workArrived();
     gates[0]!.resolve();
@@ -439,12 +436,7 @@ describe("WakeSchedule: work that arrives after the drain's last take", () => {
   });
 
   it("is not drained again when nothing arrived: rows the drain left itself go to the alarm", async () => {
-    const { clock, calls, schedule, gates, keptAlive, drains } = setupAtOnce(
-      { pending: true },
-      { budgetMs: BUDGET_MS },
-    );
-    await schedule.workArrived();
-    await settle();
+    const { clock, calls, gates, keptAlive, drains } = await drainingWithBudget();
     // Still pending, but only because the drain stopped early (its deadline), not because anything new came.
     gates[0]!.resolve();
     await keptAlive[0];
