@@ -17,9 +17,11 @@ export async function* serverSentEvents(response: Response, signal?: AbortSignal
     onEvent: (event) => parsed.push(event),
     maxBufferSize: MAX_EVENT_CHARACTERS,
   });
+  let ended = false;
   try {
     for (;;) {
       const { done, value } = await readOrAbort(reader, signal);
+      ended = done;
       parser.feed(done ? decoder.decode() : decoder.decode(value, { stream: true }));
       const ready = parsed;
       parsed = [];
@@ -27,7 +29,8 @@ export async function* serverSentEvents(response: Response, signal?: AbortSignal
       if (done) return;
     }
   } finally {
-    await reader.cancel().catch(() => undefined);
+    // A body read to its end has nothing to cancel (cancelling it anyway was a seventieth of a plain turn's CPU).
+    if (!ended) await reader.cancel().catch(() => undefined);
   }
 }
 

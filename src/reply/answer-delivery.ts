@@ -3,7 +3,7 @@ import type { OutboxParcel } from "../store/outbox-store.ts";
 import type { SendOptions } from "../telegram/client.ts";
 import type { ChatTarget } from "../telegram/incoming-message.ts";
 import { closeOpenFence } from "../telegram/rich-partial.ts";
-import { needsRich, renderRich } from "../telegram/rich-render.ts";
+import { mayNeedRich, needsRich, renderRich } from "../telegram/rich-render.ts";
 import type { Delivery, Outbox } from "./outbox.ts";
 import { htmlParcel, richParcel } from "./outbox-steps.ts";
 import { stepsBlock, type ToolStep } from "./steps-summary.ts";
@@ -63,9 +63,11 @@ export class AnswerDelivery {
       this.rich.showSteps && answer.steps.length > 0
         ? `${closeOpenFence(answer.markdown)}\n\n${stepsBlock(answer.steps)}`
         : answer.markdown;
+    const always = this.rich.mode === "always" || options.streamed === true;
+    if (!always && !mayNeedRich(withSteps)) return undefined;
     const rendering = renderRich(withSteps);
     if (rendering === undefined) return undefined;
-    const wanted = this.rich.mode === "always" || options.streamed === true || needsRich(rendering);
+    const wanted = always || needsRich(rendering);
     return wanted ? rendering.pieces : undefined;
   }
 

@@ -33,6 +33,19 @@ export function needsRich(rendering: RichRendering): boolean {
 }
 
 /**
+ * Whether `needsRich` could say yes to this answer, decided without rendering it: false only for a short answer with
+ * none of the characters any structure starts with (tables' `|`, headings' `#` or a setext underline, task lists'
+ * and footnotes' `[`, math's `$` and `\\(`, `<details>`). Most chat answers are such prose; the HTML path then
+ * parses them once instead of twice (the rich rendering was a thirtieth of a plain turn's CPU).
+ */
+export function mayNeedRich(markdown: string): boolean {
+  return markdown.length > SURELY_ONE_MESSAGE || /[|#[$\\<]/.test(markdown) || SETEXT_UNDERLINE.test(markdown);
+}
+
+/** A line that can turn the paragraph above it into a heading. */
+const SETEXT_UNDERLINE = /^ {0,3}(?:=+|-+)[ \t]*$/m;
+
+/**
  * A half-written answer as it would look now (see repairPartial), in rich pieces within `budget`: the pieces already
  * complete and the one being written, last. Where the text cannot be a rich message (nesting past the limits), it is
  * shown as code rather than not at all.

@@ -79,16 +79,25 @@ function describeTools(names: string[]): string {
   return lines.join(" ");
 }
 
-/** Building an Intl formatter costs more than a model turn's other prompt work; one per time zone is kept. */
-const formatters = new Map<string, Intl.DateTimeFormat>();
+/**
+ * Building an Intl formatter costs more than a model turn's other prompt work; one per time zone is kept, with the
+ * text of the last minute it formatted (the text has minute precision and every zone's offset is whole minutes, and
+ * formatting it again each turn was a seventieth of a plain turn's CPU).
+ */
+const formatters = new Map<string, { formatter: Intl.DateTimeFormat; minute: number; text: string }>();
 
 function formatNow(now: Date, timezone: string): string {
-  let formatter = formatters.get(timezone);
-  if (!formatter) {
-    formatter = makeFormatter(timezone);
-    formatters.set(timezone, formatter);
+  const minute = Math.floor(now.getTime() / 60_000);
+  let kept = formatters.get(timezone);
+  if (!kept) {
+    kept = { formatter: makeFormatter(timezone), minute: Number.NaN, text: "" };
+    formatters.set(timezone, kept);
   }
-  return formatter.format(now);
+  if (kept.minute !== minute) {
+    kept.minute = minute;
+    kept.text = kept.formatter.format(now);
+  }
+  return kept.text;
 }
 
 function makeFormatter(timezone: string): Intl.DateTimeFormat {

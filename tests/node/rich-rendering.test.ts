@@ -3,7 +3,7 @@ import { checkRichMessage } from "../../scripts/bot-api/rich-message.ts";
 import { RICH_LIMITS } from "../../src/telegram/rich-limits.ts";
 import { toRichMarkdown } from "../../src/telegram/rich-markdown.ts";
 import { repairPartial } from "../../src/telegram/rich-partial.ts";
-import { needsRich, renderRich, renderRichPartial } from "../../src/telegram/rich-render.ts";
+import { mayNeedRich, needsRich, renderRich, renderRichPartial } from "../../src/telegram/rich-render.ts";
 import { MAX_RICH_PIECES, splitRich } from "../../src/telegram/rich-split.ts";
 import { CUT_NOTE } from "../../src/telegram/split.ts";
 import { firstMissingWord, generateAnswer, generateRichAnswer } from "../fakes/answers.ts";
@@ -141,6 +141,33 @@ describe("the rich renderer", () => {
     expect(rendering.structure.size).toBe(0);
     expect(needsRich(rendering)).toBe(true);
     expect(needsRich(renderRich("Just a short answer.")!)).toBe(false);
+  });
+
+  it("skips rendering only answers that could never need a rich message", () => {
+    // Generated answers, each of their paragraphs on its own, and near misses of every structure.
+    const answers = [
+      "Just a short answer.",
+      "Title\n===",
+      "Title\n  ---",
+      "A\n- b\n\nc",
+      "1. one\n2. two",
+      "*a* _b_ `c`",
+    ];
+    for (let seed = 0; seed < 300; seed++) {
+      for (const answer of [generateAnswer(seed), generateRichAnswer(seed)]) {
+        answers.push(answer, ...answer.split("\n\n"));
+      }
+    }
+    let skipped = 0;
+    for (const answer of answers) {
+      if (mayNeedRich(answer)) continue;
+      skipped += 1;
+      const rendering = renderRich(answer);
+      if (rendering && needsRich(rendering)) throw new Error(`skipped, but needs a rich message: ${shown(answer)}`);
+    }
+    expect(skipped).toBeGreaterThan(500);
+    expect(mayNeedRich("Title\n===")).toBe(true);
+    expect(mayNeedRich("Just a short answer.")).toBe(false);
   });
 
   it("never cuts a table or a code block that fits one message; one too big goes on under its header", () => {

@@ -1,5 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { ChatStores } from "../../../src/store/chat-stores.ts";
 import type { IncomingMessage } from "../../../src/telegram/incoming-message.ts";
 import { session } from "../../worker/helpers.ts";
 import { statementsSeen } from "./statements-seen.ts";
@@ -49,6 +50,35 @@ describe("InboxStore", () => {
         problem: "its message does not match the current schema",
       });
       expect(notJson).toMatchObject({ kind: "unreadable", problem: "its payload is not JSON" });
+    });
+  });
+
+  it("hands back the entries it wrote as given; another life of the object reads the same rows back as stored", async () => {
+    await runInDurableObject(session(7009), ({ stores }, state) => {
+      const written = message(5, "as given");
+      stores.inbox.enqueue("update:5", { kind: "message", message: written }, 1);
+      const [taken] = stores.inbox.takePending();
+      expect(taken).toMatchObject({ kind: "message", attempts: 1 });
+      expect(taken?.kind === "message" && taken.message).toBe(written);
+
+      // A new store over the same storage (the object restarted) has nothing in memory: it parses the stored row.
+      const fresh = new ChatStores(state.storage).inbox;
+      const [again] = fresh.takePending();
+      expect(again).toMatchObject({ id: taken?.id, kind: "message", attempts: 2, message: { text: "as given" } });
+      expect(again?.kind === "message" && again.message).not.toBe(written);
+    });
+  });
+
+  it("forgets an entry once its row is finished or erased, so a later take cannot hand back what was finished", async () => {
+    await runInDurableObject(session(7010), ({ stores }, state) => {
+      const id = stores.inbox.enqueue("guest:6", { kind: "message", message: message(6, "secret") }, 1);
+      if (id === undefined) throw new Error("not queued");
+      stores.inbox.erase([id]);
+      // The row waits again (as after a crash), with its payload blanked: read back as stored, not as written.
+      state.storage.sql.exec("UPDATE inbox SET status = 'pending' WHERE id = ?", id);
+      const [taken] = new ChatStores(state.storage).inbox.takePending();
+      expect(taken).toMatchObject({ kind: "unreadable" });
+      expect(stores.inbox.takePending()).toMatchObject([{ kind: "unreadable" }]);
     });
   });
 
