@@ -19,27 +19,7 @@ export function parseChatKey(key: string): ChatTarget | undefined {
   return threadId === undefined ? { chatId } : { chatId, threadId };
 }
 
-/** Ids already derived, per binding: at most this many, then forgotten all at once. */
-const MAX_KEPT_IDS = 1_000;
-const keptIds = new WeakMap<object, Map<string, DurableObjectId>>();
-
-/**
- * The chat's object (its type comes from the binding's, so this module needs no import of the class). The id a name
- * maps to never changes, so it is derived once per isolate (a stub is bound to its request and made every time).
- */
+/** The chat's object (its type comes from the binding's, so this module needs no import of the class). */
 export function chatStub(env: Env, target: ChatTarget) {
-  const binding = env.CHAT_SESSION;
-  let ids = keptIds.get(binding);
-  if (!ids) {
-    ids = new Map();
-    keptIds.set(binding, ids);
-  }
-  const key = chatKeyOf(target);
-  let id = ids.get(key);
-  if (!id) {
-    if (ids.size >= MAX_KEPT_IDS) ids.clear();
-    id = binding.idFromName(key);
-    ids.set(key, id);
-  }
-  return binding.get(id);
+  return env.CHAT_SESSION.get(env.CHAT_SESSION.idFromName(chatKeyOf(target)));
 }
