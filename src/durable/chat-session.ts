@@ -264,10 +264,17 @@ export class ChatSession extends DurableObject<Env> {
       if (item.kind === "message" || item.kind === "stranger") rememberChat(this.stores, item.message);
     }
     const lastMessage = items.findLast((item) => item.kind === "message");
-    if (lastMessage?.kind === "message") {
-      await recordInDirectory({ stores: this.stores, db: database(this.env) }, lastMessage.message, Date.now());
+    // The directory's D1 write (a chat's first message, then at most every five minutes) goes alongside the answer,
+    // not before it: a D1 round trip is no part of what the person waits for. It never throws.
+    const directory =
+      lastMessage?.kind === "message"
+        ? recordInDirectory({ stores: this.stores, db: database(this.env) }, lastMessage.message, Date.now())
+        : undefined;
+    try {
+      await answerItems(this.context(), items, burst);
+    } finally {
+      await directory;
     }
-    await answerItems(this.context(), items, burst);
   }
 
   /** What a turn or a command of this batch works with. */
