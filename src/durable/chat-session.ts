@@ -99,7 +99,12 @@ export class ChatSession extends DurableObject<Env> {
   async enqueue(message: IncomingMessage, access: Access): Promise<"queued" | "duplicate"> {
     const now = Date.now();
     const entry = access === "allowed" ? { kind: "message" as const, message } : { kind: "stranger" as const, message };
-    const id = this.stores.inbox.enqueue(`update:${message.updateId}`, entry, now);
+    // Telegram posts an album as one update per photo, within moments: the first waits for the rest, so it is one turn.
+    const within = message.mediaGroupId === undefined ? 0 : ALBUM_WAIT_MS;
+    // No await between here and `workArrived`: a drain that starts at once takes this row first, so it is written
+    // as taken (one statement fewer per turn).
+    const key = `update:${message.updateId}`;
+    const id = this.stores.inbox.enqueue(key, entry, now, this.schedule.drainsAtOnce(within));
     if (id === undefined) return "duplicate";
     if (access === "allowed" && this.joinsBatch(id, message)) return "queued";
     // /stop must reach a running turn now, not after it; the turn then says it stopped (and so do the sender's
@@ -117,8 +122,7 @@ export class ChatSession extends DurableObject<Env> {
     // Whatever waits now, no newer message may overtake it.
     this.burst?.close();
     if (access === "allowed") this.compaction?.abort();
-    // Telegram posts an album as one update per photo, within moments: wait for the rest, so it is one turn.
-    await this.schedule.workArrived(message.mediaGroupId === undefined ? 0 : ALBUM_WAIT_MS);
+    await this.schedule.workArrived(within);
     return "queued";
   }
 
@@ -150,7 +154,8 @@ export class ChatSession extends DurableObject<Env> {
    */
   async enqueueGuest(query: GuestQuery): Promise<"queued" | "duplicate"> {
     const now = Date.now();
-    const id = this.stores.inbox.enqueue(`guest:${query.updateId}`, { kind: "guest", query }, now);
+    const entry = { kind: "guest" as const, query };
+    const id = this.stores.inbox.enqueue(`guest:${query.updateId}`, entry, now, this.schedule.drainsAtOnce());
     if (id === undefined) return "duplicate";
     this.burst?.close();
     // A person who never wrote to the bot privately: their chat is theirs (its id is their user id).
@@ -193,7 +198,9 @@ export class ChatSession extends DurableObject<Env> {
    * delivered in order with the chat's messages.
    */
   async helperFinished(report: HelperReport): Promise<void> {
-    if (this.stores.inbox.enqueue(`helper:${report.id}`, { kind: "helper", report }, Date.now()) !== undefined) {
+    const entry = { kind: "helper" as const, report };
+    const taken = this.schedule.drainsAtOnce();
+    if (this.stores.inbox.enqueue(`helper:${report.id}`, entry, Date.now(), taken) !== undefined) {
       this.burst?.close();
     }
     await this.schedule.workArrived(0);

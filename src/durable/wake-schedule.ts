@@ -110,6 +110,14 @@ export class WakeSchedule {
   }
 
   /**
+   * Whether work arriving now (with `workArrived(withinMs)`) starts a drain at once, which then takes it before
+   * anything else can: the inbox may write it as taken already.
+   */
+  drainsAtOnce(withinMs = 0): boolean {
+    return this.running === undefined && withinMs <= 0 && this.atOnce !== undefined;
+  }
+
+  /**
    * New work was queued: a drain takes it now (or within `withinMs`, to let the rest of an album in). Resolves once
    * the alarm that guarantees it is stored, not when the drain ends.
    */
@@ -118,7 +126,7 @@ export class WakeSchedule {
       this.arrivedWhileRunning = true;
       return;
     }
-    if (withinMs > 0 || !this.atOnce) {
+    if (!this.drainsAtOnce(withinMs) || !this.atOnce) {
       await this.wakeBy(this.now() + withinMs);
       return;
     }

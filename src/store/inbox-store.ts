@@ -59,12 +59,18 @@ export class InboxStore {
    * of the object, or before a rollback, are read back as stored.
    */
   private readonly written = new Map<number, InboxEntry>();
+  /**
+   * Rows written already taken (see `enqueue`'s `taken`) and not handed out by a take yet. When they are all that
+   * waits, the take hands them out without a statement; otherwise its UPDATE counts no second attempt for them.
+   */
+  private readonly takenAtWrite = new Set<number>();
 
   constructor(private readonly database: ChatDatabase) {
     database.onRollback(() => {
       this.waiting = undefined;
       this.taken.clear();
       this.written.clear();
+      this.takenAtWrite.clear();
     });
     const { db } = database;
     const { inbox } = schema;
@@ -76,6 +82,8 @@ export class InboxStore {
           key: placeholder("key"),
           kind: placeholder("kind"),
           payload: placeholder("payload"),
+          status: sql`${placeholder("status")}`,
+          attempts: sql`${placeholder("attempts")}`,
           receivedAt: placeholder("now"),
         })
         .onConflictDoNothing()
@@ -102,11 +110,15 @@ export class InboxStore {
         .prepare(),
     }));
     // One statement marks the first waiting rows taken and returns them: atomic without a transaction, and it binds
-    // the same two parameters however many rows it takes.
+    // the same parameters however many rows it takes. Rows taken as they were written (a JSON array of their ids)
+    // have their attempt counted already.
     this.takeWaiting = preparedPer((limit: number) =>
       db
         .update(inbox)
-        .set({ status: "processing", attempts: sql`${inbox.attempts} + 1` })
+        .set({
+          status: "processing",
+          attempts: sql`${inbox.attempts} + (${inbox.id} not in (select value from json_each(${placeholder("counted")})))`,
+        })
         .where(
           inArray(
             inbox.id,
@@ -122,13 +134,23 @@ export class InboxStore {
     );
   }
 
-  /** The new row's id, or undefined when the key was seen before: a redelivered update is a no-op. */
-  enqueue(key: string, entry: InboxEntry, now: number): number | undefined {
+  /**
+   * The new row's id, or undefined when the key was seen before: a redelivered update is a no-op. With `taken`, the row
+   * is written as taken, its first attempt counted, for a drain that starts at once and takes it next: the take then
+   * costs no statement (and no write of its own in the object's storage, which commits each event that writes). A
+   * row taken so and never handed out (the object died first) is taken again like any row of a dead run.
+   */
+  enqueue(key: string, entry: InboxEntry, now: number, taken = false): number | undefined {
     const payload = JSON.stringify(payloadOf(entry));
-    const id = this.statements().enqueue.all({ key, kind: entry.kind, payload, now })[0]?.id;
+    const row = taken ? { status: "processing", attempts: 1 } : { status: "pending", attempts: 0 };
+    const id = this.statements().enqueue.all({ key, kind: entry.kind, payload, now, ...row })[0]?.id;
     if (id === undefined) return undefined;
     if (this.waiting !== undefined) this.waiting += 1;
     this.written.set(id, entry);
+    if (taken) {
+      this.takenAtWrite.add(id);
+      this.taken.add(id);
+    }
     return id;
   }
 
@@ -139,23 +161,45 @@ export class InboxStore {
 
   /**
    * Everything waiting, in arrival order, marked as being processed. Rows still marked `processing` belong to a run
-   * that died (alarms never overlap within one object) and are taken again, with their attempt counted.
+   * that died (alarms never overlap within one object), or were taken as they were written; the first are taken
+   * again, with their attempt counted.
    */
   takePending(limit = 100): InboxItem[] {
     // Known first: an UPDATE that changes nothing still opens (and commits) a write transaction in the object's
     // SQLite, and every drain ends by finding nothing more.
     if (!this.hasPending()) return [];
-    const rows = this.takeWaiting(limit).all();
+    const takenAlready = this.takenAtWriteIfAll(limit);
+    if (takenAlready) return takenAlready;
+    const rows = this.takeWaiting(limit).all({ counted: JSON.stringify([...this.takenAtWrite]) });
     // Every waiting row is taken (processing ones too), so what was taken is all that waits, unless the limit cut it.
     this.waiting = rows.length < limit ? rows.length : undefined;
-    for (const row of rows) this.taken.add(row.id);
     return rows
       .sort((left, right) => left.id - right.id)
       .map((row) => {
         const entry = this.written.get(row.id) ?? entryOf(row.kind, row.payload);
-        this.written.delete(row.id);
+        this.handedOut(row.id);
         return { id: row.id, attempts: row.attempts, ...entry };
       });
+  }
+
+  /** The rows taken as they were written, when they are all that waits: handed out as given, with no statement. */
+  private takenAtWriteIfAll(limit: number): InboxItem[] | undefined {
+    const ids = [...this.takenAtWrite].sort((left, right) => left - right);
+    if (ids.length === 0 || ids.length !== this.waiting || ids.length > limit) return undefined;
+    const items: InboxItem[] = [];
+    for (const id of ids) {
+      const entry = this.written.get(id);
+      if (!entry) return undefined;
+      items.push({ id, attempts: 1, ...entry });
+    }
+    for (const id of ids) this.handedOut(id);
+    return items;
+  }
+
+  private handedOut(id: number): void {
+    this.taken.add(id);
+    this.takenAtWrite.delete(id);
+    this.written.delete(id);
   }
 
   finish(ids: readonly number[], now: number, error?: string): void {
@@ -163,6 +207,7 @@ export class InboxStore {
     for (const id of ids) {
       this.statements().finishOne.run({ id, status, now, error: error ?? null });
       this.written.delete(id);
+      this.takenAtWrite.delete(id);
       // A row this store took was waiting; of any other it cannot say, so the next question reads the count.
       if (this.taken.delete(id) && this.waiting !== undefined) this.waiting -= 1;
       else this.waiting = undefined;
@@ -174,6 +219,7 @@ export class InboxStore {
     for (const id of ids) {
       this.statements().eraseOne.run({ id });
       this.written.delete(id);
+      this.takenAtWrite.delete(id);
     }
   }
 

@@ -116,6 +116,8 @@ describe("nextWakeAt", () => {
 describe("WakeSchedule.workArrived", () => {
   it("sets the alarm for now while idle, and a second arrival costs no second write", async () => {
     const { clock, calls, schedule } = setup({ pending: true });
+    // Without a drain at once, arriving work waits for the alarm.
+    expect(schedule.drainsAtOnce()).toBe(false);
     await schedule.workArrived();
     expect(calls).toEqual([["setAlarm", clock.now]]);
     await schedule.workArrived();
@@ -310,7 +312,10 @@ function setupAtOnce(initial: { pending?: boolean } = {}, options: { budgetMs?: 
 describe("WakeSchedule with a drain at once", () => {
   it("stores the net alarm, starts the drain without waiting for it, and replans the net away as it ends", async () => {
     const { clock, calls, schedule, gates, keptAlive, drains, order, state } = setupAtOnce({ pending: true });
+    // Said before the arrival (the inbox writes the row as taken when so), and true to what happens.
+    expect(schedule.drainsAtOnce()).toBe(true);
     await schedule.workArrived();
+    expect(schedule.drainsAtOnce()).toBe(false);
     // The arrival is answered once the net is stored; the drain runs on, kept alive.
     expect(calls).toEqual([["setAlarm", clock.now + NET_AFTER_MS]]);
     await settle();
@@ -343,6 +348,7 @@ describe("WakeSchedule with a drain at once", () => {
 
   it("leaves an album's wait to the alarm", async () => {
     const { clock, calls, schedule, drains } = setupAtOnce({ pending: true });
+    expect(schedule.drainsAtOnce(1500)).toBe(false);
     await schedule.workArrived(1500);
     await settle();
     expect(calls).toEqual([["setAlarm", clock.now + 1500]]);

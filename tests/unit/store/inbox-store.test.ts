@@ -125,6 +125,43 @@ describe("InboxStore", () => {
     });
   });
 
+  it("hands out a row written as taken with no statement, its attempt counted once, and a new life takes it again", async () => {
+    await runInDurableObject(session(7011), ({ stores }, state) => {
+      const { inbox } = stores;
+      const takes = statementsSeen(state.storage, /^update "inbox" set "status"/i);
+      const id = inbox.enqueue("update:1", { kind: "message", message: message(1) }, 1, true);
+      expect(state.storage.sql.exec("SELECT status, attempts FROM inbox WHERE id = ?", id).one()).toEqual({
+        status: "processing",
+        attempts: 1,
+      });
+      expect(inbox.takePending()).toMatchObject([{ id, kind: "message", attempts: 1 }]);
+      expect(takes).toEqual([]);
+      expect(inbox.takePending()).toMatchObject([{ id, attempts: 2 }]);
+      expect(takes).toHaveLength(1);
+
+      // Written as taken and never handed out (the object died before its drain took it): taken again, once more.
+      const lost = inbox.enqueue("update:2", { kind: "message", message: message(2) }, 2, true);
+      expect(new ChatStores(state.storage).inbox.takePending()).toMatchObject([
+        { id, attempts: 3 },
+        { id: lost, attempts: 2 },
+      ]);
+    });
+  });
+
+  it("takes a row written as taken with others in one statement, without counting its attempt twice", async () => {
+    await runInDurableObject(session(7012), ({ stores }) => {
+      const { inbox } = stores;
+      const taken = inbox.enqueue("update:1", { kind: "message", message: message(1) }, 1, true);
+      const after = inbox.enqueue("update:2", { kind: "message", message: message(2) }, 2);
+      expect(inbox.takePending()).toMatchObject([
+        { id: taken, attempts: 1 },
+        { id: after, attempts: 1 },
+      ]);
+      inbox.finish([taken!, after!], 3);
+      expect(inbox.hasPending()).toBe(false);
+    });
+  });
+
   it("counts only what it took when a take is cut at its limit", async () => {
     await runInDurableObject(session(7010), ({ stores }) => {
       const { inbox } = stores;
