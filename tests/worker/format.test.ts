@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { escapeHtml, markdownToTelegramHtml, rendersNothing, visibleLength } from "../../src/telegram/format.ts";
+import {
+  escapeHtml,
+  isPlainProse,
+  markdownToTelegramHtml,
+  renderMarkdown,
+  rendersNothing,
+  visibleLength,
+} from "../../src/telegram/format.ts";
 import { renderPieces } from "../../src/telegram/render.ts";
 import { CUT_NOTE, cutText, MAX_PIECES, splitMessage, TELEGRAM_MESSAGE_LIMIT } from "../../src/telegram/split.ts";
 
@@ -18,6 +25,102 @@ describe("Markdown to Telegram HTML", () => {
     expect(html).toContain("&lt;script&gt;");
     const tags = new Set([...html.matchAll(/<\/?([a-z-]+)/g)].map((match) => match[1]));
     for (const tag of tags) expect(["b", "i", "s", "code", "pre", "a", "blockquote"]).toContain(tag);
+  });
+
+  it("renders plain prose without marked exactly as marked would, and leaves anything else to marked", () => {
+    // Words and punctuation, with now and then a piece any Markdown, HTML escaping or line shape starts with.
+    const plain = [
+      "Sure",
+      "the",
+      "answer",
+      "is",
+      "42",
+      "café",
+      "🙂",
+      " ",
+      " ",
+      " ",
+      ".",
+      ",",
+      "!",
+      "?",
+      ":",
+      "'",
+      '"',
+      "(",
+      ")",
+      "-",
+      "/",
+      "%",
+      "$",
+      "\n",
+      "\n\n",
+    ];
+    const syntax = [
+      "*",
+      "_",
+      "~",
+      "`",
+      "#",
+      "|",
+      "\\",
+      "&",
+      "&amp;",
+      "<",
+      ">",
+      "@",
+      "[",
+      "]",
+      "www.",
+      "https://",
+      "1. ",
+      "- ",
+      "+ ",
+      "> ",
+      "=",
+      "\t",
+      "\r\n",
+      "\u00a0",
+      "  \n",
+      " \n",
+      "\n    ",
+      "\n\n\n",
+      "---",
+      "2)",
+    ];
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const pick = (from: readonly string[]) => from[Math.floor(random() * from.length)]!;
+    let fast = 0;
+    for (let index = 0; index < 3000; index++) {
+      const pieces = Array.from({ length: 3 + Math.floor(random() * 40) }, () =>
+        random() < 0.04 ? pick(syntax) : pick(plain),
+      );
+      const text = pieces.join(random() < 0.5 ? "" : " ");
+      if (!isPlainProse(text)) continue;
+      fast++;
+      expect(markdownToTelegramHtml(text), JSON.stringify(text)).toBe(renderMarkdown(text));
+    }
+    expect(fast).toBeGreaterThan(300);
+    for (const text of [
+      "**a**",
+      "a  \nb",
+      "- a",
+      "a\n===",
+      "mail me@x.io",
+      "www.x.io",
+      "1. a",
+      "a &amp; b",
+      "    code",
+    ]) {
+      expect(isPlainProse(text), text).toBe(false);
+    }
+    expect(markdownToTelegramHtml("\n\nFirst line\nsecond.\n\n\n\nNext: 3 - 2 = 1!\n")).toBe(
+      "First line\nsecond.\n\nNext: 3 - 2 = 1!",
+    );
   });
 
   it("drops links that are not http(s), tg or mailto", () => {
