@@ -1,4 +1,5 @@
 import type { SdkErrorClasses } from "./errors.ts";
+import { jsonWith, type ReadyJson } from "./ready-json.ts";
 
 /**
  * The error classes both SDKs export from their `core/error` module, with the same shapes: the ones a call throws,
@@ -43,9 +44,9 @@ export class ModelHttp {
   }
 
   /** The answer's response once it is a 2xx (its body unread, so that a stream can be read as it arrives). */
-  async post(body: object, signal: AbortSignal | undefined): Promise<Response> {
+  async post(body: object, signal: AbortSignal | undefined, ready?: ReadyJson): Promise<Response> {
     const { errors } = this.options;
-    const payload = JSON.stringify(body);
+    const payload = jsonWith(body, ready);
     for (let attempt = 0; ; attempt++) {
       const retriesLeft = attempt < this.options.maxRetries;
       const sent = await this.send(payload, signal);

@@ -6,6 +6,7 @@ import type {
   ChatCompletionCreateParamsStreaming,
 } from "openai/resources/chat/completions";
 import { ModelHttp, type SdkErrors } from "./model-http.ts";
+import type { ReadyJson } from "./ready-json.ts";
 import { serverSentEvents } from "./server-sent-events.ts";
 
 export interface ChatCompletionsClientOptions {
@@ -41,14 +42,23 @@ export class ChatCompletionsClient {
     });
   }
 
-  async create(body: ChatCompletionCreateParamsNonStreaming, signal?: AbortSignal): Promise<ChatCompletion> {
-    const response = await this.http.post(body, signal);
+  /** `ready`: members whose JSON is made already (the tools), see ready-json.ts. */
+  async create(
+    body: ChatCompletionCreateParamsNonStreaming,
+    signal?: AbortSignal,
+    ready?: ReadyJson,
+  ): Promise<ChatCompletion> {
+    const response = await this.http.post(body, signal, ready);
     return (await response.json()) as ChatCompletion;
   }
 
   /** The answer's chunks until `[DONE]`; an `error` event mid-stream throws as the SDK's stream does. */
-  async *stream(body: ChatCompletionCreateParamsStreaming, signal?: AbortSignal): AsyncGenerator<ChatCompletionChunk> {
-    const response = await this.http.post(body, signal);
+  async *stream(
+    body: ChatCompletionCreateParamsStreaming,
+    signal?: AbortSignal,
+    ready?: ReadyJson,
+  ): AsyncGenerator<ChatCompletionChunk> {
+    const response = await this.http.post(body, signal, ready);
     for await (const event of serverSentEvents(response, signal)) {
       if (event.data === "[DONE]") return;
       const data = JSON.parse(event.data) as ChatCompletionChunk | { error: object };

@@ -11,6 +11,7 @@ import type { ModelTool } from "../protocol/run-payload.ts";
 import { ProviderError, providerErrorFrom } from "./errors.ts";
 import { isPlainText, type MediaLibrary, type UserPart, userPartsOf } from "./media-parts.ts";
 import { ChatCompletionsClient, type ChatCompletionsClientOptions, OPENAI_ERRORS } from "./openai-client.ts";
+import { toolListJson } from "./ready-json.ts";
 import type { ModelAdapter, ModelRequest, ModelResponse, ModelStreamPart } from "./types.ts";
 
 export interface OpenAIAdapterOptions extends ChatCompletionsClientOptions {
@@ -41,7 +42,8 @@ export class OpenAIAdapter implements ModelAdapter {
   async generate(request: ModelRequest): Promise<ModelResponse> {
     let completion: ChatCompletion;
     try {
-      completion = await this.client.create(this.body(request), request.signal);
+      const { body, ready } = this.body(request);
+      completion = await this.client.create(body, request.signal, ready);
     } catch (error) {
       throw providerErrorFrom(error, this.label, OPENAI_ERRORS);
     }
@@ -71,9 +73,11 @@ export class OpenAIAdapter implements ModelAdapter {
     // Tool calls arrive in pieces, keyed by their index in the message.
     const calls = new Map<number, ToolCall>();
     try {
+      const { body, ready } = this.body(request);
       const stream = this.client.stream(
-        { ...this.body(request), stream: true, stream_options: { include_usage: true } },
+        { ...body, stream: true, stream_options: { include_usage: true } },
         request.signal,
+        ready,
       );
       for await (const chunk of stream) {
         if (chunk.usage) usage = chunk.usage;
@@ -103,17 +107,17 @@ export class OpenAIAdapter implements ModelAdapter {
     yield { type: "response", response: responseOf({ text, refusal, toolCalls, usage }) };
   }
 
+  /** The request's body, and its tools as ready JSON (made once per tool, see ready-json.ts). */
   private body(request: ModelRequest) {
-    const tools = request.tools.map(toOpenAITool);
-    return {
+    const body = {
       model: request.model,
       messages: [
         { role: "system" as const, content: request.system },
         ...request.messages.map((message) => toOpenAIMessage(message, request.media)),
       ] satisfies ChatCompletionMessageParam[],
-      ...(tools.length > 0 ? { tools } : {}),
       ...(this.maxTokens === undefined ? {} : { max_tokens: this.maxTokens }),
     };
+    return { body, ready: request.tools.length > 0 ? { tools: openAIToolsJson(request.tools) } : undefined };
   }
 }
 
@@ -179,6 +183,8 @@ function toOpenAIPart(part: UserPart): ChatCompletionContentPart {
       };
   }
 }
+
+const openAIToolsJson = toolListJson(toOpenAITool);
 
 function toOpenAITool(tool: ModelTool): ChatCompletionTool {
   return {
