@@ -17,10 +17,10 @@ const KEEP_ALIVE_MS = 20_000;
 const DRAFT_BUDGET = { ...RICH_BUDGET, blocks: RICH_BUDGET.blocks - 10, characters: RICH_BUDGET.characters - 1_000 };
 
 export interface RichDraftOptions {
-  telegram: TelegramClient;
+  telegram: Pick<TelegramClient, "sendRichDraft">;
   target: ChatTarget;
   pacer: Pacer;
-  delivery: AnswerDelivery;
+  delivery: Pick<AnswerDelivery, "send" | "refuse">;
   /** The draft's id: a `stopped_message_generation` update names it when the person presses the stop control. */
   draftId: number;
   /** Telegram refused rich drafts (an older server): plain drafts and a status line instead. */
@@ -41,7 +41,9 @@ export class RichDraftAnswer extends RichLiveAnswer implements LiveAnswer {
   private shown = "";
   private lastSentAt = 0;
   protected readonly writer: PacedWriter;
-  private readonly keepAlive: ReturnType<typeof setInterval>;
+  /** Renews the draft while it shows; started with the first draft (an answer that comes at once never needs it). */
+  private keepAlive: ReturnType<typeof setInterval> | undefined;
+  private keepAliveEnded = false;
 
   constructor(private readonly options: RichDraftOptions) {
     super();
@@ -51,6 +53,10 @@ export class RichDraftAnswer extends RichLiveAnswer implements LiveAnswer {
       notBefore: () => (this.streamed.value === "" ? 0 : this.streamed.startedAt + FIRST_DRAFT_AFTER_MS),
       write: () => this.write(),
     });
+  }
+
+  private keepShowing(): void {
+    if (this.keepAlive !== undefined || this.keepAliveEnded) return;
     this.keepAlive = setInterval(() => {
       if (this.fallback || this.shown === "" || Date.now() - this.lastSentAt < KEEP_ALIVE_MS) return;
       this.shown = "";
@@ -58,25 +64,30 @@ export class RichDraftAnswer extends RichLiveAnswer implements LiveAnswer {
     }, KEEP_ALIVE_MS / 4);
   }
 
+  private stopKeepingAlive(): void {
+    this.keepAliveEnded = true;
+    clearInterval(this.keepAlive);
+  }
+
   get visible(): boolean {
     return this.fallback?.answer.visible ?? this.shown !== "";
   }
 
   override async close(): Promise<number | undefined> {
-    clearInterval(this.keepAlive);
+    this.stopKeepingAlive();
     return super.close();
   }
 
   async finish(answer: FinalAnswerText, options: SendOptions): Promise<Delivery> {
     // No draft may land after the final message (it would show as a draft again): stop, and wait for the last one.
-    clearInterval(this.keepAlive);
+    this.stopKeepingAlive();
     await this.writer.close();
     if (this.fallback) return this.fallback.answer.finish(answer, options);
     return this.options.delivery.send(answer, options);
   }
 
   async abandon(note: string): Promise<void> {
-    clearInterval(this.keepAlive);
+    this.stopKeepingAlive();
     await this.writer.close();
     // A draft vanishes by itself; only a fallback message needs marking.
     if (this.fallback) await this.fallback.answer.abandon(note);
@@ -98,6 +109,7 @@ export class RichDraftAnswer extends RichLiveAnswer implements LiveAnswer {
     if (draft === "" || draft === this.shown) return "done";
     this.shown = draft;
     this.lastSentAt = Date.now();
+    this.keepShowing();
     this.options.pacer.used();
     const { telegram, target, draftId } = this.options;
     const result = await telegram.sendRichDraft(target, draftId, draft, { canStop: true });
@@ -128,7 +140,7 @@ export class RichDraftAnswer extends RichLiveAnswer implements LiveAnswer {
   }
 
   protected override switchTo(view: AnswerView): void {
-    clearInterval(this.keepAlive);
+    this.stopKeepingAlive();
     super.switchTo(view);
   }
 }

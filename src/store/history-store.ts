@@ -111,8 +111,9 @@ export class HistoryStore {
       if (id === undefined) throw new Error("a history row was written without an id");
       if (this.ids) this.ids = { lowest: this.ids.lowest ?? id, highest: id };
       if (this.recent) {
-        // Parsed from the text as stored, so the window holds what a read would give.
-        this.recent.rows.push({ id, role: message.role, messages: parseRow(text) });
+        // A copy, so that nothing the caller changes later reaches the window (parsing the stored text back through the
+        // schema cost a hundredth of a plain turn's CPU, for the message it was just given).
+        this.recent.rows.push({ id, role: message.role, messages: [structuredClone(message)] });
         if (this.recent.rows.length > this.recent.reach) this.recent.rows.shift();
       }
       if (this.totals)
