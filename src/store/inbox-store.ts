@@ -51,7 +51,7 @@ export class InboxStore {
    * A rolled-back write forgets it.
    */
   private waiting: number | undefined;
-  /** Rows this store took and has not finished since: finishing one of them is one row fewer waiting. */
+  /** Rows this store took (or wrote as taken) and has not finished since: finishing one is one row fewer waiting. */
   private readonly taken = new Set<number>();
   /**
    * The entries this store wrote and has not taken yet, by row id: a take returns them as they were given instead of
@@ -59,18 +59,12 @@ export class InboxStore {
    * of the object, or before a rollback, are read back as stored.
    */
   private readonly written = new Map<number, InboxEntry>();
-  /**
-   * Rows written already taken (see `enqueue`'s `taken`) and not handed out by a take yet. When they are all that
-   * waits, the take hands them out without a statement; otherwise its UPDATE counts no second attempt for them.
-   */
-  private readonly takenAtWrite = new Set<number>();
 
   constructor(private readonly database: ChatDatabase) {
     database.onRollback(() => {
       this.waiting = undefined;
       this.taken.clear();
       this.written.clear();
-      this.takenAtWrite.clear();
     });
     const { db } = database;
     const { inbox } = schema;
@@ -147,10 +141,7 @@ export class InboxStore {
     if (id === undefined) return undefined;
     if (this.waiting !== undefined) this.waiting += 1;
     this.written.set(id, entry);
-    if (taken) {
-      this.takenAtWrite.add(id);
-      this.taken.add(id);
-    }
+    if (taken) this.taken.add(id);
     return id;
   }
 
@@ -168,9 +159,16 @@ export class InboxStore {
     // Known first: an UPDATE that changes nothing still opens (and commits) a write transaction in the object's
     // SQLite, and every drain ends by finding nothing more.
     if (!this.hasPending()) return [];
-    const takenAlready = this.takenAtWriteIfAll(limit);
-    if (takenAlready) return takenAlready;
-    const rows = this.takeWaiting(limit).all({ counted: JSON.stringify([...this.takenAtWrite]) });
+    const takenAtWrite = this.takenAtWrite();
+    // All that waits was taken as it was written: handed out as given, with no statement.
+    if (takenAtWrite.length > 0 && takenAtWrite.length === this.waiting && takenAtWrite.length <= limit) {
+      return takenAtWrite.map(([id, entry]) => {
+        this.handedOut(id);
+        return { id, attempts: 1, ...entry };
+      });
+    }
+    const counted = JSON.stringify(takenAtWrite.map(([id]) => id));
+    const rows = this.takeWaiting(limit).all({ counted });
     // Every waiting row is taken (processing ones too), so what was taken is all that waits, unless the limit cut it.
     this.waiting = rows.length < limit ? rows.length : undefined;
     return rows
@@ -182,23 +180,16 @@ export class InboxStore {
       });
   }
 
-  /** The rows taken as they were written, when they are all that waits: handed out as given, with no statement. */
-  private takenAtWriteIfAll(limit: number): InboxItem[] | undefined {
-    const ids = [...this.takenAtWrite].sort((left, right) => left - right);
-    if (ids.length === 0 || ids.length !== this.waiting || ids.length > limit) return undefined;
-    const items: InboxItem[] = [];
-    for (const id of ids) {
-      const entry = this.written.get(id);
-      if (!entry) return undefined;
-      items.push({ id, attempts: 1, ...entry });
-    }
-    for (const id of ids) this.handedOut(id);
-    return items;
+  /**
+   * Rows written as taken (see `enqueue`) and not handed out yet, in arrival order: of the entries this store still
+   * holds, the ones it counts as taken (a take hands an entry out and lets go of it). Their attempt is counted.
+   */
+  private takenAtWrite(): [number, InboxEntry][] {
+    return [...this.written].filter(([id]) => this.taken.has(id)).sort(([left], [right]) => left - right);
   }
 
   private handedOut(id: number): void {
     this.taken.add(id);
-    this.takenAtWrite.delete(id);
     this.written.delete(id);
   }
 
@@ -207,7 +198,6 @@ export class InboxStore {
     for (const id of ids) {
       this.statements().finishOne.run({ id, status, now, error: error ?? null });
       this.written.delete(id);
-      this.takenAtWrite.delete(id);
       // A row this store took was waiting; of any other it cannot say, so the next question reads the count.
       if (this.taken.delete(id) && this.waiting !== undefined) this.waiting -= 1;
       else this.waiting = undefined;
@@ -219,7 +209,6 @@ export class InboxStore {
     for (const id of ids) {
       this.statements().eraseOne.run({ id });
       this.written.delete(id);
-      this.takenAtWrite.delete(id);
     }
   }
 
