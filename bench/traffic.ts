@@ -126,6 +126,40 @@ export async function post(bot: Bot, body: string): Promise<number> {
   return performance.now() - started;
 }
 
+/**
+ * GET /health (no storage, no object) sent every `everyMs` until stopped, each at its time whether or not the ones
+ * before it were answered: the runtime's floor under a load. Sent one after another instead (until 2026-11-25), a probe
+ * caught in a stall of the runtime's thread held back the probes behind it, so a 170 ms stall counted once among
+ * the floor's samples but ten times or more among the paced acks' (coordinated omission), and the ratio of the p99s
+ * measured how many samples each took during stalls more than the bot.
+ */
+export function probeHealth(bot: Bot, everyMs: number): { stop(): Promise<number[]> } {
+  const times: number[] = [];
+  const probes: Promise<void>[] = [];
+  let probing = true;
+  const started = performance.now();
+  const probe = async () => {
+    const began = performance.now();
+    await (await fetch(`${bot.url}/health`)).arrayBuffer();
+    times.push(performance.now() - began);
+  };
+  const sending = (async () => {
+    for (let index = 0; probing; index++) {
+      const wait = started + index * everyMs - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      if (probing) probes.push(probe());
+    }
+  })();
+  return {
+    async stop() {
+      probing = false;
+      await sending;
+      await Promise.all(probes);
+      return times;
+    },
+  };
+}
+
 /** Runs `work` over `items` with at most `connections` requests in flight. */
 export async function pool<T>(items: T[], connections: number, work: (item: T) => Promise<void>): Promise<void> {
   let index = 0;

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Bot } from "../../bench/bot.ts";
-import { ChatLanes, sendRounds } from "../../bench/traffic.ts";
+import { ChatLanes, probeHealth, sendRounds } from "../../bench/traffic.ts";
 
 /** A webhook that answers each update after a delay and records, per chat, the texts in arrival order and overlaps. */
 async function recordingWebhook(delayMs: (text: string) => number) {
@@ -53,6 +53,33 @@ describe("bench/traffic.ts", () => {
       expect(sent.get(chatId)).toEqual([0, 1, 2, 3].map((sequence) => `m${chatId}-${sequence}`));
       expect(webhook.arrived.get(chatId)).toEqual(sent.get(chatId));
     }
+  });
+
+  it("probeHealth sends each probe at its time while earlier ones are held, so a stall counts as often as it lasts", async () => {
+    // /health stalls for 200 ms once: probes sent one after another would count it once; these count every probe
+    // that was due during it, each with the part of the stall it waited through.
+    let stallUntil = 0;
+    const server: Server = createServer((_request, response) => {
+      const wait = Math.max(0, stallUntil - performance.now());
+      setTimeout(() => response.writeHead(200).end("ok"), wait);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    close = () => new Promise((resolve) => server.close(resolve));
+    const bot: Bot = {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      secret: "s",
+      adminToken: "a",
+      processGroup: 0,
+      stop: async () => undefined,
+    };
+    const probe = probeHealth(bot, 10);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    stallUntil = performance.now() + 200;
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const times = await probe.stop();
+    expect(times.length).toBeGreaterThanOrEqual(40);
+    // At 10 ms apart, about 20 probes fall in the stall; sent one after another, one or two would.
+    expect(times.filter((ms) => ms >= 50).length).toBeGreaterThanOrEqual(10);
   });
 
   it("ChatLanes runs a chat's work in the order it was asked for, and other chats' alongside", async () => {
