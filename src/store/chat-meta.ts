@@ -104,6 +104,11 @@ export const chatMetaSchemas = {
   configProblemNoticeAt: z.number(),
   /** The last history row the vector index has (search_history's hybrid ranking, when HISTORY_VECTORS is bound). */
   embeddedThroughId: z.number().int(),
+  /**
+   * The last history row (live or archived) the full-text index has: rows after it are indexed when the index is next
+   * read (see HistorySearchStore), not as they are written.
+   */
+  searchIndexedThroughId: z.number().int().nonnegative(),
   /** Wrong setup codes tried this hour (`/pair <code>`). */
   setupAttempts: z.object({ since: z.number(), count: z.number().int() }),
   /** The background helpers running for this chat. */

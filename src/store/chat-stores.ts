@@ -25,8 +25,8 @@ export class ChatStores {
     this.database = new ChatDatabase(storage);
     this.inbox = new InboxStore(this.database);
     this.history = new HistoryStore(this.database);
-    this.historySearch = new HistorySearchStore(this.database);
     this.meta = new MetaStore(this.database);
+    this.historySearch = new HistorySearchStore(this.database, this.meta);
     this.usage = new UsageBuffer(this.database);
     this.outbox = new OutboxStore(this.database);
   }

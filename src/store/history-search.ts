@@ -3,6 +3,7 @@ import * as z from "zod";
 import * as schema from "../db/chat-schema.ts";
 import { ftsTerms } from "../db/fts-query.ts";
 import type { ChatDatabase } from "./chat-database.ts";
+import type { MetaStore } from "./meta-store.ts";
 
 /** A stored message as search shows it: its row id, who wrote it, its text (or the part around the match), when. */
 export interface HistoryHit {
@@ -43,12 +44,21 @@ const hitSchema = z.object({
 });
 
 /**
- * The chat's full-text index over all of its history, live and archived (an FTS5 table kept in step by triggers: see
- * src/db/chat-migrations/0003_history_search.sql), and the archive's retention. It lives in the chat's own object,
- * so a search can only ever reach this chat's words.
+ * The chat's full-text index over all of its history, live and archived (an FTS5 table: see
+ * src/db/chat-migrations/0003_history_search.sql and 0005), and the archive's retention. It lives in the chat's own
+ * object, so a search can only ever reach this chat's words.
+ *
+ * Rows are indexed when the index is read, not as they are written: every reading method first indexes the rows
+ * written since the last read (`searchIndexedThroughId` in meta). Most turns never search, and indexing each row in
+ * its own turn's transaction (a trigger until 0005) was about a twentieth of a plain turn's CPU. Ids only grow
+ * (AUTOINCREMENT), and a row moved to the archive keeps its id, so "every row after the mark, live or archived" is
+ * exactly what is missing.
  */
 export class HistorySearchStore {
-  constructor(private readonly database: ChatDatabase) {}
+  constructor(
+    private readonly database: ChatDatabase,
+    private readonly meta: MetaStore,
+  ) {}
 
   /**
    * Matches for the words, at most `limit`, newest first or best first; none when no word is given.
@@ -61,6 +71,7 @@ export class HistorySearchStore {
   keyword(query: HistoryQuery): HistoryHit[] {
     const terms = ftsTerms(query.words);
     if (terms.length === 0) return [];
+    this.catchUp();
     const filters = dateFilters(query);
     if (query.order === "newest") return this.ranked(terms.join(" OR "), filters, sql`rowid DESC`, query.limit);
     const all = terms.length > 1 ? this.ranked(terms.join(" AND "), filters, sql`rank`, query.limit) : [];
@@ -85,6 +96,7 @@ export class HistorySearchStore {
   /** These messages, in the order given (ids this chat does not have are left out). */
   byIds(ids: readonly number[]): HistoryHit[] {
     if (ids.length === 0) return [];
+    this.catchUp();
     const rows = this.hits(sql`
       SELECT rowid AS id, role, created_at, outside,
         CASE WHEN length(text) > ${SHOWN_CHARS} THEN substr(text, 1, ${SHOWN_CHARS - 1}) || '…' ELSE text END AS text
@@ -98,6 +110,7 @@ export class HistorySearchStore {
 
   /** Indexed messages after `afterId`, oldest first, with their whole text: what the vector index has not seen yet. */
   after(afterId: number, limit: number): { id: number; text: string }[] {
+    this.catchUp();
     return this.database.db
       .all(sql`SELECT rowid AS id, text FROM history_search WHERE rowid > ${afterId} ORDER BY rowid LIMIT ${limit}`)
       .flatMap((row) => {
@@ -130,6 +143,43 @@ export class HistorySearchStore {
   /** How many messages are archived (for /status). */
   archived(): number {
     return this.database.db.select({ count: count() }).from(schema.historyArchive).all()[0]?.count ?? 0;
+  }
+
+  /**
+   * Indexes the user and assistant rows written since the index was last read, live or archived, in one statement
+   * (what the trigger of 0003 did row by row), and moves the mark to the newest row. One read when nothing is new; a
+   * row indexed already is left as it is, so a mark that fell behind costs time, not a failed search.
+   */
+  catchUp(): void {
+    const through = this.meta.get("searchIndexedThroughId") ?? 0;
+    const newest = z
+      .object({ id: z.number().int().nullable() })
+      .parse(
+        this.database.db.get(
+          sql`SELECT max(id) AS id FROM (SELECT max(id) AS id FROM history UNION ALL SELECT max(id) FROM history_archive)`,
+        ),
+      ).id;
+    if (newest === null || newest <= through) return;
+    this.database.atomically(() => {
+      this.database.db.run(sql`
+        INSERT INTO history_search (rowid, text, role, created_at, outside)
+        SELECT id, body, role, created_at, outside FROM (
+          SELECT id, role, created_at, json_extract(message, '$.outside') AS outside, trim(
+            coalesce(json_extract(message, '$.content'), '') || char(10) || coalesce((
+              SELECT group_concat(coalesce(json_extract(value, '$.text'), json_extract(value, '$.fileName')), char(10))
+              FROM json_each(message, '$.attachments')
+            ), ''),
+            char(32, 9, 10, 13)
+          ) AS body
+          FROM (
+            SELECT id, role, message, created_at FROM history WHERE id > ${through} AND id <= ${newest}
+            UNION ALL
+            SELECT id, role, message, created_at FROM history_archive WHERE id > ${through} AND id <= ${newest}
+          )
+          WHERE role IN ('user', 'assistant') AND json_valid(message)
+        ) WHERE body <> '' AND NOT EXISTS (SELECT 1 FROM history_search WHERE rowid = id)`);
+      this.meta.set("searchIndexedThroughId", newest);
+    });
   }
 
   private ranked(match: string, filters: SQL[], order: SQL, limit: number): HistoryHit[] {

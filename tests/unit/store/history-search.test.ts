@@ -1,8 +1,10 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import chatMigrations from "../../../src/db/chat-migrations/migrations.js";
 import type { HistoryMessage } from "../../../src/protocol/messages.ts";
 import type { ChatStores } from "../../../src/store/chat-stores.ts";
 import { session } from "../../worker/helpers.ts";
+import { statementsSeen } from "./statements-seen.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
 const START = Date.parse("2026-01-01T00:00:00Z");
@@ -105,6 +107,64 @@ describe("the history's full-text index", () => {
       expect(stores.historySearch.forgetArchivedBefore(START + 10 * 60_000, 100)).toHaveLength(6);
       expect(stores.historySearch.archived()).toBe(40);
       expect(stores.historySearch.byIds([1, 11, 12]).map((hit) => hit.id)).toEqual([11, 12]);
+    });
+  });
+
+  it("indexes on read: a turn's writes touch no index, the next search indexes them, moved to the archive or not", async () => {
+    await runInDurableObject(session(7104), ({ stores }, state) => {
+      const indexWrites = statementsSeen(state.storage, /insert into history_search/i);
+      const indexed = () => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM history_search").one().n;
+      seed(stores, 6, new Map([[1, { role: "assistant", content: "the ferry leaves at nine" }]]));
+      expect(indexed()).toBe(0);
+      // Written and moved to the archive before any search: the archive's rows are indexed too.
+      stores.history.prune(2);
+      expect(stores.historySearch.archived()).toBe(4);
+      expect(best(stores, "ferry").map((hit) => hit.id)).toEqual([2]);
+      expect(indexWrites).toHaveLength(1);
+      expect(indexed()).toBe(6);
+      expect(stores.meta.get("searchIndexedThroughId")).toBe(6);
+
+      // Nothing new: one read, no write.
+      const reads = statementsSeen(state.storage, /max\(id\)/i);
+      expect(best(stores, "ferry")).toHaveLength(1);
+      expect(stores.historySearch.byIds([2]).map((hit) => hit.text)).toEqual(["the ferry leaves at nine"]);
+      expect(indexWrites).toHaveLength(1);
+      expect(reads).toHaveLength(2);
+
+      // Rows after the mark are found by every way of reading: words, ids, and the vector index's catch-up.
+      stores.history.append([{ role: "user", content: "and the ferry back?" }], START);
+      expect(stores.historySearch.byIds([7]).map((hit) => hit.text)).toEqual(["and the ferry back?"]);
+      stores.history.append([{ role: "user", content: "kayak" }], START);
+      expect(stores.historySearch.after(7, 10).map((hit) => hit.text)).toEqual(["kayak"]);
+      expect(best(stores, "ferry").map((hit) => hit.id)).toEqual(expect.arrayContaining([2, 7]));
+    });
+  });
+
+  it("a mark that fell behind indexes again without failing or doubling an entry", async () => {
+    await runInDurableObject(session(7105), ({ stores }, state) => {
+      seed(stores, 4, new Map([[0, { role: "user", content: "my locker code is 4711" }]]));
+      expect(best(stores, "locker")).toHaveLength(1);
+      stores.meta.set("searchIndexedThroughId", 0);
+      expect(best(stores, "locker")).toHaveLength(1);
+      expect(stores.meta.get("searchIndexedThroughId")).toBe(4);
+      const entries = state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM history_search").one().n;
+      expect(entries).toBe(4);
+    });
+  });
+
+  it("the migration from the trigger marks every row written so far, live or archived, as indexed", async () => {
+    await runInDurableObject(session(7106), ({ stores }, state) => {
+      // Everything moved to the archive (/new): the newest row is an archived one.
+      seed(stores, 5);
+      stores.history.clear();
+      // As an object that indexed by trigger would stand before 0005: the mark is what the migration writes.
+      state.storage.sql.exec("DELETE FROM meta WHERE key = 'searchIndexedThroughId'");
+      const mark = chatMigrations.migrations.m0005.split("--> statement-breakpoint")[1]!;
+      state.storage.sql.exec(mark);
+      const row = state.storage.sql.exec<{ value: string }>(
+        "SELECT value FROM meta WHERE key = 'searchIndexedThroughId'",
+      );
+      expect(row.one().value).toBe("5");
     });
   });
 
