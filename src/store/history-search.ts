@@ -150,7 +150,7 @@ export class HistorySearchStore {
    * (what the trigger of 0003 did row by row), and moves the mark to the newest row. One read when nothing is new; a
    * row indexed already is left as it is, so a mark that fell behind costs time, not a failed search.
    */
-  catchUp(): void {
+  private catchUp(): void {
     const through = this.meta.get("searchIndexedThroughId") ?? 0;
     const newest = z
       .object({ id: z.number().int().nullable() })

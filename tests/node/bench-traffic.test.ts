@@ -24,6 +24,12 @@ async function recordingWebhook(delayMs: (text: string) => number) {
     inFlight.set(id, inFlight.get(id)! - 1);
     response.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
   });
+  const { bot, close } = await listening(server);
+  return { bot, arrived, overlaps: () => overlaps, close };
+}
+
+/** The server listening on a free port of 127.0.0.1, as the bot the bench's traffic is sent to. */
+async function listening(server: Server): Promise<{ bot: Bot; close: () => Promise<unknown> }> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const bot: Bot = {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -32,7 +38,7 @@ async function recordingWebhook(delayMs: (text: string) => number) {
     processGroup: 0,
     stop: async () => undefined,
   };
-  return { bot, arrived, overlaps: () => overlaps, close: () => new Promise((resolve) => server.close(resolve)) };
+  return { bot, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
 let close: (() => Promise<unknown>) | undefined;
@@ -63,15 +69,8 @@ describe("bench/traffic.ts", () => {
       const wait = Math.max(0, stallUntil - performance.now());
       setTimeout(() => response.writeHead(200).end("ok"), wait);
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    close = () => new Promise((resolve) => server.close(resolve));
-    const bot: Bot = {
-      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      secret: "s",
-      adminToken: "a",
-      processGroup: 0,
-      stop: async () => undefined,
-    };
+    const { bot, close: closeServer } = await listening(server);
+    close = closeServer;
     const probe = probeHealth(bot, 10);
     await new Promise((resolve) => setTimeout(resolve, 100));
     stallUntil = performance.now() + 200;
