@@ -31,6 +31,8 @@ export interface AnthropicAdapterOptions {
   maxRetries: number;
   timeoutMs: number;
   maxOutputTokens?: number;
+  /** How the request goes out; default the global `fetch`. */
+  fetch?: typeof fetch;
 }
 
 const CACHE = { type: "ephemeral" } as const;
@@ -57,6 +59,7 @@ export class AnthropicAdapter implements ModelAdapter {
       maxRetries: options.maxRetries,
       timeoutMs: options.timeoutMs,
       errors: ERRORS,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
     });
     this.maxOutputTokens = options.maxOutputTokens ?? 4096;
   }
@@ -90,46 +93,54 @@ export class AnthropicAdapter implements ModelAdapter {
     const toolUses = new Map<number, ToolCall>();
     try {
       const response = await this.http.post({ ...this.body(request), stream: true }, request.signal);
-      for await (const event of messageStreamEvents(response, request.signal)) {
-        switch (event.type) {
-          case "message_start":
-            Object.assign(usage, event.message.usage);
-            break;
-          case "content_block_start":
-            if (event.content_block.type === "tool_use") {
-              toolUses.set(event.index, { id: event.content_block.id, name: event.content_block.name, arguments: "" });
-            } else if (event.content_block.type === "text") {
-              sources.add(event.content_block.citations);
-              if (event.content_block.text !== "") {
-                text += event.content_block.text;
-                yield { type: "text_delta", text: event.content_block.text };
+      for await (const events of messageStreamEvents(response, request.signal)) {
+        // A read's text goes on as one delta (see server-sent-events.ts).
+        let written = "";
+        for (const event of events) {
+          switch (event.type) {
+            case "message_start":
+              Object.assign(usage, event.message.usage);
+              break;
+            case "content_block_start":
+              if (event.content_block.type === "tool_use") {
+                toolUses.set(event.index, {
+                  id: event.content_block.id,
+                  name: event.content_block.name,
+                  arguments: "",
+                });
+              } else if (event.content_block.type === "text") {
+                sources.add(event.content_block.citations);
+                written += event.content_block.text;
               }
-            }
-            // A server search's `server_tool_use` and `web_search_tool_result` blocks are Anthropic's alone: the
-            // neutral history keeps the answer and its sources, not them (see WebSources).
-            break;
-          case "content_block_delta":
-            if (event.delta.type === "text_delta") {
-              text += event.delta.text;
-              yield { type: "text_delta", text: event.delta.text };
-            } else if (event.delta.type === "input_json_delta") {
-              const use = toolUses.get(event.index);
-              if (use) use.arguments += event.delta.partial_json;
-            } else if (event.delta.type === "citations_delta") {
-              sources.add([event.delta.citation]);
-            }
-            break;
-          case "message_delta":
-            if (event.usage.output_tokens !== undefined && event.usage.output_tokens !== null) {
-              usage.output_tokens = event.usage.output_tokens;
-            }
-            if (event.usage.server_tool_use) usage.server_tool_use = event.usage.server_tool_use;
-            break;
-          case "message_stop":
-            stopped = true;
-            break;
-          default:
-            break;
+              // A server search's `server_tool_use` and `web_search_tool_result` blocks are Anthropic's alone: the
+              // neutral history keeps the answer and its sources, not them (see WebSources).
+              break;
+            case "content_block_delta":
+              if (event.delta.type === "text_delta") {
+                written += event.delta.text;
+              } else if (event.delta.type === "input_json_delta") {
+                const use = toolUses.get(event.index);
+                if (use) use.arguments += event.delta.partial_json;
+              } else if (event.delta.type === "citations_delta") {
+                sources.add([event.delta.citation]);
+              }
+              break;
+            case "message_delta":
+              if (event.usage.output_tokens !== undefined && event.usage.output_tokens !== null) {
+                usage.output_tokens = event.usage.output_tokens;
+              }
+              if (event.usage.server_tool_use) usage.server_tool_use = event.usage.server_tool_use;
+              break;
+            case "message_stop":
+              stopped = true;
+              break;
+            default:
+              break;
+          }
+        }
+        if (written !== "") {
+          text += written;
+          yield { type: "text_delta", text: written };
         }
       }
     } catch (error) {
@@ -333,15 +344,26 @@ const STREAM_ERRORS: Record<string, ErrorClassification> = {
   invalid_request_error: "invalid_request",
 };
 
-/** The Messages stream's events; `ping` is skipped and an `error` event throws, classified. */
-async function* messageStreamEvents(response: Response, signal?: AbortSignal): AsyncGenerator<RawMessageStreamEvent> {
-  for await (const event of serverSentEvents(response, signal)) {
-    if (event.event === "ping") continue;
-    if (event.event === "error") {
-      const type = errorTypeOf(event.data);
-      throw new ProviderError(STREAM_ERRORS[type] ?? "transport", `Anthropic: the stream failed (${type})`);
+/**
+ * The Messages stream's events, one batch per read of the body (see server-sent-events.ts); `ping` is skipped and an
+ * `error` event throws, classified, after the events before it.
+ */
+async function* messageStreamEvents(
+  response: Response,
+  signal?: AbortSignal,
+): AsyncGenerator<readonly RawMessageStreamEvent[]> {
+  for await (const events of serverSentEvents(response, signal)) {
+    const parsed: RawMessageStreamEvent[] = [];
+    for (const event of events) {
+      if (event.event === "ping") continue;
+      if (event.event === "error") {
+        if (parsed.length > 0) yield parsed;
+        const type = errorTypeOf(event.data);
+        throw new ProviderError(STREAM_ERRORS[type] ?? "transport", `Anthropic: the stream failed (${type})`);
+      }
+      parsed.push(JSON.parse(event.data) as RawMessageStreamEvent);
     }
-    yield JSON.parse(event.data) as RawMessageStreamEvent;
+    if (parsed.length > 0) yield parsed;
   }
 }
 

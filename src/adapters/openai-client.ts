@@ -52,18 +52,31 @@ export class ChatCompletionsClient {
     return (await response.json()) as ChatCompletion;
   }
 
-  /** The answer's chunks until `[DONE]`; an `error` event mid-stream throws as the SDK's stream does. */
+  /**
+   * The answer's chunks until `[DONE]`, one batch per read of the body (see server-sent-events.ts); an `error` event
+   * mid-stream throws as the SDK's stream does, after the chunks before it.
+   */
   async *stream(
     body: ChatCompletionCreateParamsStreaming,
     signal?: AbortSignal,
     ready?: ReadyJson,
-  ): AsyncGenerator<ChatCompletionChunk> {
+  ): AsyncGenerator<readonly ChatCompletionChunk[]> {
     const response = await this.http.post(body, signal, ready);
-    for await (const event of serverSentEvents(response, signal)) {
-      if (event.data === "[DONE]") return;
-      const data = JSON.parse(event.data) as ChatCompletionChunk | { error: object };
-      if ("error" in data) throw new APIError(undefined, data.error, undefined, response.headers);
-      yield data;
+    for await (const events of serverSentEvents(response, signal)) {
+      const chunks: ChatCompletionChunk[] = [];
+      for (const event of events) {
+        if (event.data === "[DONE]") {
+          if (chunks.length > 0) yield chunks;
+          return;
+        }
+        const data = JSON.parse(event.data) as ChatCompletionChunk | { error: object };
+        if ("error" in data) {
+          if (chunks.length > 0) yield chunks;
+          throw new APIError(undefined, data.error, undefined, response.headers);
+        }
+        chunks.push(data);
+      }
+      if (chunks.length > 0) yield chunks;
     }
   }
 }

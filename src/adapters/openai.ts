@@ -79,23 +79,28 @@ export class OpenAIAdapter implements ModelAdapter {
         request.signal,
         ready,
       );
-      for await (const chunk of stream) {
-        if (chunk.usage) usage = chunk.usage;
-        const choice = chunk.choices?.[0];
-        if (!choice) continue;
-        if (choice.finish_reason) finished = true;
-        const delta = choice.delta;
-        if (delta?.content) {
-          text += delta.content;
-          yield { type: "text_delta", text: delta.content };
+      for await (const chunks of stream) {
+        // A read's text goes on as one delta (see server-sent-events.ts).
+        let written = "";
+        for (const chunk of chunks) {
+          if (chunk.usage) usage = chunk.usage;
+          const choice = chunk.choices?.[0];
+          if (!choice) continue;
+          if (choice.finish_reason) finished = true;
+          const delta = choice.delta;
+          if (delta?.content) written += delta.content;
+          if (delta?.refusal) refusal += delta.refusal;
+          for (const piece of delta?.tool_calls ?? []) {
+            const call = calls.get(piece.index) ?? { id: "", name: "", arguments: "" };
+            if (piece.id) call.id = piece.id;
+            if (piece.function?.name) call.name += piece.function.name;
+            if (piece.function?.arguments) call.arguments += piece.function.arguments;
+            calls.set(piece.index, call);
+          }
         }
-        if (delta?.refusal) refusal += delta.refusal;
-        for (const piece of delta?.tool_calls ?? []) {
-          const call = calls.get(piece.index) ?? { id: "", name: "", arguments: "" };
-          if (piece.id) call.id = piece.id;
-          if (piece.function?.name) call.name += piece.function.name;
-          if (piece.function?.arguments) call.arguments += piece.function.arguments;
-          calls.set(piece.index, call);
+        if (written !== "") {
+          text += written;
+          yield { type: "text_delta", text: written };
         }
       }
     } catch (error) {

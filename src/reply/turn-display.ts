@@ -3,6 +3,7 @@ import { bestEffort } from "../lib/best-effort.ts";
 import type { TelegramClient } from "../telegram/client.ts";
 import type { ChatTarget } from "../telegram/incoming-message.ts";
 import { AnswerDelivery, type RichOptions } from "./answer-delivery.ts";
+import { DisplayClock } from "./display-clock.ts";
 import { DraftAnswer } from "./draft-answer.ts";
 import { EditedAnswer } from "./edited-answer.ts";
 import { type AnswerView, FinalAnswer, HIDDEN_STEPS, type LiveAnswer, type StepView } from "./live-answer.ts";
@@ -12,7 +13,7 @@ import { RichDraftAnswer } from "./rich-draft-answer.ts";
 import { RichEditedAnswer } from "./rich-edited-answer.ts";
 import { StatusLine } from "./status-line.ts";
 import type { ToolStep } from "./steps-summary.ts";
-import { startTyping } from "./typing.ts";
+import { Typing } from "./typing.ts";
 
 /** The first streamed edit in a group waits this long, so that a quick answer is one formatted message. */
 const FIRST_EDIT_AFTER_MS = 1_000;
@@ -68,8 +69,9 @@ export class TurnDisplay {
   private readonly answer: LiveAnswer;
   private readonly status: StepView;
   private readonly delivery: AnswerDelivery;
-  private readonly typing: { stop: () => Promise<void> };
-  private readonly timers: ReturnType<typeof setTimeout>[] = [];
+  private readonly typing: Typing;
+  /** "typing…", the Stop button and the 👀, on one timer. */
+  private readonly clock = new DisplayClock();
   private statusMessage: number | undefined;
   private shown = false;
 
@@ -86,14 +88,12 @@ export class TurnDisplay {
     const view = this.viewOf(pacer);
     this.answer = view.answer;
     this.status = view.steps;
-    this.typing = startTyping(telegram, target);
+    this.typing = new Typing(telegram, target, this.clock);
     if (options.interactive) {
-      this.timers.push(
-        setTimeout(() => {
-          this.showing();
-          this.status.offerStop(options.stopData);
-        }, stream.stopButtonAfterMs),
-      );
+      this.clock.after(stream.stopButtonAfterMs, () => {
+        this.showing();
+        this.status.offerStop(options.stopData);
+      });
       this.acknowledgeLater();
     }
   }
@@ -119,8 +119,8 @@ export class TurnDisplay {
 
   /** The turn's work is over: no more typing, Stop button or 👀, and the status line's last update has landed. */
   async settle(): Promise<void> {
-    for (const timer of this.timers) clearTimeout(timer);
-    await this.typing.stop();
+    this.clock.stop();
+    await this.typing.landed();
     this.statusMessage = await this.status.close();
   }
 
@@ -222,12 +222,10 @@ export class TurnDisplay {
   private acknowledgeLater(): void {
     const { ackReaction, messageId, privateChat, telegram, target } = this.options;
     if (messageId === undefined || ackReaction === "off" || (ackReaction === "private" && !privateChat)) return;
-    this.timers.push(
-      setTimeout(() => {
-        if (this.answer.visible) return;
-        void bestEffort("acknowledging a message", () => telegram.setReaction(target, messageId, "👀"));
-      }, ACK_AFTER_MS),
-    );
+    this.clock.after(ACK_AFTER_MS, () => {
+      if (this.answer.visible) return;
+      void bestEffort("acknowledging a message", () => telegram.setReaction(target, messageId, "👀"));
+    });
   }
 }
 

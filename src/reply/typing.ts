@@ -1,26 +1,40 @@
 import type { TelegramClient } from "../telegram/client.ts";
 import type { ChatTarget } from "../telegram/incoming-message.ts";
+import type { DisplayClock } from "./display-clock.ts";
 
+/**
+ * "typing…" starts once the answer has kept someone waiting this long: an answer that comes sooner shows itself,
+ * and the typing action before it would be a Bot API call per turn that nobody sees (Telegram clears "typing…" when
+ * the message lands). A model's first token takes longer than this, so a person waiting for one still sees it.
+ */
+export const TYPING_AFTER_MS = 250;
 /** Telegram shows "typing…" for five seconds; renew it a little sooner while a turn runs. */
 const RENEW_MS = 4500;
 
 /**
- * Shows "typing…" until stopped. `stop` waits for a call still in flight, so that a late typing action never lands
- * after the answer (which would show "typing…" under it for five seconds).
+ * Shows "typing…" on the display's clock until the clock stops. `landed` waits for a call still in flight, so that a
+ * late typing action never lands after the answer (which would show "typing…" under it for five seconds).
  */
-export function startTyping(telegram: TelegramClient, target: ChatTarget): { stop: () => Promise<void> } {
-  let inFlight: Promise<void> = Promise.resolve();
-  const send = () => {
-    inFlight = telegram.sendTyping(target).catch(() => {
+export class Typing {
+  private inFlight: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly telegram: Pick<TelegramClient, "sendTyping">,
+    private readonly target: ChatTarget,
+    private readonly clock: DisplayClock,
+  ) {
+    clock.after(TYPING_AFTER_MS, () => this.send());
+  }
+
+  /** The last typing action asked for has been answered (or failed). */
+  landed(): Promise<void> {
+    return this.inFlight;
+  }
+
+  private send(): void {
+    this.inFlight = this.telegram.sendTyping(this.target).catch(() => {
       // Typing is a courtesy; a failure here must not fail the turn.
     });
-  };
-  send();
-  const timer = setInterval(send, RENEW_MS);
-  return {
-    stop: async () => {
-      clearInterval(timer);
-      await inFlight;
-    },
-  };
+    this.clock.after(RENEW_MS, () => this.send());
+  }
 }

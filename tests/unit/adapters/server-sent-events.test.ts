@@ -1,0 +1,106 @@
+import { describe, expect, it } from "vitest";
+import { AnthropicAdapter } from "../../../src/adapters/anthropic.ts";
+import { OpenAIAdapter } from "../../../src/adapters/openai.ts";
+import { serverSentEvents } from "../../../src/adapters/server-sent-events.ts";
+import type { ModelAdapter, ModelStreamPart } from "../../../src/adapters/types.ts";
+
+/** A `text/event-stream` response whose body hands out exactly these pieces, one per read. */
+function streamOf(pieces: readonly string[]): Response {
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const piece of pieces) controller.enqueue(encoder.encode(piece));
+      controller.close();
+    },
+  });
+  return new Response(body, { headers: { "content-type": "text/event-stream" } });
+}
+
+const openaiChunk = (delta: object, finish: string | null = null) =>
+  `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+const anthropicEvent = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+
+/** The parts of one streamed call over a body made of `pieces`, and what it threw, if it did. */
+async function parts(adapter: ModelAdapter): Promise<{ parts: ModelStreamPart[]; error?: unknown }> {
+  const seen: ModelStreamPart[] = [];
+  try {
+    for await (const part of adapter.stream({
+      model: "m",
+      system: "s",
+      messages: [{ role: "user", content: "hi" }],
+      tools: [],
+    }))
+      seen.push(part);
+  } catch (error) {
+    return { parts: seen, error };
+  }
+  return { parts: seen };
+}
+
+const options = (pieces: readonly string[]) => ({
+  apiKey: "test-key",
+  baseUrl: "https://model.invalid",
+  maxRetries: 0,
+  timeoutMs: 5_000,
+  fetch: async () => streamOf(pieces),
+});
+
+describe("serverSentEvents", () => {
+  it("hands out one batch per read: the events that read completed, an event split across reads with the later", async () => {
+    const batches: string[][] = [];
+    const response = streamOf(["data: 1\n\ndata: 2\n\ndata: 3\n\n", "data: 4", "\n\n: comment\n\n", "data: 5\n\n"]);
+    for await (const events of serverSentEvents(response)) batches.push(events.map((event) => event.data));
+    expect(batches).toEqual([["1", "2", "3"], ["4"], ["5"]]);
+  });
+});
+
+describe("a streamed answer, read by read", () => {
+  it("OpenAI: a read's text is one delta, and the text is whole", async () => {
+    const adapter = new OpenAIAdapter(
+      options([
+        openaiChunk({ role: "assistant", content: "" }) +
+          openaiChunk({ content: "Hello" }) +
+          openaiChunk({ content: ", " }),
+        openaiChunk({ content: "world" }) + openaiChunk({}, "stop"),
+        "data: [DONE]\n\n",
+      ]),
+    );
+    const { parts: seen, error } = await parts(adapter);
+    expect(error).toBeUndefined();
+    expect(seen.filter((part) => part.type === "text_delta")).toEqual([
+      { type: "text_delta", text: "Hello, " },
+      { type: "text_delta", text: "world" },
+    ]);
+    expect(seen.at(-1)).toMatchObject({ type: "response", response: { message: { content: "Hello, world" } } });
+  });
+
+  it("OpenAI: an error event after text in the same read passes the text on, then fails", async () => {
+    const adapter = new OpenAIAdapter(
+      options([`${openaiChunk({ content: "Half an" })}data: ${JSON.stringify({ error: { message: "boom" } })}\n\n`]),
+    );
+    const { parts: seen, error } = await parts(adapter);
+    expect(seen).toEqual([{ type: "text_delta", text: "Half an" }]);
+    expect(error).toBeInstanceOf(Error);
+  });
+
+  it("Anthropic: a read's text is one delta, and an error event after it fails the call classified", async () => {
+    const start = anthropicEvent("message_start", {
+      message: { id: "m", type: "message", role: "assistant", model: "m", content: [], usage: { input_tokens: 3 } },
+    });
+    const block = anthropicEvent("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+    const delta = (text: string) =>
+      anthropicEvent("content_block_delta", { index: 0, delta: { type: "text_delta", text } });
+    const adapter = new AnthropicAdapter(
+      options([
+        start + block + delta("Hello") + anthropicEvent("ping", {}) + delta(", "),
+        `${delta("world")}event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "overloaded_error" } })}\n\n`,
+      ]),
+    );
+    const { parts: seen, error } = await parts(adapter);
+    expect(seen).toEqual([
+      { type: "text_delta", text: "Hello, " },
+      { type: "text_delta", text: "world" },
+    ]);
+    expect(error).toMatchObject({ classification: "overloaded" });
+  });
+});
