@@ -5,6 +5,8 @@ import type { ChatDatabase } from "./chat-database.ts";
 import { orderedLimit, preparedOnce, preparedPer } from "./statements.ts";
 
 const encoder = new TextEncoder();
+/** Rows written by one insert at most: a turn with tools writes more, in as many statements as it takes. */
+const APPEND_AT_ONCE = 4;
 
 /** A row of the window: its id, its role and its message (none when no schema reads it any more). */
 interface WindowRow {
@@ -20,6 +22,7 @@ interface WindowRow {
 export class HistoryStore {
   private readonly statements;
   private readonly last;
+  private readonly appendRows;
   /**
    * What this store knows of its rows without reading them, kept because the compaction check and the prune run
    * after every turn and only this store writes `history`: the lowest and highest id (`null`: no rows), and the last
@@ -54,17 +57,27 @@ export class HistoryStore {
         .from(history)
         .where(gt(history.id, placeholder("afterId")))
         .prepare(),
-      append: db
-        .insert(history)
-        .values({ role: sql`${placeholder("role")}`, message: placeholder("message"), createdAt: placeholder("now") })
-        .returning({ id: history.id })
-        .prepare(),
       // A trigger moves each deleted row to the archive first (0003_history_search.sql): one statement still.
       prune: db
         .delete(history)
         .where(lte(history.id, sql`(select max(${history.id}) from ${history}) - ${placeholder("keep")}`))
         .prepare(),
     }));
+    // `rows` rows in one statement, prepared once per count (up to APPEND_AT_ONCE): a plain turn writes its question
+    // and answer in one statement, not two.
+    this.appendRows = preparedPer((rows: number) =>
+      db
+        .insert(history)
+        .values(
+          Array.from({ length: rows }, (_, row) => ({
+            role: sql`${placeholder(`role${row}`)}`,
+            message: placeholder(`message${row}`),
+            createdAt: placeholder("now"),
+          })),
+        )
+        .returning({ id: history.id })
+        .prepare(),
+    );
     // The newest rows after a summary's id, newest first: the window's read, once per turn.
     this.last = preparedPer((limit: number) =>
       db
@@ -103,26 +116,41 @@ export class HistoryStore {
   }
 
   append(messages: readonly HistoryMessage[], now: number): void {
-    // One prepared row at a time: building a multi-row insert was a sixth of a plain turn's CPU, and inside the turn's
-    // transaction the rows cost no commit each.
-    for (const message of messages) {
-      const text = JSON.stringify(message);
-      const id = this.statements().append.all({ role: message.role, message: text, now })[0]?.id;
-      if (id === undefined) throw new Error("a history row was written without an id");
-      if (this.ids) this.ids = { lowest: this.ids.lowest ?? id, highest: id };
-      if (this.recent) {
-        // A copy, so that nothing the caller changes later reaches the window (parsing the stored text back through the
-        // schema cost a hundredth of a plain turn's CPU, for the message it was just given).
-        this.recent.rows.push({ id, role: message.role, messages: [structuredClone(message)] });
-        if (this.recent.rows.length > this.recent.reach) this.recent.rows.shift();
-      }
-      if (this.totals)
-        this.totals = {
-          ...this.totals,
-          count: this.totals.count + 1,
-          bytes: this.totals.bytes + encoder.encode(text).byteLength,
-        };
+    // Prepared statements of up to APPEND_AT_ONCE rows (building a multi-row insert anew each time was a sixth of a
+    // plain turn's CPU); inside the turn's transaction the statements cost no commit each.
+    for (let start = 0; start < messages.length; start += APPEND_AT_ONCE) {
+      const batch = messages.slice(start, start + APPEND_AT_ONCE);
+      const texts = batch.map((message) => JSON.stringify(message));
+      const values: Record<string, string | number> = { now };
+      batch.forEach((message, row) => {
+        values[`role${row}`] = message.role;
+        values[`message${row}`] = texts[row]!;
+      });
+      // RETURNING hands rows back in no promised order; the ids grow in the order of the VALUES.
+      const ids = this.appendRows(batch.length)
+        .all(values)
+        .map((row) => row.id)
+        .sort((left, right) => left - right);
+      if (ids.length !== batch.length) throw new Error("a history row was written without an id");
+      for (let row = 0; row < batch.length; row++) this.appended(batch[row]!, ids[row]!, texts[row]!);
     }
+  }
+
+  /** What this store keeps of its rows, moved on by one appended row. */
+  private appended(message: HistoryMessage, id: number, text: string): void {
+    if (this.ids) this.ids = { lowest: this.ids.lowest ?? id, highest: id };
+    if (this.recent) {
+      // A copy, so that nothing the caller changes later reaches the window (parsing the stored text back through the
+      // schema cost a hundredth of a plain turn's CPU, for the message it was just given).
+      this.recent.rows.push({ id, role: message.role, messages: [structuredClone(message)] });
+      if (this.recent.rows.length > this.recent.reach) this.recent.rows.shift();
+    }
+    if (this.totals)
+      this.totals = {
+        ...this.totals,
+        count: this.totals.count + 1,
+        bytes: this.totals.bytes + encoder.encode(text).byteLength,
+      };
   }
 
   /**

@@ -133,4 +133,36 @@ describe("HistoryStore", () => {
       expect(history.window(6)).toEqual(fresh().window(6));
     });
   });
+
+  it("writes a turn's rows in as few statements as it can (four rows at most each), in order, with their ids", async () => {
+    await runInDurableObject(session(7013), ({ stores }, state) => {
+      const { history } = stores;
+      const fresh = () => new ChatStores(state.storage).history;
+      history.window(20);
+      const inserts = statementsSeen(state.storage, /^insert into "history"/i);
+      history.append(
+        [
+          { role: "user", content: "question" },
+          { role: "assistant", content: "answer" },
+        ],
+        1,
+      );
+      expect(inserts).toHaveLength(1);
+      history.append([...exchange(1), { role: "user", content: "and then" }, ...exchange(2)], 2);
+      // Nine rows: four, four and one.
+      expect(inserts).toHaveLength(4);
+      const stored = history.after(0);
+      expect(stored.map((row) => row.message.content)).toEqual([
+        "question",
+        "answer",
+        ...exchange(1).map((message) => message.content),
+        "and then",
+        ...exchange(2).map((message) => message.content),
+      ]);
+      const ids = stored.map((row) => row.id);
+      expect(ids).toEqual([...ids].sort((left, right) => left - right));
+      expect(history.window(20)).toEqual(fresh().window(20));
+      expect(history.totalsAfter(0)).toEqual(fresh().totalsAfter(0));
+    });
+  });
 });
