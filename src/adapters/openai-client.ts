@@ -7,7 +7,6 @@ import type {
 } from "openai/resources/chat/completions";
 import { ModelHttp, type SdkErrors } from "./model-http.ts";
 import type { ReadyJson } from "./ready-json.ts";
-import { serverSentEvents } from "./server-sent-events.ts";
 
 export interface ChatCompletionsClientOptions {
   apiKey: string;
@@ -53,30 +52,26 @@ export class ChatCompletionsClient {
   }
 
   /**
-   * The answer's chunks until `[DONE]`, one batch per read of the body (see server-sent-events.ts); an `error` event
-   * mid-stream throws as the SDK's stream does, after the chunks before it.
+   * The answer's response as a stream of `text/event-stream` events, its body unread: the adapter reads it with
+   * `serverSentEvents` and each event with `chunkOf` (one generator fewer on the path of every read than a stream of
+   * chunks from here, see server-sent-events.ts).
    */
-  async *stream(
+  async streamed(
     body: ChatCompletionCreateParamsStreaming,
     signal?: AbortSignal,
     ready?: ReadyJson,
-  ): AsyncGenerator<readonly ChatCompletionChunk[]> {
-    const response = await this.http.post(body, signal, ready);
-    for await (const events of serverSentEvents(response, signal)) {
-      const chunks: ChatCompletionChunk[] = [];
-      for (const event of events) {
-        if (event.data === "[DONE]") {
-          if (chunks.length > 0) yield chunks;
-          return;
-        }
-        const data = JSON.parse(event.data) as ChatCompletionChunk | { error: object };
-        if ("error" in data) {
-          if (chunks.length > 0) yield chunks;
-          throw new APIError(undefined, data.error, undefined, response.headers);
-        }
-        chunks.push(data);
-      }
-      if (chunks.length > 0) yield chunks;
-    }
+  ): Promise<Response> {
+    return this.http.post(body, signal, ready);
   }
+}
+
+/**
+ * One event of a Chat Completions stream: a chunk, or undefined for `[DONE]`; an `error` event throws as the SDK's
+ * stream does.
+ */
+export function chunkOf(data: string, headers: Headers): ChatCompletionChunk | undefined {
+  if (data === "[DONE]") return undefined;
+  const parsed = JSON.parse(data) as ChatCompletionChunk | { error: object };
+  if ("error" in parsed) throw new APIError(undefined, parsed.error, undefined, headers);
+  return parsed;
 }

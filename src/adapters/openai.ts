@@ -1,5 +1,6 @@
 import type {
   ChatCompletion,
+  ChatCompletionChunk,
   ChatCompletionContentPart,
   ChatCompletionMessageFunctionToolCall,
   ChatCompletionMessageParam,
@@ -10,8 +11,9 @@ import type { HistoryMessage, ToolCall } from "../protocol/messages.ts";
 import type { ModelTool } from "../protocol/run-payload.ts";
 import { ProviderError, providerErrorFrom } from "./errors.ts";
 import { isPlainText, type MediaLibrary, type UserPart, userPartsOf } from "./media-parts.ts";
-import { ChatCompletionsClient, type ChatCompletionsClientOptions, OPENAI_ERRORS } from "./openai-client.ts";
+import { ChatCompletionsClient, type ChatCompletionsClientOptions, chunkOf, OPENAI_ERRORS } from "./openai-client.ts";
 import { toolListJson } from "./ready-json.ts";
+import { serverSentEvents } from "./server-sent-events.ts";
 import type { ModelAdapter, ModelRequest, ModelResponse, ModelStreamPart } from "./types.ts";
 
 export interface OpenAIAdapterOptions extends ChatCompletionsClientOptions {
@@ -69,20 +71,34 @@ export class OpenAIAdapter implements ModelAdapter {
     let text = "";
     let refusal = "";
     let finished = false;
+    // `[DONE]` was read: the rest of the body is not.
+    let done = false;
     let usage: CompletionUsage | undefined;
     // Tool calls arrive in pieces, keyed by their index in the message.
     const calls = new Map<number, ToolCall>();
     try {
       const { body, ready } = this.body(request);
-      const stream = this.client.stream(
+      const response = await this.client.streamed(
         { ...body, stream: true, stream_options: { include_usage: true } },
         request.signal,
         ready,
       );
-      for await (const chunks of stream) {
-        // A read's text goes on as one delta (see server-sent-events.ts).
+      for await (const events of serverSentEvents(response, request.signal)) {
+        // A read's text goes on as one delta (see server-sent-events.ts), before a failure later in the same read.
         let written = "";
-        for (const chunk of chunks) {
+        let failure: unknown;
+        for (const event of events) {
+          let chunk: ChatCompletionChunk | undefined;
+          try {
+            chunk = chunkOf(event.data, response.headers);
+          } catch (error) {
+            failure = error;
+            break;
+          }
+          if (chunk === undefined) {
+            done = true;
+            break;
+          }
           if (chunk.usage) usage = chunk.usage;
           const choice = chunk.choices?.[0];
           if (!choice) continue;
@@ -102,6 +118,8 @@ export class OpenAIAdapter implements ModelAdapter {
           text += written;
           yield { type: "text_delta", text: written };
         }
+        if (failure !== undefined) throw failure;
+        if (done) break;
       }
     } catch (error) {
       throw providerErrorFrom(error, this.label, OPENAI_ERRORS);
