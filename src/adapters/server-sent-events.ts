@@ -8,9 +8,10 @@ const MAX_EVENT_CHARACTERS = 1 << 20;
  * from the body's reader, with no stream class, line decoder or tracing of an SDK in between (the Anthropic SDK's
  * came with its whole client). Leaving the loop early cancels the body.
  *
- * One batch per read of the body: the events that read completed, never empty. A model's tokens come faster than a
- * busy isolate reads them, and each step through a chain of async generators costs a turn of the microtask queue, so
- * the adapters pass a read's events on as one (a tenth of a plain turn's CPU went to this path one event at a time).
+ * One batch per read of the body: the events that read completed, never empty. A model's tokens can come faster than
+ * a busy isolate reads them, and each step through a chain of async generators costs a turn of the microtask queue, so
+ * the adapters pass a read's events on as one. (Reading the stream is a tenth of a plain turn's CPU, most of it the
+ * runtime's cost of each read, one per event when they come one at a time.)
  */
 export async function* serverSentEvents(
   response: Response,

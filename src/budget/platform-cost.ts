@@ -69,31 +69,28 @@ interface Operations {
 }
 
 /**
- * From the cost scenario of the full run of 2026-11-24 05:03: a plain turn (the webhook, the enqueue, the turn's
+ * From the cost scenario of the full run of 2026-11-25 07:06: a plain turn (the webhook, the enqueue, the turn's
  * rows, its share of a usage flush and its alarm), what each tool call adds (a tool turn with three calls, less a plain
- * turn, over three), and a summary pass. SQLite rows read are from the cost scenario of 07:54 the same day, after the
- * stores began answering from their own writes. CPU is from 10:06 the same day, after the bench stopped counting the
- * gaps between the inspector's samples as CPU: a plain turn from the cpu scenario's A/B, a tool call from the cost
- * scenario; a summary pass's is below what its fit tells apart from nothing, and counted as 1 ms. Durable Object
- * requests from 11:14, since a turn starts in its enqueue rather than in an alarm of its own. A plain turn's CPU
- * (3.7 ms, the median of 9 runs of the A/B of 13:21-13:38) and SQLite rows read (28, the cost scenario of 14:40) are
- * from after the history window was kept in memory.
+ * turn, over three), and a summary pass (from 2026-11-24). A plain turn's CPU is the median of the cpu scenario's A/B
+ * of 07:20-07:33 the same day (1.5 ms, 30 runs of the plain bot; the cost scenario's counting wrappers add to theirs);
+ * a tool call's is from the cost scenario; a summary pass's is below what its fit tells apart from nothing, and
+ * counted as 1 ms.
  */
 const PER_TURN: Operations = {
   workerRequests: 1,
-  cpuMs: 3.7,
+  cpuMs: 1.5,
   doRequests: 2,
-  sqliteRowsRead: 28,
-  sqliteRowsWritten: 20,
+  sqliteRowsRead: 19,
+  sqliteRowsWritten: 15,
   d1RowsRead: 3,
   d1RowsWritten: 4,
 };
 const PER_TOOL_CALL: Operations = {
   workerRequests: 0,
-  cpuMs: 1.9,
+  cpuMs: 1.4,
   doRequests: 0,
-  sqliteRowsRead: 9,
-  sqliteRowsWritten: 4,
+  sqliteRowsRead: 6.7,
+  sqliteRowsWritten: 2.3,
   d1RowsRead: 10,
   d1RowsWritten: 1.3,
 };

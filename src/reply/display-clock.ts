@@ -1,3 +1,5 @@
+import { errorText } from "../lib/errors.ts";
+
 /**
  * What a turn's display does later ("typing…" and its renewals, the Stop button, the 👀), on one timer set for the
  * earliest of them. A turn that ends quickly sets one timer and clears it, not one per courtesy: each timer is a
@@ -40,7 +42,12 @@ export class DisplayClock {
     const now = this.now();
     for (let first = this.due[0]; first !== undefined && first.at <= now; first = this.due[0]) {
       this.due.shift();
-      first.run();
+      try {
+        first.run();
+      } catch (error) {
+        // One courtesy failing must not stop the others (each had a timer of its own before).
+        console.warn(`a turn's display failed at a timer: ${errorText(error)}`);
+      }
       if (this.stopped) return;
     }
     if (this.timer === undefined) this.arm();

@@ -4,10 +4,10 @@ import { CLOUDFLARE_PRICES, platformCostOf, platformLine } from "../../../src/bu
 const none = { records: 0, summaries: 0, toolCalls: 0, durationMs: 0 };
 
 describe("platformCostOf", () => {
-  it("prices a plain turn as the benchmark's cost table does: about $0.026 per 1,000", () => {
+  it("prices a plain turn as the benchmark's cost table does: about $0.020 per 1,000", () => {
     const perThousand = platformCostOf({ ...none, records: 1000 });
-    expect(perThousand).toBeGreaterThan(0.024);
-    expect(perThousand).toBeLessThan(0.028);
+    expect(perThousand).toBeGreaterThan(0.018);
+    expect(perThousand).toBeLessThan(0.022);
   });
 
   it("adds tool calls, summary passes and the object's busy time", () => {
@@ -33,7 +33,7 @@ describe("platformCostOf", () => {
 describe("platformLine", () => {
   it("gives the estimate and its share beside the model's cost", () => {
     const line = platformLine({ records: 10, summaries: 0, toolCalls: 0, durationMs: 20_000, costUsd: 0.005 });
-    expect(line).toMatch(/^\*\*Platform today \(estimated\):\*\* \$0\.00028 for 10 turns, 5 % of this chat's cost/);
+    expect(line).toMatch(/^\*\*Platform today \(estimated\):\*\* \$0\.00023 for 10 turns, 4 % of this chat's cost/);
     expect(line).toContain("(the model's: $0.0050)");
   });
 

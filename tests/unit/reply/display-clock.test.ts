@@ -41,6 +41,18 @@ describe("DisplayClock (fake timers)", () => {
     expect(ran).toEqual(["first", "second", "again"]);
   });
 
+  it("runs the rest when one of them throws", () => {
+    const clock = new DisplayClock();
+    const ran: string[] = [];
+    clock.after(100, () => {
+      throw new Error("Telegram client gone");
+    });
+    clock.after(100, () => ran.push("same time"));
+    clock.after(200, () => ran.push("later"));
+    vi.advanceTimersByTime(200);
+    expect(ran).toEqual(["same time", "later"]);
+  });
+
   it("runs nothing once stopped, not even what is asked for after", () => {
     const clock = new DisplayClock();
     const ran: string[] = [];
