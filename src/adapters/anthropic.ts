@@ -16,13 +16,14 @@ import type {
   ToolUnion,
   ToolUseBlock,
 } from "@anthropic-ai/sdk/resources/messages/messages";
+import type { EventSourceMessage } from "eventsource-parser";
 import type { ErrorClassification } from "../protocol/events.ts";
 import { type HistoryMessage, parseToolArguments, type ToolCall } from "../protocol/messages.ts";
 import type { ModelTool } from "../protocol/run-payload.ts";
 import { ProviderError, providerErrorFrom } from "./errors.ts";
 import { isPlainText, type MediaLibrary, type UserPart, userPartsOf } from "./media-parts.ts";
 import { ModelHttp, type SdkErrors } from "./model-http.ts";
-import { serverSentEvents } from "./server-sent-events.ts";
+import { EventStreamBody, type ReadOfStream } from "./server-sent-events.ts";
 import type { ModelAdapter, ModelRequest, ModelResponse, ModelStreamPart } from "./types.ts";
 
 export interface AnthropicAdapterOptions {
@@ -85,77 +86,27 @@ export class AnthropicAdapter implements ModelAdapter {
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
-    let text = "";
-    let stopped = false;
-    const usage: UsageCounts = {};
-    const sources = new WebSources();
-    // Tool uses arrive as a start block and then pieces of their JSON input, keyed by the block's index.
-    const toolUses = new Map<number, ToolCall>();
+    const answer = new StreamedMessage();
     try {
       const response = await this.http.post({ ...this.body(request), stream: true }, request.signal);
-      for await (const events of messageStreamEvents(response, request.signal)) {
-        // A read's text goes on as one delta (see server-sent-events.ts).
-        let written = "";
-        for (const event of events) {
-          switch (event.type) {
-            case "message_start":
-              Object.assign(usage, event.message.usage);
-              break;
-            case "content_block_start":
-              if (event.content_block.type === "tool_use") {
-                toolUses.set(event.index, {
-                  id: event.content_block.id,
-                  name: event.content_block.name,
-                  arguments: "",
-                });
-              } else if (event.content_block.type === "text") {
-                sources.add(event.content_block.citations);
-                written += event.content_block.text;
-              }
-              // A server search's `server_tool_use` and `web_search_tool_result` blocks are Anthropic's alone: the
-              // neutral history keeps the answer and its sources, not them (see WebSources).
-              break;
-            case "content_block_delta":
-              if (event.delta.type === "text_delta") {
-                written += event.delta.text;
-              } else if (event.delta.type === "input_json_delta") {
-                const use = toolUses.get(event.index);
-                if (use) use.arguments += event.delta.partial_json;
-              } else if (event.delta.type === "citations_delta") {
-                sources.add([event.delta.citation]);
-              }
-              break;
-            case "message_delta":
-              if (event.usage.output_tokens !== undefined && event.usage.output_tokens !== null) {
-                usage.output_tokens = event.usage.output_tokens;
-              }
-              if (event.usage.server_tool_use) usage.server_tool_use = event.usage.server_tool_use;
-              break;
-            case "message_stop":
-              stopped = true;
-              break;
-            default:
-              break;
-          }
+      const stream = new EventStreamBody(response, request.signal);
+      try {
+        for (let events = await stream.next(); events !== undefined; events = await stream.next()) {
+          const read = answer.read(events);
+          if (read.text !== "") yield { type: "text_delta", text: read.text };
+          if (read.failure !== undefined) throw read.failure;
         }
-        if (written !== "") {
-          text += written;
-          yield { type: "text_delta", text: written };
-        }
+      } finally {
+        await stream.close();
       }
     } catch (error) {
       throw providerErrorFrom(error, this.label, ERRORS);
     }
-    if (!stopped) throw new ProviderError("transport", "Anthropic: the stream ended before the answer was complete");
-    const line = sources.line();
-    if (line !== "" && text !== "") {
-      text += line;
-      yield { type: "text_delta", text: line };
-    }
-    const calls = [...toolUses.entries()]
-      .sort(([left], [right]) => left - right)
-      .map(([, use]) => ({ ...use, arguments: use.arguments === "" ? "{}" : use.arguments }));
-    yield { type: "response", response: responseOf(text, calls, usage) };
+    if (!answer.stopped)
+      throw new ProviderError("transport", "Anthropic: the stream ended before the answer was complete");
+    const line = answer.sourcesLine();
+    if (line !== "") yield { type: "text_delta", text: line };
+    yield { type: "response", response: answer.response() };
   }
 
   private body(request: ModelRequest) {
@@ -344,27 +295,93 @@ const STREAM_ERRORS: Record<string, ErrorClassification> = {
   invalid_request_error: "invalid_request",
 };
 
-/**
- * The Messages stream's events, one batch per read of the body (see server-sent-events.ts); `ping` is skipped and an
- * `error` event throws, classified, after the events before it.
- */
-async function* messageStreamEvents(
-  response: Response,
-  signal?: AbortSignal,
-): AsyncGenerator<readonly RawMessageStreamEvent[]> {
-  for await (const events of serverSentEvents(response, signal)) {
-    const parsed: RawMessageStreamEvent[] = [];
-    for (const event of events) {
-      if (event.event === "ping") continue;
-      if (event.event === "error") {
-        if (parsed.length > 0) yield parsed;
-        const type = errorTypeOf(event.data);
-        throw new ProviderError(STREAM_ERRORS[type] ?? "transport", `Anthropic: the stream failed (${type})`);
-      }
-      parsed.push(JSON.parse(event.data) as RawMessageStreamEvent);
+/** A streamed message as its events arrive: the text, the tool uses (in pieces, by block), the usage, the sources. */
+class StreamedMessage {
+  private text = "";
+  private readonly usage: UsageCounts = {};
+  private readonly sources = new WebSources();
+  /** Tool uses arrive as a start block and then pieces of their JSON input, keyed by the block's index. */
+  private readonly toolUses = new Map<number, ToolCall>();
+  /** `message_stop` came: the answer is whole. */
+  stopped = false;
+
+  /**
+   * Takes in a read's events: the text they added (one delta, see server-sent-events.ts), and an `error` event's
+   * failure, classified, after it. `ping` is skipped.
+   */
+  read(events: readonly EventSourceMessage[]): ReadOfStream {
+    let text = "";
+    for (const message of events) {
+      if (message.event === "ping") continue;
+      if (message.event === "error") return { text, failure: streamFailure(message.data) };
+      text += this.apply(JSON.parse(message.data) as RawMessageStreamEvent);
     }
-    if (parsed.length > 0) yield parsed;
+    return { text };
   }
+
+  /** The sources line under a searched answer (added to its text), or "" when there is none or no text. */
+  sourcesLine(): string {
+    const line = this.text === "" ? "" : this.sources.line();
+    this.text += line;
+    return line;
+  }
+
+  response(): ModelResponse {
+    const calls = [...this.toolUses.entries()]
+      .sort(([left], [right]) => left - right)
+      .map(([, use]) => ({ ...use, arguments: use.arguments === "" ? "{}" : use.arguments }));
+    return responseOf(this.text, calls, this.usage);
+  }
+
+  /** Takes one event in; returns the text it added. */
+  private apply(event: RawMessageStreamEvent): string {
+    let added = "";
+    switch (event.type) {
+      case "message_start":
+        Object.assign(this.usage, event.message.usage);
+        break;
+      case "content_block_start":
+        if (event.content_block.type === "tool_use") {
+          const { id, name } = event.content_block;
+          this.toolUses.set(event.index, { id, name, arguments: "" });
+        } else if (event.content_block.type === "text") {
+          this.sources.add(event.content_block.citations);
+          added = event.content_block.text;
+        }
+        // A server search's `server_tool_use` and `web_search_tool_result` blocks are Anthropic's alone: the neutral
+        // history keeps the answer and its sources, not them (see WebSources).
+        break;
+      case "content_block_delta":
+        if (event.delta.type === "text_delta") {
+          added = event.delta.text;
+        } else if (event.delta.type === "input_json_delta") {
+          const use = this.toolUses.get(event.index);
+          if (use) use.arguments += event.delta.partial_json;
+        } else if (event.delta.type === "citations_delta") {
+          this.sources.add([event.delta.citation]);
+        }
+        break;
+      case "message_delta":
+        if (event.usage.output_tokens !== undefined && event.usage.output_tokens !== null) {
+          this.usage.output_tokens = event.usage.output_tokens;
+        }
+        if (event.usage.server_tool_use) this.usage.server_tool_use = event.usage.server_tool_use;
+        break;
+      case "message_stop":
+        this.stopped = true;
+        break;
+      default:
+        break;
+    }
+    this.text += added;
+    return added;
+  }
+}
+
+/** The classified error an `error` event of the Messages stream stands for. */
+function streamFailure(data: string): ProviderError {
+  const type = errorTypeOf(data);
+  return new ProviderError(STREAM_ERRORS[type] ?? "transport", `Anthropic: the stream failed (${type})`);
 }
 
 function errorTypeOf(data: string): string {

@@ -1,3 +1,4 @@
+import type { EventSourceMessage } from "eventsource-parser";
 import type {
   ChatCompletion,
   ChatCompletionChunk,
@@ -13,7 +14,7 @@ import { ProviderError, providerErrorFrom } from "./errors.ts";
 import { isPlainText, type MediaLibrary, type UserPart, userPartsOf } from "./media-parts.ts";
 import { ChatCompletionsClient, type ChatCompletionsClientOptions, chunkOf, OPENAI_ERRORS } from "./openai-client.ts";
 import { toolListJson } from "./ready-json.ts";
-import { serverSentEvents } from "./server-sent-events.ts";
+import { EventStreamBody, type ReadOfStream } from "./server-sent-events.ts";
 import type { ModelAdapter, ModelRequest, ModelResponse, ModelStreamPart } from "./types.ts";
 
 export interface OpenAIAdapterOptions extends ChatCompletionsClientOptions {
@@ -68,14 +69,7 @@ export class OpenAIAdapter implements ModelAdapter {
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
-    let text = "";
-    let refusal = "";
-    let finished = false;
-    // `[DONE]` was read: the rest of the body is not.
-    let done = false;
-    let usage: CompletionUsage | undefined;
-    // Tool calls arrive in pieces, keyed by their index in the message.
-    const calls = new Map<number, ToolCall>();
+    const answer = new StreamedCompletion();
     try {
       const { body, ready } = this.body(request);
       const response = await this.client.streamed(
@@ -83,51 +77,23 @@ export class OpenAIAdapter implements ModelAdapter {
         request.signal,
         ready,
       );
-      for await (const events of serverSentEvents(response, request.signal)) {
-        // A read's text goes on as one delta (see server-sent-events.ts), before a failure later in the same read.
-        let written = "";
-        let failure: unknown;
-        for (const event of events) {
-          let chunk: ChatCompletionChunk | undefined;
-          try {
-            chunk = chunkOf(event.data, response.headers);
-          } catch (error) {
-            failure = error;
-            break;
-          }
-          if (chunk === undefined) {
-            done = true;
-            break;
-          }
-          if (chunk.usage) usage = chunk.usage;
-          const choice = chunk.choices?.[0];
-          if (!choice) continue;
-          if (choice.finish_reason) finished = true;
-          const delta = choice.delta;
-          if (delta?.content) written += delta.content;
-          if (delta?.refusal) refusal += delta.refusal;
-          for (const piece of delta?.tool_calls ?? []) {
-            const call = calls.get(piece.index) ?? { id: "", name: "", arguments: "" };
-            if (piece.id) call.id = piece.id;
-            if (piece.function?.name) call.name += piece.function.name;
-            if (piece.function?.arguments) call.arguments += piece.function.arguments;
-            calls.set(piece.index, call);
-          }
+      const stream = new EventStreamBody(response, request.signal);
+      try {
+        for (let events = await stream.next(); events !== undefined; events = await stream.next()) {
+          const read = answer.read(events, response.headers);
+          if (read.text !== "") yield { type: "text_delta", text: read.text };
+          if (read.failure !== undefined) throw read.failure;
+          if (read.ended) break;
         }
-        if (written !== "") {
-          text += written;
-          yield { type: "text_delta", text: written };
-        }
-        if (failure !== undefined) throw failure;
-        if (done) break;
+      } finally {
+        await stream.close();
       }
     } catch (error) {
       throw providerErrorFrom(error, this.label, OPENAI_ERRORS);
     }
-    if (!finished)
+    if (!answer.finished)
       throw new ProviderError("transport", `${this.label}: the stream ended before the answer was complete`);
-    const toolCalls = [...calls.entries()].sort(([left], [right]) => left - right).map(([, call]) => call);
-    yield { type: "response", response: responseOf({ text, refusal, toolCalls, usage }) };
+    yield { type: "response", response: answer.response() };
   }
 
   /** The request's body, and its tools as ready JSON (made once per tool, see ready-json.ts). */
@@ -141,6 +107,60 @@ export class OpenAIAdapter implements ModelAdapter {
       ...(this.maxTokens === undefined ? {} : { max_tokens: this.maxTokens }),
     };
     return { body, ready: request.tools.length > 0 ? { tools: openAIToolsJson(request.tools) } : undefined };
+  }
+}
+
+/** A streamed answer as its chunks arrive: the text, the refusal, the tool calls (in pieces, by index), the usage. */
+class StreamedCompletion {
+  private text = "";
+  private refusal = "";
+  private usage: CompletionUsage | undefined;
+  private readonly calls = new Map<number, ToolCall>();
+  /** A choice said why it ended: the answer is whole. */
+  finished = false;
+
+  /**
+   * Takes in a read's events: the text they added (one delta, see server-sent-events.ts), and an `error` event's
+   * failure after it, or that `[DONE]` ended the answer (the rest of the body is not read).
+   */
+  read(events: readonly EventSourceMessage[], headers: Headers): ReadOfStream {
+    let text = "";
+    for (const event of events) {
+      let chunk: ChatCompletionChunk | undefined;
+      try {
+        chunk = chunkOf(event.data, headers);
+      } catch (failure) {
+        return { text, failure };
+      }
+      if (chunk === undefined) return { text, ended: true };
+      text += this.apply(chunk);
+    }
+    return { text };
+  }
+
+  /** Takes one chunk in; returns the text it added. */
+  private apply(chunk: ChatCompletionChunk): string {
+    if (chunk.usage) this.usage = chunk.usage;
+    const choice = chunk.choices?.[0];
+    if (!choice) return "";
+    if (choice.finish_reason) this.finished = true;
+    const delta = choice.delta;
+    if (delta?.refusal) this.refusal += delta.refusal;
+    for (const piece of delta?.tool_calls ?? []) {
+      const call = this.calls.get(piece.index) ?? { id: "", name: "", arguments: "" };
+      if (piece.id) call.id = piece.id;
+      if (piece.function?.name) call.name += piece.function.name;
+      if (piece.function?.arguments) call.arguments += piece.function.arguments;
+      this.calls.set(piece.index, call);
+    }
+    const added = delta?.content ?? "";
+    this.text += added;
+    return added;
+  }
+
+  response(): ModelResponse {
+    const toolCalls = [...this.calls.entries()].sort(([left], [right]) => left - right).map(([, call]) => call);
+    return responseOf({ text: this.text, refusal: this.refusal, toolCalls, usage: this.usage });
   }
 }
 

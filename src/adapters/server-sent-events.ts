@@ -1,52 +1,68 @@
-import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { createParser, type EventSourceMessage, type EventSourceParser } from "eventsource-parser";
 
 /** An event larger than this (1 MiB) ends the stream as an error rather than growing the buffer without end. */
 const MAX_EVENT_CHARACTERS = 1 << 20;
 
 /**
- * The events of a `text/event-stream` body, parsed by `eventsource-parser` (the parser vercel/ai uses) fed straight
- * from the body's reader, with no stream class, line decoder or tracing of an SDK in between (the Anthropic SDK's
- * came with its whole client). Leaving the loop early cancels the body.
- *
- * One batch per read of the body: the events that read completed, never empty. A model's tokens can come faster than
- * a busy isolate reads them, and each step through a chain of async generators costs a turn of the microtask queue, so
- * the adapters pass a read's events on as one. (Reading the stream is a tenth of a plain turn's CPU, most of it the
- * runtime's cost of each read, one per event when they come one at a time.)
+ * What a model adapter made of one read's events: the text they added (passed on as one delta), and a failure that
+ * came after it (an `error` event), or that the answer ended there.
  */
-export async function* serverSentEvents(
-  response: Response,
-  signal?: AbortSignal,
-): AsyncGenerator<readonly EventSourceMessage[]> {
-  if (!response.body) return;
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let parsed: EventSourceMessage[] = [];
-  const parser = createParser({
-    onEvent: (event) => parsed.push(event),
-    maxBufferSize: MAX_EVENT_CHARACTERS,
-  });
-  let ended = false;
-  try {
-    for (;;) {
-      let read: ReadableStreamReadResult<Uint8Array>;
-      try {
-        read = await reader.read();
-      } catch (error) {
-        // An aborted fetch fails the body with the signal's reason, which need not be an AbortError.
-        if (signal?.aborted) throw new DOMException("The model call was cancelled", "AbortError");
-        throw error;
-      }
-      ended = read.done;
-      parser.feed(read.done ? decoder.decode() : decoder.decode(read.value, { stream: true }));
-      if (parsed.length > 0) {
-        const ready = parsed;
-        parsed = [];
-        yield ready;
-      }
-      if (read.done) return;
+export interface ReadOfStream {
+  text: string;
+  failure?: unknown;
+  ended?: boolean;
+}
+
+/**
+ * A `text/event-stream` body, read by its reader and parsed by `eventsource-parser` (the parser vercel/ai uses), with
+ * no stream class, line decoder or tracing of an SDK in between (the Anthropic SDK's came with its whole client).
+ *
+ * One batch per read of the body: `next()` hands out the events that read completed. A model's tokens can come faster
+ * than a busy isolate reads them, so the adapters pass a read's events on as one. It is a plain object the adapter's
+ * own loop awaits, not an async generator: a generator's every step costs several turns of the microtask queue, and
+ * one per read of every answer was a tenth of a plain turn's CPU. Whoever reads it calls `close()` when done.
+ */
+export class EventStreamBody {
+  private readonly reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  private readonly decoder = new TextDecoder();
+  private readonly parser: EventSourceParser;
+  private parsed: EventSourceMessage[] = [];
+  private ended: boolean;
+
+  constructor(
+    response: Response,
+    private readonly signal?: AbortSignal,
+  ) {
+    this.reader = response.body?.getReader();
+    this.ended = this.reader === undefined;
+    this.parser = createParser({
+      onEvent: (event) => this.parsed.push(event),
+      maxBufferSize: MAX_EVENT_CHARACTERS,
+    });
+  }
+
+  /** The events the body's next read completed (none when it completed none), or undefined once the body has ended. */
+  async next(): Promise<readonly EventSourceMessage[] | undefined> {
+    if (this.ended || this.reader === undefined) return undefined;
+    let read: ReadableStreamReadResult<Uint8Array>;
+    try {
+      read = await this.reader.read();
+    } catch (error) {
+      // An aborted fetch fails the body with the signal's reason, which need not be an AbortError.
+      if (this.signal?.aborted) throw new DOMException("The model call was cancelled", "AbortError");
+      throw error;
     }
-  } finally {
-    // A body read to its end has nothing to cancel (cancelling it anyway was a seventieth of a plain turn's CPU).
-    if (!ended) await reader.cancel().catch(() => undefined);
+    this.ended = read.done;
+    this.parser.feed(read.done ? this.decoder.decode() : this.decoder.decode(read.value, { stream: true }));
+    const ready = this.parsed;
+    this.parsed = [];
+    return ready;
+  }
+
+  /** Stops reading: a body not read to its end is cancelled (one read to its end has nothing to cancel). */
+  async close(): Promise<void> {
+    if (this.ended || this.reader === undefined) return;
+    this.ended = true;
+    await this.reader.cancel().catch(() => undefined);
   }
 }

@@ -40,7 +40,8 @@ export async function* runToolLoop(input: ToolLoopInput): AsyncGenerator<AgentEv
     try {
       if (input.stream) {
         for await (const part of adapter.stream(callRequest)) {
-          if (part.type === "text_delta") yield { type: "text_delta", text: part.text };
+          // A model's text part is already the event it stands for.
+          if (part.type === "text_delta") yield part;
           else response = part.response;
         }
       } else {

@@ -112,6 +112,12 @@ export class CachedChatConfig implements ConfigReader {
   }
 }
 
+/**
+ * Resolved configs, by the stored one they came from: a cached reader hands back the same stored object for a minute,
+ * and resolving it anew (a dozen objects) was part of every turn. Nothing changes an effective config in place.
+ */
+const resolved = new WeakMap<StoredConfig, { settings: Settings; config: EffectiveConfig }>();
+
 /** A chat's config as it applies (its stored one resolved against the defaults), and what was stored. */
 export async function effectiveConfigOf(
   configs: ConfigReader,
@@ -119,5 +125,10 @@ export async function effectiveConfigOf(
   settings: Settings,
 ): Promise<{ config: EffectiveConfig; stored: StoredConfig }> {
   const stored = await configs.get(chatId);
-  return { config: resolveConfig(stored.state === "valid" ? stored.config : undefined, settings), stored };
+  let entry = resolved.get(stored);
+  if (entry?.settings !== settings) {
+    entry = { settings, config: resolveConfig(stored.state === "valid" ? stored.config : undefined, settings) };
+    resolved.set(stored, entry);
+  }
+  return { config: entry.config, stored };
 }

@@ -170,9 +170,12 @@ export class WakeSchedule {
     }
   }
 
-  /** Sets (or deletes) the alarm for the earliest due work. */
+  /** Sets (or deletes) the alarm for the earliest due work, unless this instance set it for that time already. */
   async replan(): Promise<void> {
     const at = nextWakeAt(this.work, this.now());
+    // Already set for then by this instance (a conversation's turns until the usage flush is due): no write, which
+    // would be a row written and a commit per turn.
+    if (at === this.known) return;
     if (at === null) await this.storage.deleteAlarm();
     else await this.storage.setAlarm(at);
     this.known = at;

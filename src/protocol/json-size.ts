@@ -9,10 +9,25 @@ const sizes = new WeakMap<object, number>();
 export function jsonBytes(value: object): number {
   let size = sizes.get(value);
   if (size === undefined) {
-    size = encoder.encode(JSON.stringify(value)).byteLength;
+    size = utf8Bytes(JSON.stringify(value));
     sizes.set(value, size);
   }
   return size;
+}
+
+/**
+ * Records the size of a value whose JSON is at hand (`text`, from `JSON.stringify` of an equal value), so that
+ * `jsonBytes` of it costs no second serialization: a message the history store has just written is measured next turn.
+ */
+export function knownJsonBytes(value: object, text: string): number {
+  const size = utf8Bytes(text);
+  sizes.set(value, size);
+  return size;
+}
+
+/** The UTF-8 bytes of a text. */
+export function utf8Bytes(text: string): number {
+  return encoder.encode(text).byteLength;
 }
 
 /** The UTF-8 bytes of a list's JSON (`JSON.stringify(values)`), from each value's own size. */

@@ -10,7 +10,7 @@ export class ChatDatabase {
   readonly db: ChatDb;
   private readonly rollbackListeners: (() => void)[] = [];
 
-  constructor(storage: DurableObjectStorage) {
+  constructor(private readonly storage: DurableObjectStorage) {
     this.db = drizzle(storage, { schema });
   }
 
@@ -21,7 +21,9 @@ export class ChatDatabase {
   /** Runs `work` atomically: the history write and the inbox update of one turn land together or not at all. */
   atomically<T>(work: () => T): T {
     try {
-      return this.db.transaction(() => work());
+      // The storage's own transaction: the stores' statements run on `db`, which is the same connection, so drizzle's
+      // transaction object (built anew for every call, and unused here) is left out.
+      return this.storage.transactionSync(work);
     } catch (error) {
       for (const listener of this.rollbackListeners) listener();
       throw error;

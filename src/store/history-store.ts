@@ -1,10 +1,10 @@
 import { asc, count, desc, gt, lte, max, min, sql } from "drizzle-orm";
 import * as schema from "../db/chat-schema.ts";
+import { knownJsonBytes, utf8Bytes } from "../protocol/json-size.ts";
 import { type HistoryMessage, historyMessageSchema } from "../protocol/messages.ts";
 import type { ChatDatabase } from "./chat-database.ts";
 import { orderedLimit, preparedOnce, preparedPer } from "./statements.ts";
 
-const encoder = new TextEncoder();
 /** Rows written by one insert at most: a turn with tools writes more, in as many statements as it takes. */
 const APPEND_AT_ONCE = 4;
 
@@ -139,17 +139,21 @@ export class HistoryStore {
   /** What this store keeps of its rows, moved on by one appended row. */
   private appended(message: HistoryMessage, id: number, text: string): void {
     if (this.ids) this.ids = { lowest: this.ids.lowest ?? id, highest: id };
+    let bytes: number | undefined;
     if (this.recent) {
-      // A copy, so that nothing the caller changes later reaches the window (parsing the stored text back through the
-      // schema cost a hundredth of a plain turn's CPU, for the message it was just given).
-      this.recent.rows.push({ id, role: message.role, messages: [structuredClone(message)] });
+      // A copy as stored, so that nothing the caller changes later reaches the window: `text` is this message's JSON
+      // (parsing it is cheaper than structuredClone, and its schema check was a hundredth of a plain turn's CPU, for
+      // the message it was just given). Its size is known with it, for the next turn's window.
+      const copy = JSON.parse(text) as HistoryMessage;
+      bytes = knownJsonBytes(copy, text);
+      this.recent.rows.push({ id, role: message.role, messages: [copy] });
       if (this.recent.rows.length > this.recent.reach) this.recent.rows.shift();
     }
     if (this.totals)
       this.totals = {
         ...this.totals,
         count: this.totals.count + 1,
-        bytes: this.totals.bytes + encoder.encode(text).byteLength,
+        bytes: this.totals.bytes + (bytes ?? utf8Bytes(text)),
       };
   }
 

@@ -15,7 +15,7 @@ import type { ChatMcp } from "../mcp/chat-mcp.ts";
 import { planMedia } from "../media/load.ts";
 import { mediaBucket } from "../media/services.ts";
 import { type AgentEvent, BUDGET_RAN_OUT } from "../protocol/events.ts";
-import { jsonBytesOfAll } from "../protocol/json-size.ts";
+import { jsonBytesOfAll, utf8Bytes } from "../protocol/json-size.ts";
 import type { HistoryMessage } from "../protocol/messages.ts";
 import { agentToolsPath, type ModelTool, WORKER_CALLBACK_HOST } from "../protocol/run-payload.ts";
 import { mintRunToken } from "../protocol/run-token.ts";
@@ -108,7 +108,7 @@ export async function startConversation(ctx: ChatContext, input: ConversationInp
   const window = [
     ...fitHistory(stores.history.window(settings.historyLimit, summary?.throughId ?? 0), {
       // The skills given whole and listed take their part of the window.
-      fixedBytes: new TextEncoder().encode(skillText).byteLength,
+      fixedBytes: utf8Bytes(skillText),
       maxBytes: bytesForTokens(settings.historyWindowTokens),
     }),
     ...request.users,
@@ -253,7 +253,7 @@ function estimatedInputTokens(
   messages: readonly HistoryMessage[],
   tools: readonly ModelTool[],
 ): number {
-  const fixed = new TextEncoder().encode(system).byteLength + jsonBytesOfAll(tools);
+  const fixed = utf8Bytes(system) + jsonBytesOfAll(tools);
   return tokensOfBytes(fixed, 1) + messages.reduce((sum, message) => sum + estimateTokens(message), 0);
 }
 

@@ -1,6 +1,7 @@
 import type { Env, MiddlewareHandler } from "hono";
 import type * as z from "zod";
 import { describeIssues, issueDetails } from "../issues.ts";
+import { utf8Bytes } from "../json-size.ts";
 import { HttpError } from "./error.ts";
 
 export interface JsonBodyOptions {
@@ -26,13 +27,13 @@ export function jsonBody<Schema extends z.ZodType, E extends Env = Env, P extend
     if (!/^application\/([\w.-]+\+)?json\s*(;|$)/i.test(type)) {
       throw new HttpError(415, { code: "unsupported_media_type", message: "Send the body as application/json." });
     }
-    const bytes = await readWithin(c.req.raw, options.maxBytes);
-    if (bytes === "too_large") {
+    const text = await textWithin(c.req.raw, options.maxBytes);
+    if (text === "too_large") {
       throw new HttpError(413, { code: "too_large", message: `The body is larger than ${options.maxBytes} bytes.` });
     }
     let json: unknown;
     try {
-      json = JSON.parse(new TextDecoder().decode(bytes));
+      json = JSON.parse(text);
     } catch (error) {
       throw new HttpError(400, { code: "invalid_json", message: "The body is not JSON.", cause: error });
     }
@@ -48,6 +49,22 @@ export function jsonBody<Schema extends z.ZodType, E extends Env = Env, P extend
     c.req.addValidatedData("json", parsed.data as object);
     await next();
   };
+}
+
+/**
+ * A body within `maxBytes`, as text. With a Content-Length (HTTP framing holds the body to it) the runtime reads and
+ * decodes it in one native call, which costs less CPU than reading bytes and decoding them here.
+ */
+async function textWithin(request: Request, maxBytes: number): Promise<string | "too_large"> {
+  const declared = Number(request.headers.get("content-length") ?? Number.NaN);
+  if (!Number.isFinite(declared) || declared > maxBytes) {
+    const bytes = await readWithin(request, maxBytes);
+    return bytes === "too_large" ? bytes : new TextDecoder().decode(bytes);
+  }
+  const text = await request.text();
+  // Framing holds a body from the network to its Content-Length; one built in-process can still lie. A UTF-16 unit is
+  // at most 3 bytes of UTF-8, so a short text needs no count.
+  return text.length * 3 <= maxBytes || utf8Bytes(text) <= maxBytes ? text : "too_large";
 }
 
 /**

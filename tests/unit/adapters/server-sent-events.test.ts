@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AnthropicAdapter } from "../../../src/adapters/anthropic.ts";
 import { OpenAIAdapter } from "../../../src/adapters/openai.ts";
-import { serverSentEvents } from "../../../src/adapters/server-sent-events.ts";
+import { EventStreamBody } from "../../../src/adapters/server-sent-events.ts";
 import type { ModelAdapter, ModelStreamPart } from "../../../src/adapters/types.ts";
 
 /** A `text/event-stream` response whose body hands out exactly these pieces, one per read. */
@@ -45,12 +45,58 @@ const options = (pieces: readonly string[]) => ({
   fetch: async () => streamOf(pieces),
 });
 
-describe("serverSentEvents", () => {
+describe("EventStreamBody", () => {
   it("hands out one batch per read: the events that read completed, an event split across reads with the later", async () => {
     const batches: string[][] = [];
-    const response = streamOf(["data: 1\n\ndata: 2\n\ndata: 3\n\n", "data: 4", "\n\n: comment\n\n", "data: 5\n\n"]);
-    for await (const events of serverSentEvents(response)) batches.push(events.map((event) => event.data));
-    expect(batches).toEqual([["1", "2", "3"], ["4"], ["5"]]);
+    const body = new EventStreamBody(
+      streamOf(["data: 1\n\ndata: 2\n\ndata: 3\n\n", "data: 4", "\n\n: comment\n\n", "data: 5\n\n"]),
+    );
+    for (let events = await body.next(); events !== undefined; events = await body.next()) {
+      batches.push(events.map((event) => event.data));
+    }
+    // The read that ended the body completed nothing; a read with half an event completes none.
+    expect(batches).toEqual([["1", "2", "3"], [], ["4"], ["5"], []]);
+    expect(await body.next()).toBeUndefined();
+  });
+
+  it("cancels a body closed before its end, and hands out nothing after", async () => {
+    let cancelled: unknown = "not cancelled";
+    const body = new EventStreamBody(
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull(controller) {
+            controller.enqueue(new TextEncoder().encode("data: more\n\n"));
+          },
+          cancel(reason) {
+            cancelled = reason;
+          },
+        }),
+      ),
+    );
+    expect((await body.next())?.map((event) => event.data)).toEqual(["more"]);
+    await body.close();
+    expect(cancelled).toBeUndefined();
+    expect(await body.next()).toBeUndefined();
+  });
+
+  it("says an aborted read was cancelled, whatever the body failed with", async () => {
+    const abort = new AbortController();
+    const body = new EventStreamBody(
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull(controller) {
+            abort.abort(new Error("gone"));
+            controller.error(new Error("the connection broke"));
+          },
+        }),
+      ),
+      abort.signal,
+    );
+    await expect(body.next()).rejects.toMatchObject({ name: "AbortError" });
+  });
+
+  it("has nothing to hand out for a response without a body", async () => {
+    expect(await new EventStreamBody(new Response(null)).next()).toBeUndefined();
   });
 });
 

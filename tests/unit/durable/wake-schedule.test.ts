@@ -151,6 +151,20 @@ describe("WakeSchedule.workArrived", () => {
     ]);
   });
 
+  it("writes nothing when a replan finds the alarm set for that time already, and writes when it moves", async () => {
+    const { clock, calls, schedule, state } = setup({ flushAt: 1_000_000 + 30_000 });
+    await schedule.replan();
+    await schedule.replan();
+    expect(calls).toEqual([["setAlarm", clock.now + 30_000]]);
+    state.flushAt = undefined;
+    await schedule.replan();
+    await schedule.replan();
+    expect(calls).toEqual([["setAlarm", clock.now + 30_000], ["deleteAlarm"]]);
+    // An alarm that ran leaves this instance not knowing what is set: the next replan writes.
+    await schedule.runAlarm(async () => {});
+    expect(calls).toEqual([["setAlarm", clock.now + 30_000], ["deleteAlarm"], ["deleteAlarm"]]);
+  });
+
   it("sets the alarm after a replan deleted it", async () => {
     const { clock, calls, schedule } = setup();
     await schedule.replan();

@@ -30,4 +30,20 @@ describe("secretsEqual", () => {
     expect(await secretsEqual(multiByte, multiByte)).toBe(true);
     expect(await secretsEqual(multiByte, `${"a".repeat(255)}з`)).toBe(false);
   });
+
+  it("leaves nothing of one comparison in the next (its buffers are reused)", async () => {
+    // A longer secret, then a shorter one that is its prefix: a stale tail would make them look different or alike.
+    expect(await secretsEqual("prefix-and-tail", "prefix-and-tail")).toBe(true);
+    expect(await secretsEqual("prefix", "prefix")).toBe(true);
+    expect(await secretsEqual("prefix-and-tail", "other-secret")).toBe(false);
+    expect(await secretsEqual("prefix", "prefix")).toBe(true);
+    // Concurrent callers each get their own answer.
+    const answers = await Promise.all([
+      secretsEqual("one", "one"),
+      secretsEqual("two", "tw0"),
+      secretsEqual("k".repeat(300), "k".repeat(300)),
+      secretsEqual("three", "three"),
+    ]);
+    expect(answers).toEqual([true, false, true, true]);
+  });
 });

@@ -139,6 +139,15 @@ describe("jsonBody", () => {
     expect(response.status).toBe(413);
   });
 
+  it("counts the bytes of a declared body in UTF-8: over the limit refused, within it accepted", async () => {
+    const { app } = appWith();
+    const lying = new Blob([JSON.stringify({ name: "ü".repeat(60), count: 1 })]).stream();
+    expect((await post(app, lying, { ...json, "content-length": "50" })).status).toBe(413);
+    // 38 characters, 58 bytes: more characters than a third of the limit, so they are counted, and fit.
+    const fitting = JSON.stringify({ name: "ü".repeat(20), count: 1 });
+    expect((await post(app, fitting, json)).status).toBe(200);
+  });
+
   it("reads a streamed body within the limit", async () => {
     const { app } = appWith();
     const text = JSON.stringify({ name: "streamed", count: 3 });
