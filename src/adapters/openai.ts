@@ -83,7 +83,10 @@ export class OpenAIAdapter implements ModelAdapter {
           const read = answer.read(events, response.headers);
           if (read.text !== "") yield { type: "text_delta", text: read.text };
           if (read.failure !== undefined) throw read.failure;
-          if (read.ended) break;
+          if (read.ended) {
+            stream.finish();
+            break;
+          }
         }
       } finally {
         await stream.close();

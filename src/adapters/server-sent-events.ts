@@ -2,6 +2,8 @@ import { createParser, type EventSourceMessage, type EventSourceParser } from "e
 
 /** An event larger than this (1 MiB) ends the stream as an error rather than growing the buffer without end. */
 const MAX_EVENT_CHARACTERS = 1 << 20;
+/** Reads of what follows a finished answer (see `finish`) before the rest is cancelled. */
+const READS_AFTER_FINISH = 4;
 
 /**
  * What a model adapter made of one read's events: the text they added (passed on as one delta), and a failure that
@@ -57,6 +59,21 @@ export class EventStreamBody {
     const ready = this.parsed;
     this.parsed = [];
     return ready;
+  }
+
+  /**
+   * The answer is whole (`[DONE]`) and nothing after it is wanted: what is left of the body, normally only its end, is
+   * read in the background instead of cancelled (cancelling a fetch's body cost the runtime four times a read, and
+   * about 2 % of a plain turn's CPU). A server that goes on sending anyway is cancelled after a few reads.
+   */
+  finish(): void {
+    const reader = this.reader;
+    if (this.ended || reader === undefined) return;
+    this.ended = true;
+    void (async () => {
+      for (let reads = 0; reads < READS_AFTER_FINISH; reads++) if ((await reader.read()).done) return;
+      await reader.cancel();
+    })().catch(() => undefined);
   }
 
   /** Stops reading: a body not read to its end is cancelled (one read to its end has nothing to cancel). */

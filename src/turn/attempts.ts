@@ -52,7 +52,7 @@ export async function converse(ctx: ChatContext, input: AttemptsInput): Promise<
     const counted = tally.tokens;
     await follow(ctx, started.events, { display, tally, run, provider: conversation.provider });
     if (run.burst?.hasWaiting && run.stopReason === undefined) {
-      if (call.made && tally.tokens === counted) countDropped(ctx, tally, started.inputTokens);
+      if (call.made && tally.tokens === counted) countDropped(ctx, tally, started.estimatedInputTokens());
       tally.restart();
       // Nothing of it is on screen; typing and timers end while the next call starts.
       dropped.push(display.discard());

@@ -55,8 +55,11 @@ export interface ConversationInput {
 export interface Conversation {
   events: AsyncGenerator<AgentEvent>;
   trust: TurnTrust;
-  /** The first model call's input tokens, estimated (a call aborted before its usage arrived is counted by this). */
-  inputTokens: number;
+  /**
+   * The first model call's input tokens, estimated: a call aborted before its usage arrived is counted by this. Worked
+   * out only then (measuring the prompt every turn for it was about 2 % of a plain turn's CPU).
+   */
+  estimatedInputTokens: () => number;
 }
 
 /**
@@ -188,7 +191,7 @@ export async function startConversation(ctx: ChatContext, input: ConversationInp
           ? meteredServerSearches(events, { search: serverSearch, paid: input.paid, trust })
           : events,
         trust,
-        inputTokens: estimatedInputTokens(systemPrompt, window, modelTools),
+        estimatedInputTokens: () => estimatedInputTokens(systemPrompt, window, modelTools),
       };
     }
     case "agent": {
@@ -211,7 +214,11 @@ export async function startConversation(ctx: ChatContext, input: ConversationInp
         signal,
         allowance: allowanceOf(config, input.spend, settings.modelPrices.get(input.model)),
       });
-      return { events, trust, inputTokens: estimatedInputTokens(systemPrompt, window, modelTools) };
+      return {
+        events,
+        trust,
+        estimatedInputTokens: () => estimatedInputTokens(systemPrompt, window, modelTools),
+      };
     }
   }
 }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { AnthropicAdapter } from "../../../src/adapters/anthropic.ts";
 import { OpenAIAdapter } from "../../../src/adapters/openai.ts";
 import { EventStreamBody } from "../../../src/adapters/server-sent-events.ts";
@@ -77,6 +77,43 @@ describe("EventStreamBody", () => {
     await body.close();
     expect(cancelled).toBeUndefined();
     expect(await body.next()).toBeUndefined();
+  });
+
+  it("reads the end of a finished answer's body instead of cancelling it, and cancels a body that goes on", async () => {
+    const watch = (endless: boolean) => {
+      const seen = { pulls: 0, cancelled: false };
+      const body = new EventStreamBody(
+        new Response(
+          new ReadableStream<Uint8Array>({
+            // The answer's last event, then the body's end (or, endless, more and more comments).
+            pull(controller) {
+              seen.pulls++;
+              if (seen.pulls === 1) controller.enqueue(new TextEncoder().encode("data: [DONE]\n\n"));
+              else if (endless) controller.enqueue(new TextEncoder().encode(": still here\n\n"));
+              else controller.close();
+            },
+            cancel() {
+              seen.cancelled = true;
+            },
+          }),
+          { headers: { "content-type": "text/event-stream" } },
+        ),
+      );
+      return { body, seen };
+    };
+    const ending = watch(false);
+    expect((await ending.body.next())?.map((event) => event.data)).toEqual(["[DONE]"]);
+    ending.body.finish();
+    await ending.body.close();
+    await vi.waitFor(() => expect(ending.seen.pulls).toBe(2));
+    expect(ending.seen.cancelled).toBe(false);
+    expect(await ending.body.next()).toBeUndefined();
+
+    const endless = watch(true);
+    await endless.body.next();
+    endless.body.finish();
+    await vi.waitFor(() => expect(endless.seen.cancelled).toBe(true));
+    expect(endless.seen.pulls).toBeLessThanOrEqual(6);
   });
 
   it("says an aborted read was cancelled, whatever the body failed with", async () => {
