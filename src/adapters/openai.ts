@@ -124,7 +124,7 @@ class StreamedCompletion {
 
   /**
    * Takes in a read's events: the text they added (one delta, see server-sent-events.ts), and an `error` event's
-   * failure after it, or that `[DONE]` ended the answer (the rest of the body is not read).
+   * failure after it, or that `[DONE]` ended the answer (nothing after it is taken in).
    */
   read(events: readonly EventSourceMessage[], headers: Headers): ReadOfStream {
     let text = "";
