@@ -1,6 +1,7 @@
 import type { AgentRunner } from "../config/settings.ts";
 import { errorText } from "../lib/errors.ts";
 import { type AgentErrorEvent, type AgentEvent, agentEventSchema, BUDGET_RAN_OUT } from "../protocol/events.ts";
+import { utf8Bytes } from "../protocol/json-size.ts";
 import type { RunnerAgent, RunPayload } from "../protocol/run-payload.ts";
 import { runKeyOf } from "../protocol/run-token.ts";
 import type { AgentContainerHandle, AgentContainers, ClosedRun, ProxyUsage } from "./agent-runs.ts";
@@ -40,8 +41,7 @@ export class ContainerAgentAdapter implements AgentAdapter {
       model: input.model,
       systemPrompt: input.systemPrompt,
       history: fitHistory(input.history, {
-        fixedBytes: new TextEncoder().encode(input.systemPrompt + JSON.stringify([input.tools, input.skills ?? []]))
-          .byteLength,
+        fixedBytes: utf8Bytes(input.systemPrompt + JSON.stringify([input.tools, input.skills ?? []])),
         maxBytes: MAX_PAYLOAD_BYTES,
       }),
       tools: input.tools,

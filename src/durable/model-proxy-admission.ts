@@ -3,6 +3,7 @@ import { settingsOf } from "../config/settings.ts";
 import type { Env } from "../env.ts";
 import { assertNever } from "../lib/errors.ts";
 import { BUDGET_RAN_OUT } from "../protocol/events.ts";
+import { utf8Bytes } from "../protocol/json-size.ts";
 import { runKeyOf, verifyRunToken } from "../protocol/run-token.ts";
 
 /** Whether a model call of a run may go ahead now, and with which model. */
@@ -105,5 +106,5 @@ export async function readProxiedBody(request: Request): Promise<ProxiedBody> {
     return { kind: "not_json" };
   }
   if (body === null || typeof body !== "object" || Array.isArray(body)) return { kind: "not_object" };
-  return { kind: "object", body: body as Record<string, unknown>, bytes: new TextEncoder().encode(raw).byteLength };
+  return { kind: "object", body: body as Record<string, unknown>, bytes: utf8Bytes(raw) };
 }

@@ -2,6 +2,7 @@ import { createParser } from "eventsource-parser";
 import type { ProxyUsage } from "../adapters/agent-runs.ts";
 import { settingsOf } from "../config/settings.ts";
 import { assertNever } from "../lib/errors.ts";
+import { utf8Bytes } from "../protocol/json-size.ts";
 import { EMPTY_USAGE } from "./model-proxy.ts";
 import { type AdmissionInput, admitProxiedCall, type ProxiedBody, readProxiedBody } from "./model-proxy-admission.ts";
 
@@ -209,7 +210,6 @@ function meteredResponsesBody(
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
-  const encoder = new TextEncoder();
   let final: ProxyUsage | undefined;
   let streamed = false;
   let deltaBytes = 0;
@@ -224,7 +224,7 @@ function meteredResponsesBody(
         return;
       }
       if (!isRecord(event) || typeof event.type !== "string") return;
-      if (typeof event.delta === "string") deltaBytes += encoder.encode(event.delta).byteLength;
+      if (typeof event.delta === "string") deltaBytes += utf8Bytes(event.delta);
       if (
         (event.type === "response.completed" ||
           event.type === "response.incomplete" ||
