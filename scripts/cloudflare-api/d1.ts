@@ -1,10 +1,8 @@
-import { DatabaseSync, type SQLInputValue } from "node:sqlite";
+import { DatabaseSync } from "node:sqlite";
 import * as z from "zod";
 import { type Account, type D1Database, now, uuid } from "./accounts.ts";
-import { parameterTokens, splitStatements } from "./d1-sql.ts";
+import { fileSize, runSql } from "./d1-run.ts";
 import { fail, ok, page, type Reply } from "./envelope.ts";
-import { D1_LIMITS } from "./plan-limits.ts";
-import { d1SqliteError, d1StatementTooLong, d1TooManyVariables } from "./refusals.ts";
 import type { ApiRequest, Route } from "./router.ts";
 
 /**
@@ -84,11 +82,12 @@ export function d1Routes(): Route[] {
         withDatabase(request, (db) => {
           const body = json(request, QueryBody);
           if ("status" in body) return body;
-          return query(
+          const run = runSql(
             db,
             body.sql,
             (body.params ?? []).map((value) => (typeof value === "boolean" ? Number(value) : value)),
           );
+          return run.ok ? ok(run.results) : run.refusal;
         }),
     },
   ];
@@ -119,12 +118,6 @@ function describe(db: D1Database) {
   };
 }
 
-function fileSize(db: D1Database): number {
-  const pages = db.sqlite.prepare("PRAGMA page_count").get() as { page_count: number };
-  const size = db.sqlite.prepare("PRAGMA page_size").get() as { page_size: number };
-  return pages.page_count * size.page_size;
-}
-
 function json<T>(request: ApiRequest, schema: z.ZodType<T>): T | Reply {
   let value: unknown;
   try {
@@ -139,77 +132,4 @@ function json<T>(request: ApiRequest, schema: z.ZodType<T>): T | Reply {
     return fail(400, 10001, z.prettifyError(parsed.error));
   }
   return parsed.data;
-}
-
-const RESULT_CODES: Record<number, string> = {
-  1: "SQLITE_ERROR",
-  5: "SQLITE_BUSY",
-  6: "SQLITE_LOCKED",
-  11: "SQLITE_CORRUPT",
-  13: "SQLITE_FULL",
-  18: "SQLITE_TOOBIG",
-  19: "SQLITE_CONSTRAINT",
-  20: "SQLITE_MISMATCH",
-  21: "SQLITE_MISUSE",
-  25: "SQLITE_RANGE",
-};
-
-/** Runs the statements in one transaction: all of them, or (on any refusal or error) none. */
-function query(db: D1Database, sql: string, params: SQLInputValue[]): Reply {
-  const statements = splitStatements(sql);
-  for (const statement of statements) {
-    if (Buffer.byteLength(statement.text) > D1_LIMITS.statementBytes) return d1StatementTooLong();
-    const tokens = parameterTokens(statement.text);
-    const numbered = tokens.find((token) => (token.number ?? 0) > D1_LIMITS.boundParameters);
-    if (numbered) {
-      return d1SqliteError(
-        `variable number must be between ?1 and ?${D1_LIMITS.boundParameters} at offset ${numbered.offset}`,
-        "SQLITE_ERROR",
-      );
-    }
-    const over = tokens[D1_LIMITS.boundParameters];
-    if (over) return d1TooManyVariables(over.offset);
-  }
-  const results: unknown[] = [];
-  const sizeBefore = fileSize(db);
-  db.sqlite.exec("BEGIN");
-  try {
-    for (const statement of statements) {
-      const started = performance.now();
-      const prepared = db.sqlite.prepare(statement.text);
-      const bound = statements.length === 1 ? params : [];
-      const reads = prepared.columns().length > 0;
-      const rows = reads ? prepared.all(...bound) : [];
-      const change = reads ? { changes: 0, lastInsertRowid: 0 } : prepared.run(...bound);
-      const duration = performance.now() - started;
-      results.push({
-        results: rows.map((row) => ({ ...row })),
-        success: true,
-        meta: {
-          served_by: "v3-prod",
-          served_by_region: "WEUR",
-          served_by_primary: true,
-          timings: { sql_duration_ms: duration },
-          duration,
-          changes: Number(change.changes),
-          last_row_id: Number(change.lastInsertRowid),
-          changed_db: Number(change.changes) > 0 || /^\s*(CREATE|DROP|ALTER)\b/i.test(statement.text),
-          size_after: 0,
-          rows_read: rows.length,
-          rows_written: Number(change.changes),
-        },
-      });
-    }
-    db.sqlite.exec("COMMIT");
-  } catch (error) {
-    db.sqlite.exec("ROLLBACK");
-    const failure = error as { message?: string; errcode?: number };
-    return d1SqliteError(
-      failure.message ?? String(error),
-      RESULT_CODES[(failure.errcode ?? 1) & 0xff] ?? "SQLITE_ERROR",
-    );
-  }
-  const sizeAfter = fileSize(db);
-  for (const result of results as { meta: { size_after: number } }[]) result.meta.size_after = sizeAfter || sizeBefore;
-  return ok(results);
 }

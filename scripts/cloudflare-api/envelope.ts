@@ -22,6 +22,8 @@ export interface Reply {
   body: unknown;
   /** Sent as is instead of JSON (a script's source, an object's bytes). */
   raw?: { bytes: Uint8Array | string; contentType: string };
+  /** An ETag header (an upload's MD5, as R2 answers it). */
+  etag?: string;
 }
 
 export function ok(result: unknown, resultInfo?: ResultInfo, status = 200): Reply {

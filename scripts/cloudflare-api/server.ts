@@ -6,6 +6,7 @@ import { refuseAuth } from "./auth.ts";
 import { containerRoutes } from "./containers.ts";
 import { controlRequest } from "./control.ts";
 import { d1Routes } from "./d1.ts";
+import { d1ImportRoutes, receiveUpload } from "./d1-import.ts";
 import { fail, type Reply } from "./envelope.ts";
 import { kvRoutes } from "./kv.ts";
 import { planRoutes } from "./plan-info.ts";
@@ -67,6 +68,7 @@ export async function startCloudflareApi(options: CloudflareApiOptions): Promise
     ...secretRoutes(),
     ...subdomainRoutes(),
     ...d1Routes(),
+    ...d1ImportRoutes(state),
     ...kvRoutes(),
     ...r2Routes(),
     ...containerRoutes(),
@@ -79,6 +81,9 @@ export async function startCloudflareApi(options: CloudflareApiOptions): Promise
       const body = await readBodyBytes(request);
       if (url.pathname.startsWith("/__control/")) {
         return send(response, await controlRequest(state, api, request.method ?? "GET", url, body));
+      }
+      if (url.pathname.startsWith("/__d1-upload/") && request.method === "PUT") {
+        return send(response, receiveUpload(state, url.pathname.slice("/__d1-upload/".length), body));
       }
       const method = request.method ?? "GET";
       const path = url.pathname.startsWith(`${PREFIX}/`) ? url.pathname.slice(PREFIX.length) : url.pathname;
@@ -137,6 +142,6 @@ function send(response: ServerResponse, reply: Reply): void {
     response.end(reply.raw.bytes);
     return;
   }
-  response.writeHead(reply.status, { "content-type": "application/json" });
+  response.writeHead(reply.status, { "content-type": "application/json", ...(reply.etag ? { etag: reply.etag } : {}) });
   response.end(JSON.stringify(reply.body));
 }

@@ -8,6 +8,7 @@ import {
   publicBinding,
   type WorkerScript,
 } from "./accounts.ts";
+import type { PendingImport } from "./d1-import.ts";
 import type { Plan, SizeRule } from "./plan-limits.ts";
 import type { Violation } from "./violations.ts";
 
@@ -21,6 +22,8 @@ export class CloudflareState {
   oauthToken: string | undefined;
   readonly accounts = new Map<string, Account>();
   readonly violations: Violation[] = [];
+  /** `d1 execute --file` imports under way, by the file name handed out for the upload. */
+  readonly d1Imports = new Map<string, PendingImport>();
   private initial: AccountOptions[];
 
   constructor(token: string, accounts: AccountOptions[], oauthToken?: string) {
@@ -35,6 +38,7 @@ export class CloudflareState {
     for (const account of this.accounts.values()) closeAccount(account);
     this.accounts.clear();
     this.violations.length = 0;
+    this.d1Imports.clear();
     this.initial = accounts;
     for (const options of accounts) this.accounts.set(options.id, createAccount(options));
   }

@@ -14,8 +14,11 @@ export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const WRANGLER_BIN = join(REPO_ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 
 export interface ConfigChanges {
-  /** "none": D1 and KV bindings without ids, as a first deploy provisions them (the R2 binding names its bucket). */
-  ids?: "none" | "keep";
+  /**
+   * "none": D1 and KV bindings without ids, as a first deploy provisions them (the R2 binding names its bucket);
+   * "keep": the project's placeholder ids; or the ids of existing resources.
+   */
+  ids?: "none" | "keep" | { d1: string; kv: string };
   /** "remove" the [[containers]] entry, "keep" it (a Dockerfile, built by Docker), or use a registry image. */
   containers?: "remove" | "keep" | { image: string };
   /** Replaces the [vars] table (default: the project's own). */
@@ -39,6 +42,9 @@ export async function projectConfig(changes: ConfigChanges = {}): Promise<string
   if (changes.ids === "none") {
     replace(/^database_id = "[^"]*"\n/m, "");
     replace(/^id = "[^"]*"\n/m, "");
+  } else if (typeof changes.ids === "object") {
+    replace(/^database_id = "[^"]*"$/m, `database_id = "${changes.ids.d1}"`);
+    replace(/^id = "[^"]*"$/m, `id = "${changes.ids.kv}"`);
   }
   const containers = changes.containers ?? "remove";
   if (containers === "remove") {

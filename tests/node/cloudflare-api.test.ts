@@ -230,6 +230,35 @@ describe("a Free account: first deploy, secrets, second deploy, D1", () => {
     expect(script.migrationTag).toBe("v2");
   });
 
+  it("a config with ids deploys with them and provisions nothing; the project's placeholder ids are refused as Cloudflare refuses them", async () => {
+    const account = api.state.account(FREE);
+    const ids = { d1: [...account.d1.keys()][0]!, kv: [...account.kv.keys()][0]! };
+    const from = api.calls.length;
+    const placeholders = await wrangler(FREE, [
+      "deploy",
+      "--config",
+      await place.write("free/placeholder-ids.toml", await projectConfig({ ids: "keep", vars: FEW_VARS })),
+    ]);
+    expect(placeholders.code).not.toBe(0);
+    expect(placeholders.output).toContain("KV namespace '00000000000000000000000000000000' not found. [code: 10041]");
+    const withIds = await wrangler(FREE, [
+      "deploy",
+      "--config",
+      await place.write("free/ids.toml", await projectConfig({ ids, vars: FEW_VARS })),
+    ]);
+    expect(withIds.code, withIds.output).toBe(0);
+    expect(withIds.output).toContain(`env.CONFIG (${ids.kv})`);
+    const calls = callsSince(from, FREE);
+    expect(calls.filter((call) => /^(POST|GET) \/(storage|d1\/database)/.test(call))).toEqual([]);
+    expect(api.state.bindings(FREE, WORKER)).toEqual(
+      expect.arrayContaining([
+        { name: "DB", type: "d1", id: ids.d1 },
+        { name: "CONFIG", type: "kv_namespace", namespace_id: ids.kv },
+      ]),
+    );
+    expect([account.d1.size, account.kv.size]).toEqual([1, 1]);
+  });
+
   it("applies the D1 migrations remotely once, into d1_migrations, and a query sees the project's tables", async () => {
     const apply = await wrangler(FREE, ["d1", "migrations", "apply", "DB", "--remote", "--config", configPath]);
     expect(apply.code, apply.output).toBe(0);
@@ -257,6 +286,15 @@ describe("a Free account: first deploy, secrets, second deploy, D1", () => {
     expect(result?.results.map((row) => row.name)).toEqual(
       expect.arrayContaining(["d1_migrations", "memories", "memories_search", "skills", "tasks", "usage_records"]),
     );
+    // A file goes through D1's import API (init, the upload, ingest), all of it or nothing.
+    const seed = await place.write(
+      "seed.sql",
+      "CREATE TABLE seed (n INTEGER);\nINSERT INTO seed VALUES (1);\nINSERT INTO seed VALUES (2);\n",
+    );
+    const file = await wrangler(FREE, ["d1", "execute", "DB", "--remote", "--config", configPath, "--file", seed]);
+    expect(file.code, file.output).toBe(0);
+    expect(file.output).toContain("Executed 3 queries");
+    expect(api.state.query(FREE, "telegram-edge-agent", "SELECT sum(n) AS total FROM seed")).toEqual([{ total: 3 }]);
   });
 
   it("refuses a D1 statement over 100,000 bytes and one with more than 100 bound parameters", async () => {
