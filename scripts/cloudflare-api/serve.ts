@@ -1,7 +1,8 @@
 /**
  * Starts the fake Cloudflare API by hand, for trying wrangler or a deploy script against it:
- *   node scripts/cloudflare-api/serve.ts [--plan free|paid] [--r2 on|off] [--account <id>] [--token <token>]
- *     [--port <port>] [--size-rule uncompressed|gzip]
+ *   npm run fake:cloudflare -- [--plan free|paid] [--r2 on|off] [--account <id>] [--token <token>] [--port <port>]
+ *     [--size-rule uncompressed|gzip]
+ * (or `node scripts/cloudflare-api/serve.ts …` with Node 22, which `npm run` puts first on PATH)
  * then, in another shell, the printed CLOUDFLARE_API_BASE_URL, CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID with
  * `npx wrangler …`. Violations are printed as they happen; `GET <origin>/__control/state` shows the accounts.
  */
@@ -29,18 +30,14 @@ const api = await startCloudflareApi({
   token: values.token,
   port: Number(values.port),
   accounts: [{ id: values.account, plan, r2: values.r2 === "on", subdomain: "fake-subdomain", sizeRule }],
+  onViolation: (violation) =>
+    console.warn(`[cloudflare-api] Cloudflare would not know: ${describeViolation(violation)}`),
 });
 console.log(`fake Cloudflare API (${plan}, R2 ${values.r2}) on ${api.url}`);
 console.log(
   `  CLOUDFLARE_API_BASE_URL=${api.url} CLOUDFLARE_ACCOUNT_ID=${values.account} CLOUDFLARE_API_TOKEN=${values.token}`,
 );
 console.log(`  control: ${api.origin}/__control/state, /__control/violations, /__control/calls`);
-let seen = 0;
-setInterval(() => {
-  for (; seen < api.state.violations.length; seen++) {
-    console.warn(`[cloudflare-api] Cloudflare would not know: ${describeViolation(api.state.violations[seen]!)}`);
-  }
-}, 200).unref();
 const stop = () => void api.close().then(() => process.exit(0));
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);

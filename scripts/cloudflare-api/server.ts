@@ -34,6 +34,8 @@ export interface CloudflareApiOptions {
   accounts: AccountOptions[];
   /** 0 (the default) picks a free port. */
   port?: number;
+  /** Called with each violation as it is recorded (the CLI prints them). */
+  onViolation?: (violation: Violation) => void;
 }
 
 interface RecordedCall {
@@ -87,8 +89,17 @@ export async function startCloudflareApi(options: CloudflareApiOptions): Promise
       }
       const method = request.method ?? "GET";
       const path = url.pathname.startsWith(`${PREFIX}/`) ? url.pathname.slice(PREFIX.length) : url.pathname;
-      const violation = (problem: Violation["problem"], detail?: string) =>
-        state.violations.push({ method, path, problem, ...(detail === undefined ? {} : { detail }), at: Date.now() });
+      const violation = (problem: Violation["problem"], detail?: string) => {
+        const recorded: Violation = {
+          method,
+          path,
+          problem,
+          ...(detail === undefined ? {} : { detail }),
+          at: Date.now(),
+        };
+        state.violations.push(recorded);
+        options.onViolation?.(recorded);
+      };
       const found = url.pathname.startsWith(`${PREFIX}/`) ? router.match(method, path) : undefined;
       let reply: Reply;
       if (!found) {
