@@ -110,6 +110,8 @@ export interface ContainerApplication {
   id: string;
   name: string;
   createdAt: string;
+  /** Raised by each rollout of a new configuration. */
+  version: number;
   body: Record<string, unknown>;
 }
 

@@ -6,11 +6,21 @@ import { containersNeedPaid } from "./refusals.ts";
 import type { ApiRequest, Route } from "./router.ts";
 
 /**
- * Cloudflare Containers' API under /accounts/:id/containers, as `wrangler deploy` reaches it once the Worker is
- * uploaded and an image is ready (an image given as a registry reference; a Dockerfile needs Docker to build and push
- * first): it lists the applications, then creates one bound to the Durable Object class's namespace, or modifies the
- * one it finds. `GET …/containers/me` is the account's containers profile, which a Free account cannot read. On Free
- * every call here is refused with the containers API's own 401 (see refusals.ts).
+ * Cloudflare Containers' API under /accounts/:id/containers (v4 envelope on success; its own `{ error, details }` on
+ * failure). What wrangler 4.164's `wrangler deploy` does with a `[[containers]]` entry, read from its code and run
+ * against this fake:
+ * - `--containers-rollout=none`: no Docker, no call here. A new Worker's upload carries `containers: [{ name,
+ *   class_name }]` from the config; for an existing Worker wrangler reads the versions of the latest deployment
+ *   (`GET …/workers/scripts/:name/versions/:id`, `resources.script_runtime.containers`) and sends that link again, so it
+ *   neither adds nor changes one.
+ * - `image` a Dockerfile path: wrangler builds and pushes with Docker before anything else; with no Docker CLI or engine
+ *   it stops with "The Docker CLI is needed to build the configured image before deploying but could not be launched"
+ *   and calls no API at all (the push to registry.cloudflare.com cannot run here, and the fake does not serve it).
+ * - `image` a registry reference (registry.cloudflare.com/<account>/…, or Docker Hub, ECR, Artifact Registry): no
+ *   Docker. After the upload wrangler reads the uploaded version for the class's Durable Object `namespace_id`, lists
+ *   the applications, then creates one (`POST …/applications`) bound to that namespace, or, when it changed, modifies it
+ *   (`PATCH …/applications/:id`) and rolls the new configuration out (`POST …/applications/:id/rollouts`).
+ * On Free every call here gets the containers API's 401 (refusals.ts); `GET …/containers/me` is how a script can tell.
  */
 const Application = z.looseObject({
   name: z.string().min(1),
@@ -18,6 +28,12 @@ const Application = z.looseObject({
   durable_objects: z.object({ namespace_id: z.string() }).strict().optional(),
   max_instances: z.number().int().min(0).optional(),
   instances: z.number().int().min(0).optional(),
+});
+const Rollout = z.looseObject({
+  description: z.string().optional(),
+  strategy: z.string(),
+  kind: z.string().optional(),
+  target_configuration: z.record(z.string(), z.unknown()),
 });
 const KNOWN_FIELDS = [
   "name",
@@ -73,7 +89,7 @@ export function containerRoutes(): Route[] {
             body: { error: "DURABLE_OBJECT_NAMESPACE_NOT_FOUND", details: { namespace_id: namespaceId } },
           };
         }
-        const app: ContainerApplication = { id: uuid(), name: body.name, createdAt: now(), body };
+        const app: ContainerApplication = { id: uuid(), name: body.name, createdAt: now(), version: 1, body };
         request.account.containers.set(app.id, app);
         return ok(describe(app));
       }),
@@ -97,6 +113,38 @@ export function containerRoutes(): Route[] {
           }
           app.body = { ...app.body, ...patch };
           return ok(describe(app));
+        }),
+      ),
+    },
+    {
+      // A changed image or instance type: wrangler modifies the application, then rolls the new configuration out.
+      method: "POST",
+      pattern: `${base}/applications/:application_id/rollouts`,
+      scope: "account",
+      handle: paid((request) =>
+        withApplication(request, (app) => {
+          const body = Rollout.safeParse(parseJson(request));
+          if (!body.success) {
+            request.violation("unreadable body", z.prettifyError(body.error));
+            return {
+              status: 400,
+              body: { error: "VALIDATE_INPUT", details: { message: z.prettifyError(body.error) } },
+            };
+          }
+          const configuration = (app.body.configuration ?? {}) as Record<string, unknown>;
+          app.body = { ...app.body, configuration: { ...configuration, ...body.data.target_configuration } };
+          app.version += 1;
+          return ok({
+            id: uuid(),
+            created_at: now(),
+            last_updated_at: now(),
+            description: body.data.description,
+            status: "progressing",
+            kind: body.data.kind,
+            strategy: body.data.strategy,
+            current_version: app.version - 1,
+            target_version: app.version,
+          });
         }),
       ),
     },
@@ -133,7 +181,7 @@ function profile(account: Account) {
 }
 
 function describe(app: ContainerApplication) {
-  return { ...app.body, id: app.id, name: app.name, created_at: app.createdAt, version: 1, instances: 0 };
+  return { ...app.body, id: app.id, name: app.name, created_at: app.createdAt, version: app.version, instances: 0 };
 }
 
 function parseJson(request: ApiRequest): unknown {

@@ -17,6 +17,7 @@ import { CloudflareState } from "./state.ts";
 import { subdomainRoutes } from "./subdomain.ts";
 import { userRoutes } from "./user.ts";
 import type { Violation } from "./violations.ts";
+import { deploymentRoutes } from "./worker-deployments.ts";
 import { workerRoutes } from "./workers-scripts.ts";
 
 /**
@@ -67,6 +68,7 @@ export async function startCloudflareApi(options: CloudflareApiOptions): Promise
     ...userRoutes(state),
     ...planRoutes(),
     ...workerRoutes(),
+    ...deploymentRoutes(),
     ...secretRoutes(),
     ...subdomainRoutes(),
     ...d1Routes(),

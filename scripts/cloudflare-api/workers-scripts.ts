@@ -1,14 +1,16 @@
 import * as z from "zod";
-import { type Account, currentVersion, publicBinding, type WorkerScript, type WorkerVersion } from "./accounts.ts";
+import { type Account, currentVersion, publicBinding, type WorkerScript } from "./accounts.ts";
 import { fail, ok, page, type Reply } from "./envelope.ts";
 import type { ApiRequest, Route } from "./router.ts";
-import { CodeUpdateStrategy, parseUpload } from "./worker-upload.ts";
+import { parseUpload } from "./worker-upload.ts";
 import { createVersion, deploy } from "./worker-versions.ts";
+import { scriptSettings, scriptSummary, versionResult } from "./worker-views.ts";
 
 /**
- * Workers scripts, versions and deployments: what `wrangler deploy` reads (the service's migration tag, the latest
- * deployment, the settings whose bindings provisioning inherits) and writes (the upload, a deployment, script
- * settings). A missing Worker is 404 with 10090 on the services endpoint and 10007 elsewhere, as Cloudflare answers.
+ * Workers scripts: what `wrangler deploy` reads (the service, whose `migration_tag` decides which migrations it sends;
+ * the settings, whose bindings provisioning inherits) and writes (the upload, to the script or as a version; its
+ * script settings). A missing Worker is 404 with 10090 on the services endpoint and 10007 elsewhere, as Cloudflare
+ * answers.
  */
 const SCRIPT = "/accounts/:account_id/workers/scripts/:script_name";
 
@@ -112,9 +114,18 @@ export function workerRoutes(): Route[] {
       scope: "account",
       handle: (request) =>
         withScript(request, (script) => {
-          const patch = ScriptSettingsPatch.safeParse(JSON.parse(request.body.toString("utf8") || "{}"));
-          if (!patch.success) return fail(400, 10021, z.prettifyError(patch.error));
-          for (const key of Object.keys(JSON.parse(request.body.toString("utf8") || "{}"))) {
+          let json: unknown;
+          try {
+            json = JSON.parse(request.body.toString("utf8"));
+          } catch {
+            json = undefined;
+          }
+          const patch = ScriptSettingsPatch.safeParse(json);
+          if (!patch.success) {
+            request.violation("unreadable body", z.prettifyError(patch.error));
+            return fail(400, 10021, z.prettifyError(patch.error));
+          }
+          for (const key of Object.keys(json as object)) {
             if (!(key in ScriptSettingsPatch.shape)) request.violation("unknown field", key);
           }
           if (patch.data.logpush !== undefined) script.settings.logpush = patch.data.logpush;
@@ -130,60 +141,6 @@ export function workerRoutes(): Route[] {
       scope: "account",
       handle: (request) => upload(request, "version"),
     },
-    {
-      method: "GET",
-      pattern: `${SCRIPT}/versions`,
-      scope: "account",
-      handle: (request) =>
-        withScript(request, (script) =>
-          ok({ items: [...script.versions].reverse().map((v) => versionResult(script, v)) }),
-        ),
-    },
-    {
-      method: "GET",
-      pattern: `${SCRIPT}/versions/:version_id`,
-      scope: "account",
-      handle: (request) =>
-        withScript(request, (script) => {
-          const version = script.versions.find((candidate) => candidate.id === request.params.version_id);
-          return version
-            ? ok(versionResult(script, version))
-            : fail(404, 10071, "The requested Worker version could not be found");
-        }),
-    },
-    {
-      method: "GET",
-      pattern: `${SCRIPT}/deployments`,
-      scope: "account",
-      handle: (request) =>
-        withScript(request, (script) =>
-          ok({ deployments: [...script.deployments].reverse().map((deployment) => deploymentResult(deployment)) }),
-        ),
-    },
-    {
-      method: "POST",
-      pattern: `${SCRIPT}/deployments`,
-      scope: "account",
-      handle: (request) =>
-        withScript(request, (script) => {
-          const body = DeploymentBody.safeParse(JSON.parse(request.body.toString("utf8") || "{}"));
-          if (!body.success) return fail(400, 10021, z.prettifyError(body.error));
-          const total = body.data.versions.reduce((sum, version) => sum + version.percentage, 0);
-          if (total !== 100) return fail(400, 10210, "Invalid deployment: percentages must sum to 100");
-          const unknown = body.data.versions.find((v) => !script.versions.some((known) => known.id === v.version_id));
-          if (unknown) return fail(400, 10210, `Invalid deployment: Version not found: ${unknown.version_id}`);
-          const deployment = deploy(
-            script,
-            body.data.versions[0]!.version_id,
-            "wrangler",
-            Object.fromEntries(
-              Object.entries(body.data.annotations ?? {}).filter((entry): entry is [string, string] => !!entry[1]),
-            ),
-          );
-          deployment.versions = body.data.versions;
-          return ok(deploymentResult(deployment));
-        }),
-    },
   ];
 }
 
@@ -192,13 +149,6 @@ const ScriptSettingsPatch = z.object({
   observability: z.record(z.string(), z.unknown()).optional(),
   tail_consumers: z.array(z.unknown()).nullable().optional(),
   tags: z.array(z.string()).nullable().optional(),
-});
-
-const DeploymentBody = z.object({
-  strategy: z.literal("percentage"),
-  versions: z.array(z.object({ version_id: z.string(), percentage: z.number() })).min(1),
-  annotations: z.record(z.string(), z.string().optional()).optional(),
-  code_update_strategy: CodeUpdateStrategy.optional(),
 });
 
 async function upload(request: ApiRequest, kind: "deploy" | "version"): Promise<Reply> {
@@ -226,78 +176,4 @@ async function upload(request: ApiRequest, kind: "deploy" | "version"): Promise<
     deployment_id: version.id,
     startup_time_ms: 10,
   });
-}
-
-/** A script as the API describes it (services' `default_environment.script`, an upload's result, the list). */
-function scriptSummary(script: WorkerScript) {
-  const version = currentVersion(script);
-  return {
-    id: script.name,
-    tag: script.tag,
-    tags: script.settings.tags,
-    etag: version?.id.replaceAll("-", "") ?? "",
-    handlers: ["fetch"],
-    created_on: script.createdOn,
-    modified_on: script.modifiedOn,
-    ...(script.migrationTag === undefined ? {} : { migration_tag: script.migrationTag }),
-    usage_model: "standard",
-    compatibility_date: version?.compatibilityDate,
-    compatibility_flags: version?.compatibilityFlags ?? [],
-    last_deployed_from: script.lastDeployedFrom,
-    logpush: script.settings.logpush,
-    observability: script.settings.observability,
-    has_modules: true,
-    has_assets: false,
-  };
-}
-
-function scriptSettings(script: WorkerScript) {
-  return {
-    logpush: script.settings.logpush,
-    observability: script.settings.observability,
-    tail_consumers: script.settings.tailConsumers,
-    tags: script.settings.tags,
-  };
-}
-
-function versionResult(script: WorkerScript, version: WorkerVersion) {
-  return {
-    id: version.id,
-    number: version.number,
-    metadata: {
-      created_on: version.createdOn,
-      modified_on: version.createdOn,
-      source: version.source,
-      author_id: "7c5dae5552338874e5053f2534d2767a",
-      author_email: "user@example.com",
-    },
-    annotations: { "workers/triggered_by": "upload", ...version.annotations },
-    resources: {
-      script: {
-        etag: version.id.replaceAll("-", ""),
-        handlers: ["fetch"],
-        last_deployed_from: script.lastDeployedFrom,
-      },
-      script_runtime: {
-        compatibility_date: version.compatibilityDate,
-        compatibility_flags: version.compatibilityFlags,
-        usage_model: "standard",
-        ...(version.limits ? { limits: version.limits } : {}),
-        ...(version.containers ? { containers: version.containers } : {}),
-      },
-      bindings: version.bindings.map(publicBinding),
-    },
-  };
-}
-
-function deploymentResult(deployment: WorkerScript["deployments"][number]) {
-  return {
-    id: deployment.id,
-    source: deployment.source,
-    strategy: deployment.strategy,
-    author_email: "user@example.com",
-    created_on: deployment.createdOn,
-    annotations: deployment.annotations,
-    versions: deployment.versions,
-  };
 }

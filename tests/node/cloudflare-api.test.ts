@@ -416,7 +416,7 @@ describe("containers", () => {
       expect(api.calls.length).toBe(from);
     });
 
-    it("with a registry image, the application is created bound to the class's Durable Object namespace; deploying again changes nothing", async () => {
+    it("with a registry image, the application is created bound to the class's Durable Object namespace; the same again changes nothing, a new image is rolled out", async () => {
       const image = `registry.cloudflare.com/${PAID}/agent:v1`;
       const configPath = await place.write(
         "paid/registry.toml",
@@ -439,10 +439,21 @@ describe("containers", () => {
       const second = await wrangler(PAID, ["deploy", "--config", configPath]);
       expect(second.code, second.output).toBe(0);
       expect(second.output).toContain("No changes to be made");
+      const v2 = await place.write(
+        "paid/registry-v2.toml",
+        await projectConfig({ ids: "none", containers: { image: image.replace(":v1", ":v2") } }),
+      );
+      const third = await wrangler(PAID, ["deploy", "--config", v2]);
+      expect(third.code, third.output).toBe(0);
+      expect(app?.body.configuration).toMatchObject({ image: image.replace(":v1", ":v2") });
+      expect(app?.version).toBe(2);
       expect(callsSince(from, PAID).filter((call) => call.includes("/containers"))).toEqual([
         "GET /containers/applications",
         "POST /containers/applications",
         "GET /containers/applications",
+        "GET /containers/applications",
+        `PATCH /containers/applications/${app?.id}`,
+        `POST /containers/applications/${app?.id}/rollouts`,
       ]);
     });
   });
