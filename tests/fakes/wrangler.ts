@@ -15,10 +15,11 @@ const WRANGLER_BIN = join(REPO_ROOT, "node_modules", "wrangler", "bin", "wrangle
 
 export interface ConfigChanges {
   /**
-   * "none": D1 and KV bindings without ids, as a first deploy provisions them (the R2 binding names its bucket);
-   * "keep": the project's placeholder ids; or the ids of existing resources.
+   * "none": D1 and KV bindings without ids, as wrangler.toml has them and a first deploy provisions them (the R2
+   * binding names its bucket); "placeholders": the all-zero ids earlier releases shipped; or the ids of existing
+   * resources.
    */
-  ids?: "none" | "keep" | { d1: string; kv: string };
+  ids?: "none" | "placeholders" | { d1: string; kv: string };
   /** "remove" the [[containers]] entry, "keep" it (a Dockerfile, built by Docker), or use a registry image. */
   containers?: "remove" | "keep" | { image: string };
   /** Replaces the [vars] table (default: the project's own). */
@@ -39,12 +40,13 @@ export async function projectConfig(changes: ConfigChanges = {}): Promise<string
   replace(/^main = "(.+)"$/m, `main = "${join(REPO_ROOT, "src/worker.ts")}"`);
   replace(/"\.\/src\/mcp\/no-ajv\.ts"/g, JSON.stringify(join(REPO_ROOT, "src/mcp/no-ajv.ts")));
   replace(/^migrations_dir = "migrations"$/m, `migrations_dir = "${join(REPO_ROOT, "migrations")}"`);
-  if (changes.ids === "none") {
-    replace(/^database_id = "[^"]*"\n/m, "");
-    replace(/^id = "[^"]*"\n/m, "");
-  } else if (typeof changes.ids === "object") {
-    replace(/^database_id = "[^"]*"$/m, `database_id = "${changes.ids.d1}"`);
-    replace(/^id = "[^"]*"$/m, `id = "${changes.ids.kv}"`);
+  const ids =
+    changes.ids === "placeholders"
+      ? { d1: "00000000-0000-0000-0000-000000000000", kv: "00000000000000000000000000000000" }
+      : changes.ids;
+  if (typeof ids === "object") {
+    replace(/^database_name = "(.+)"$/m, `database_name = "$1"\ndatabase_id = "${ids.d1}"`);
+    replace(/^binding = "CONFIG"$/m, `binding = "CONFIG"\nid = "${ids.kv}"`);
   }
   const containers = changes.containers ?? "remove";
   if (containers === "remove") {

@@ -30,7 +30,7 @@ const PAID = "a0000000000000000000000000000001";
 const SIZES = "a0000000000000000000000000000002";
 const SUBDOMAIN = "fake-sub";
 const WORKER = "telegram-edge-agent";
-/** A few variables: the project's own [vars] are more than Free's 64 (see the test of the limit). */
+/** A few variables (the project's own four would do as well). */
 const FEW_VARS = { BOT_NAME: "Assistant", DEFAULT_TIMEZONE: "UTC" };
 
 let api: CloudflareApi;
@@ -230,14 +230,14 @@ describe("a Free account: first deploy, secrets, second deploy, D1", () => {
     expect(script.migrationTag).toBe("v2");
   });
 
-  it("a config with ids deploys with them and provisions nothing; the project's placeholder ids are refused as Cloudflare refuses them", async () => {
+  it("a config with ids deploys with them and provisions nothing; the placeholder ids earlier releases shipped are refused as Cloudflare refuses them", async () => {
     const account = api.state.account(FREE);
     const ids = { d1: [...account.d1.keys()][0]!, kv: [...account.kv.keys()][0]! };
     const from = api.calls.length;
     const placeholders = await wrangler(FREE, [
       "deploy",
       "--config",
-      await place.write("free/placeholder-ids.toml", await projectConfig({ ids: "keep", vars: FEW_VARS })),
+      await place.write("free/placeholder-ids.toml", await projectConfig({ ids: "placeholders", vars: FEW_VARS })),
     ]);
     expect(placeholders.code).not.toBe(0);
     expect(placeholders.output).toContain("KV namespace '00000000000000000000000000000000' not found. [code: 10041]");
@@ -328,10 +328,11 @@ describe("a Free account: first deploy, secrets, second deploy, D1", () => {
     expect(list.output).toContain("name:           telegram-edge-agent-backups");
   });
 
-  it("refuses the project's own [vars] on Free (more than 64 variables) but not on Paid, and a secret that would pass the limit", async () => {
+  it("refuses 77 [vars] (as earlier releases shipped) on Free but not on Paid, and a secret that would pass the limit", async () => {
+    const seventySeven = Object.fromEntries(Array.from({ length: 77 }, (_, index) => [`SETTING_${index}`, "x"]));
     const fullPath = await place.write(
       "free/full-vars.toml",
-      await projectConfig({ ids: "none", containers: "remove" }),
+      await projectConfig({ ids: "none", containers: "remove", vars: seventySeven }),
     );
     const versions = api.state.script(FREE, WORKER)!.versions.length;
     const refused = await wrangler(FREE, ["deploy", "--config", fullPath]);
