@@ -7,8 +7,15 @@ export interface DeployChoices {
   plan: "free" | "paid";
   /** R2 is switched on for the account: the MEDIA bucket is deployed. */
   r2: boolean;
-  /** The agent container is deployed (Workers Paid, and a Docker engine here to build its image). */
-  containers: boolean;
+  /**
+   * The agent container: off, built from container/Dockerfile (Workers Paid, and a Docker engine here), or an image
+   * already in a registry (`--agent-image`; no Docker needed).
+   */
+  containers: { kind: "off" } | { kind: "build" } | { kind: "image"; image: string };
+  /** The id of a KV namespace a failed first deploy left behind, to use instead of creating it again. */
+  kvId?: string;
+  /** Another name for the Worker than wrangler.toml's. */
+  name?: string;
 }
 
 type Table = Record<string, unknown>;
@@ -28,8 +35,24 @@ export function writeDeployConfig(options: { root: string; out: string; choices:
   const { choices } = options;
   const vars = isTable(config.vars) ? config.vars : {};
   config.vars = { ...vars, WORKERS_PLAN: choices.plan };
-  if (!choices.containers) delete config.containers;
+  if (choices.name !== undefined) config.name = choices.name;
+  // wrangler.toml declares Workers AI as an "unsafe" binding so that `wrangler dev` never needs a login; a deploy
+  // uploads the same binding from wrangler's own [ai] table, without the warning.
+  const unsafe = isTable(config.unsafe) ? config.unsafe : undefined;
+  const bindings = Array.isArray(unsafe?.bindings) ? unsafe.bindings : [];
+  const ai = bindings.find((binding) => isTable(binding) && binding.type === "ai");
+  if (unsafe && isTable(ai) && typeof ai.name === "string") {
+    config.ai = { binding: ai.name };
+    unsafe.bindings = bindings.filter((binding) => binding !== ai);
+    if ((unsafe.bindings as unknown[]).length === 0) delete config.unsafe;
+  }
+  if (choices.containers.kind === "off") delete config.containers;
   if (!choices.r2) delete config.r2_buckets;
+  if (choices.kvId !== undefined) {
+    for (const namespace of Array.isArray(config.kv_namespaces) ? config.kv_namespaces : []) {
+      if (isTable(namespace) && namespace.binding === "CONFIG") namespace.id = choices.kvId;
+    }
+  }
 
   const outDirectory = dirname(resolve(options.root, options.out));
   const moved = (path: string) =>
@@ -41,7 +64,13 @@ export function writeDeployConfig(options: { root: string; out: string; choices:
   }
   for (const container of Array.isArray(config.containers) ? config.containers : []) {
     if (!isTable(container)) continue;
-    if (typeof container.image === "string" && container.image.startsWith(".")) container.image = moved(container.image);
+    if (choices.containers.kind === "image") {
+      container.image = choices.containers.image;
+      delete container.image_build_context;
+      continue;
+    }
+    if (typeof container.image === "string" && container.image.startsWith("."))
+      container.image = moved(container.image);
     if (typeof container.image_build_context === "string")
       container.image_build_context = moved(container.image_build_context);
   }

@@ -35,7 +35,9 @@ export class DeploymentFile {
   read(): Record<string, string> {
     if (!existsSync(this.path)) return {};
     const parsed = parseEnv(readFileSync(this.path, "utf8"));
-    return Object.fromEntries(Object.entries(parsed).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    return Object.fromEntries(
+      Object.entries(parsed).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    );
   }
 
   write(values: Record<string, string>): void {
@@ -77,5 +79,7 @@ export function foundSecret(
 export function devVarsOf(path = ".dev.vars"): Record<string, string> {
   if (!existsSync(path)) return {};
   const parsed = parseEnv(readFileSync(path, "utf8"));
-  return Object.fromEntries(Object.entries(parsed).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  return Object.fromEntries(
+    Object.entries(parsed).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
 }

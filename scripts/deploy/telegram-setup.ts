@@ -25,7 +25,7 @@ interface Answer {
 }
 
 /** Calls the Bot API; a refusal throws with Telegram's description. The token stays inside. */
-export function botApi(options: { token: string; apiBaseUrl: string }) {
+function botApi(options: { token: string; apiBaseUrl: string }) {
   const base = options.apiBaseUrl.replace(/\/+$/, "");
   return async (method: string, body: unknown): Promise<unknown> => {
     let response: Response;

@@ -44,3 +44,11 @@ export function withTables(readme: string, tables: string): string {
   if (start < 0 || end < start) throw new Error(`README.md has no ${TABLE_START} … ${TABLE_END} section`);
   return readme.slice(0, start) + tables + readme.slice(end + TABLE_END.length);
 }
+
+/** A table as text without its column padding (Biome pads the README's tables): what the comparison looks at. */
+export function unpadded(markdown: string): string {
+  return markdown
+    .split("\n")
+    .map((line) => (line.startsWith("|") ? line.replace(/ *\| */g, "|").replace(/\|-+(?=\|)/g, "|-") : line))
+    .join("\n");
+}
