@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { loadSettings } from "./config/loaded-settings.ts";
 import { consoleRoutes } from "./console/app.tsx";
 import { AgentContainer, ANTHROPIC_PROXY_HOST, OPENAI_PROXY_HOST } from "./durable/agent-container.ts";
 import { containerLedger } from "./durable/agent-containers.ts";
@@ -18,6 +19,12 @@ export { ChatSession } from "./durable/chat-session.ts";
 export { HelperSession } from "./durable/helper-session.ts";
 
 const app = new Hono<{ Bindings: Env }>();
+
+// Every request reads the settings first: the console's part comes from KV at most once a minute per isolate.
+app.use("*", async (c, next) => {
+  await loadSettings(c.env);
+  await next();
+});
 
 app.route("/health", healthRoutes());
 app.route("/telegram/webhook", webhookRoutes());
@@ -45,21 +52,28 @@ Object.defineProperty(AgentContainer, "name", { value: "AgentContainer" });
 // Messages API for Claude, OpenAI's Responses API for Codex), its tool calls to the chat's object. Assigned here, not as `static` fields of the class: a static field would shadow the
 // base class's setter and the handlers would never be registered (cloudflare/containers#247).
 AgentContainer.outboundByHost = {
-  [ANTHROPIC_PROXY_HOST]: (request: Request, env: Env, context) =>
-    proxyModelCall({
+  [ANTHROPIC_PROXY_HOST]: async (request: Request, env: Env, context) => {
+    await loadSettings(env);
+    return proxyModelCall({
       request,
       env,
       containerId: context.containerId,
       ledgerFor: (chatKey) => containerLedger(env, chatKey),
-    }),
-  [OPENAI_PROXY_HOST]: (request: Request, env: Env, context) =>
-    proxyResponsesCall({
+    });
+  },
+  [OPENAI_PROXY_HOST]: async (request: Request, env: Env, context) => {
+    await loadSettings(env);
+    return proxyResponsesCall({
       request,
       env,
       containerId: context.containerId,
       ledgerFor: (chatKey) => containerLedger(env, chatKey),
-    }),
-  [WORKER_CALLBACK_HOST]: (request: Request, env: Env) => callbackApp.fetch(request, env),
+    });
+  },
+  [WORKER_CALLBACK_HOST]: async (request: Request, env: Env) => {
+    await loadSettings(env);
+    return callbackApp.fetch(request, env);
+  },
 };
 
 export default app satisfies ExportedHandler<Env>;

@@ -1,5 +1,6 @@
 import * as z from "zod";
-import { includes, type Settings } from "../config/settings.ts";
+import { includes } from "../config/id-list.ts";
+import type { Settings } from "../config/settings.ts";
 
 const KEY = "access";
 /** How long an isolate trusts what it read: an approval or revocation made elsewhere shows within this (plus KV's own minute). */

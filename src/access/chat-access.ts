@@ -1,4 +1,5 @@
-import { includes, type Settings } from "../config/settings.ts";
+import { includes } from "../config/id-list.ts";
+import type { Settings } from "../config/settings.ts";
 import { type AccessRecord, isAdminIn } from "./access-store.ts";
 
 /**

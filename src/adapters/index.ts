@@ -67,6 +67,13 @@ function buildAdapter(provider: Provider, { settings, env, agentContainers }: Ad
       };
     case "claude-agent":
     case "codex-agent":
+      if (settings.agentRunner.kind === "container" && settings.plan === "free") {
+        return {
+          kind: "unavailable",
+          problem:
+            "agent sessions run in Cloudflare Containers, which need Workers Paid, and this bot is deployed on Workers Free (WORKERS_PLAN=free)",
+        };
+      }
       if (settings.agentRunner.kind === "container" && !env.AGENT_CONTAINER) {
         return {
           kind: "unavailable",

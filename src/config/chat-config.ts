@@ -12,7 +12,8 @@ import {
   type Provider,
   providerSchema,
 } from "./providers.ts";
-import { builtInProvider, RICH_MODES, type RichMode, type Settings } from "./settings.ts";
+import { RICH_MODES, type RichMode } from "./rich-modes.ts";
+import { builtInProvider, type Settings } from "./settings.ts";
 import { isTimezone } from "./zones.ts";
 
 const MAX_SYSTEM_PROMPT_LENGTH = 8000;

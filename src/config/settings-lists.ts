@@ -1,7 +1,8 @@
 /**
- * The settings that are lists or maps in one variable. Each reads its raw value, adds what is wrong to `problems` by
- * name (never the value), and falls back to the default.
+ * The settings that are lists or maps in one value. Each reads the set text and says what is wrong (never the value);
+ * an unusable one falls back to the knob's default.
  */
+import { type Reading, readingOf } from "./knob.ts";
 import {
   DEFAULT_MODELS,
   type Fallback,
@@ -27,53 +28,46 @@ export interface ModelPrice {
 }
 
 /** DEFAULT_FALLBACKS: `provider[:model]`, comma-separated, tried in order (a model name may itself contain ":"). */
-export function fallbacksOf(raw: string | undefined, problems: string[]): Fallback[] {
-  if (raw === undefined) return [];
+export function fallbacksOf(text: string): Reading<Fallback[]> {
   const fallbacks: Fallback[] = [];
-  for (const part of raw.split(",")) {
+  for (const part of text.split(",")) {
     const item = part.trim();
     if (item === "") continue;
     const colon = item.indexOf(":");
     const provider = colon < 0 ? item : item.slice(0, colon);
     const model = colon < 0 ? "" : item.slice(colon + 1).trim();
     if (!isModelProvider(provider) || (colon >= 0 && (model === "" || model.length > 200))) {
-      problems.push(`DEFAULT_FALLBACKS must list provider[:model] entries (providers: ${MODEL_PROVIDERS.join(", ")})`);
-      return [];
+      return { ok: false, problem: `must list provider[:model] entries (providers: ${MODEL_PROVIDERS.join(", ")})` };
     }
     fallbacks.push(model === "" ? { provider } : { provider, model });
   }
-  if (fallbacks.length > MAX_FALLBACKS) {
-    problems.push(`DEFAULT_FALLBACKS may list at most ${MAX_FALLBACKS} entries`);
-    return [];
-  }
-  return fallbacks;
+  if (fallbacks.length > MAX_FALLBACKS) return { ok: false, problem: `may list at most ${MAX_FALLBACKS} entries` };
+  return readingOf(fallbacks);
 }
 
 /** MODEL_PRICES: `{"<model>": {"input": <USD per million tokens>, "output": <USD per million tokens>}}`. */
-export function modelPricesOf(raw: string | undefined, problems: string[]): ReadonlyMap<string, ModelPrice> {
+export function modelPricesOf(text: string): Reading<ReadonlyMap<string, ModelPrice>> {
   const prices = new Map<string, ModelPrice>();
-  if (raw === undefined) return prices;
   let json: unknown;
   try {
-    json = JSON.parse(raw);
+    json = JSON.parse(text);
   } catch {
-    problems.push("MODEL_PRICES must be JSON");
-    return prices;
+    return { ok: false, problem: "must be JSON" };
   }
   if (json === null || typeof json !== "object" || Array.isArray(json)) {
-    problems.push('MODEL_PRICES must map model names to {"input": n, "output": n}');
-    return prices;
+    return { ok: false, problem: 'must map model names to {"input": n, "output": n}' };
   }
+  const problems: string[] = [];
   for (const [model, price] of Object.entries(json)) {
     const input: unknown = price?.input;
     const output: unknown = price?.output;
     if (typeof input === "number" && typeof output === "number" && input >= 0 && output >= 0) {
       prices.set(model, { input, output });
     } else {
-      problems.push(`MODEL_PRICES has an entry (${model.slice(0, 60)}) without numeric input and output prices`);
+      problems.push(`has an entry (${model.slice(0, 60)}) without numeric input and output prices`);
     }
   }
-  return prices;
+  return readingOf(prices, problems);
 }
 
 export function workersAiRouteOf(
@@ -94,14 +88,15 @@ const MAX_CHOICE_LENGTH = 58;
  * MODEL_CHOICES: `provider:model` entries, comma-separated (`openai:gpt-4o-mini, anthropic:claude-sonnet-4-5`).
  * Unset: each of openai and anthropic with its default model.
  */
-export function modelChoicesOf(raw: string | undefined, problems: string[]): readonly ModelChoice[] {
-  const fallback: ModelChoice[] = [
-    { provider: "openai", model: DEFAULT_MODELS.openai },
-    { provider: "anthropic", model: DEFAULT_MODELS.anthropic },
-  ];
-  if (raw === undefined) return fallback;
+export const DEFAULT_MODEL_CHOICES: readonly ModelChoice[] = [
+  { provider: "openai", model: DEFAULT_MODELS.openai },
+  { provider: "anthropic", model: DEFAULT_MODELS.anthropic },
+];
+
+export function modelChoicesOf(text: string): Reading<readonly ModelChoice[]> {
+  const problems: string[] = [];
   const choices: ModelChoice[] = [];
-  for (const entry of raw.split(",")) {
+  for (const entry of text.split(",")) {
     const item = entry.trim();
     if (item === "") continue;
     const separator = item.indexOf(":");
@@ -109,7 +104,7 @@ export function modelChoicesOf(raw: string | undefined, problems: string[]): rea
     const model = item.slice(separator + 1).trim();
     if (separator < 0 || !isProvider(provider) || !/^[\w.:/@-]+$/.test(model) || item.length > MAX_CHOICE_LENGTH) {
       problems.push(
-        `MODEL_CHOICES has an entry (${item.slice(0, 60)}) that is not provider:model (a known provider, at most ${MAX_CHOICE_LENGTH} characters)`,
+        `has an entry (${item.slice(0, 60)}) that is not provider:model (a known provider, at most ${MAX_CHOICE_LENGTH} characters)`,
       );
       continue;
     }
@@ -117,6 +112,6 @@ export function modelChoicesOf(raw: string | undefined, problems: string[]): rea
       choices.push({ provider, model });
     }
   }
-  if (choices.length > MAX_MODEL_CHOICES) problems.push(`MODEL_CHOICES lists more than ${MAX_MODEL_CHOICES} models`);
-  return choices.length === 0 ? fallback : choices.slice(0, MAX_MODEL_CHOICES);
+  if (choices.length > MAX_MODEL_CHOICES) problems.push(`lists more than ${MAX_MODEL_CHOICES} models`);
+  return readingOf(choices.length === 0 ? DEFAULT_MODEL_CHOICES : choices.slice(0, MAX_MODEL_CHOICES), problems);
 }

@@ -1,24 +1,19 @@
-import type { Env } from "../env.ts";
-import { EnvReader, type IdList } from "./env-reader.ts";
+import type { IdList } from "./id-list.ts";
+import type { AgentEgress } from "./knobs/agent-knobs.ts";
 import type { PaidCap, PaidKind } from "./paid-kinds.ts";
-import { type Fallback, isProvider, PROVIDERS, type Provider } from "./providers.ts";
+import type { Fallback, Provider } from "./providers.ts";
+import type { RichMode } from "./rich-modes.ts";
 import {
   type AnthropicWebSearch,
   anthropicWebSearchOf,
   type WebSearchSettings,
   webSearchOf,
 } from "./search-settings.ts";
-import {
-  fallbacksOf,
-  type ModelChoice,
-  type ModelPrice,
-  modelChoicesOf,
-  modelPricesOf,
-  type WorkersAiRoute,
-  workersAiRouteOf,
-} from "./settings-lists.ts";
+import { readValues, type SettingSource } from "./setting-values.ts";
+import { type ModelChoice, type ModelPrice, type WorkersAiRoute, workersAiRouteOf } from "./settings-lists.ts";
+import type { SettingName } from "./settings-schema.ts";
 import { type SpeechSettings, speechSettingsOf } from "./speech-settings.ts";
-import { isTimezone } from "./zones.ts";
+import type { StoredSettingValues } from "./stored-settings.ts";
 
 export interface Settings {
   botToken: string | undefined;
@@ -56,7 +51,7 @@ export interface Settings {
   /**
    * What a container may reach besides the Worker's own handlers: nothing, these host names, or (`*`) the internet.
    */
-  agentEgress: { kind: "none" } | { kind: "hosts"; hosts: readonly string[] } | { kind: "internet" };
+  agentEgress: AgentEgress;
   /** `web_fetch`: offered at all, and the private hosts (host:port) it may still reach, for local dev only. */
   webFetch: { enabled: boolean; privateHosts: ReadonlySet<string> };
   /** `web_search`: its backend (undefined: not offered) and how many results a search returns. */
@@ -110,14 +105,16 @@ export interface Settings {
   /** Spoken answers: which speech model, where, and how much of an answer is spoken. */
   speech: SpeechSettings;
   /** Who may summon the bot as a guest in a chat it is not in (Bot API 10.0 guest mode). */
-  guestMode: GuestMode;
+  guestMode: "off" | "admins" | "known";
+  /** The account's Workers plan (WORKERS_PLAN): on Free the bot keeps within Free's limits per invocation. */
+  plan: "free" | "paid";
   /** Variables that are set but unusable, by name, with what is wrong. Never their values. */
   problems: string[];
+  /** Where each knob's value came from (its default, a variable, the console). */
+  sources: Readonly<Record<SettingName, SettingSource>>;
+  /** The console's values these settings were read with (KV), as text. */
+  stored: StoredSettingValues;
 }
-
-const GUEST_MODES = ["off", "admins", "known"] as const;
-/** off: nobody; admins: the bot's admins; known: admins and people whose private chat is allowed (listed or paired). */
-type GuestMode = (typeof GUEST_MODES)[number];
 
 /**
  * The provider of chats without their own when DEFAULT_PROVIDER is unset: the first with a key (OpenAI, then
@@ -152,29 +149,10 @@ export interface MediaSettings {
 }
 
 /** The Bot API's download limit for bots. */
-/**
- * When an answer is a rich message (Bot API 10.1) rather than Telegram HTML: `auto` when it has structure HTML cannot
- * show (tables, headings, task lists, math, footnotes, details) or is longer than one message; `always`; `off`.
- */
-export const RICH_MODES = ["auto", "always", "off"] as const;
-export type RichMode = (typeof RICH_MODES)[number];
-
 export const TELEGRAM_DOWNLOAD_LIMIT_BYTES = 20 * 1024 * 1024;
-const DEFAULT_VISION_MODELS = "gpt-4o*,gpt-4.1*,gpt-4.5*,gpt-5*,o1,o3,o4-mini*,claude-*,gemini-*";
 
-export const DEFAULT_HISTORY_LIMIT = 40;
-
-const cache = new WeakMap<Env, Settings>();
-
-/** Reads and checks the environment once per `env` object (one per isolate in production). */
-export function settingsOf(env: Env): Settings {
-  let settings = cache.get(env);
-  if (!settings) {
-    settings = readSettings(env);
-    cache.set(env, settings);
-  }
-  return settings;
-}
+/** The variables and secrets of an environment, by name (an `Env`); only its strings are read. */
+type Variables = object;
 
 /** An admin token is the key to every chat's config and usage: too short to resist guessing, it opens nothing. */
 const MIN_ADMIN_TOKEN_LENGTH = 32;
@@ -188,173 +166,125 @@ function adminTokenOf(token: string | undefined, problems: string[]): Pick<Setti
   return { adminToken: undefined, adminTokenWeak: true };
 }
 
-export function readSettings(env: Env): Settings {
-  const read = new EnvReader(env);
-  const { problems } = read;
+/**
+ * The bot's settings from its variables and secrets and the settings kept by the console (`stored`, from KV): a
+ * variable that is set wins, then the console's value, then the default in the schema (settings-schema.ts).
+ */
+export function readSettings(variables: Variables, stored: StoredSettingValues = {}): Settings {
+  const { values, sources, problems } = readValues(variables, stored);
+  const set = (name: SettingName) => sources[name] !== "default";
 
-  const providerName = read.text(env.DEFAULT_PROVIDER);
-  let defaultProvider: Provider | undefined;
-  if (providerName !== undefined) {
-    if (isProvider(providerName)) defaultProvider = providerName;
-    else problems.push(`DEFAULT_PROVIDER must be one of ${PROVIDERS.join(", ")}`);
-  }
-
-  const defaultTimezone = read.text(env.DEFAULT_TIMEZONE) ?? "UTC";
-  if (!isTimezone(defaultTimezone)) problems.push("DEFAULT_TIMEZONE must be an IANA time zone such as Europe/Berlin");
-
-  const agentEgress = (): Settings["agentEgress"] => {
-    const raw = read.text(env.AGENT_EGRESS_HOSTS);
-    if (raw === undefined) return { kind: "none" };
-    if (raw === "*") return { kind: "internet" };
-    const hosts = raw
-      .split(",")
-      .map((host) => host.trim().toLowerCase())
-      .filter((host) => host !== "");
-    // Host names only (a leading "*." for subdomains): no schemes, paths, ports or a lone "*" among others.
-    if (!hosts.every((host) => /^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(host))) {
-      problems.push("AGENT_EGRESS_HOSTS must be empty, * or a comma-separated list of host names");
-      return { kind: "none" };
-    }
-    return { kind: "hosts", hosts };
-  };
-  const runnerUrl = read.url("AGENT_RUNNER_URL");
-  const historyLimit = read.integer("HISTORY_LIMIT", DEFAULT_HISTORY_LIMIT, 2, 1000);
-  const transcriptionModel = read.text(env.TRANSCRIPTION_MODEL) ?? "gpt-4o-mini-transcribe";
-  const transcriptionBaseUrl = read.url("TRANSCRIPTION_BASE_URL");
-  const transcriptionOn = transcriptionModel.toLowerCase() !== "off";
-  const imageModel = read.text(env.IMAGE_MODEL);
   // Both are called with OPENAI_API_KEY: named without it, they cannot work, which /health should say.
-  if (read.text(env.TRANSCRIPTION_MODEL) !== undefined && transcriptionOn && !read.text(env.OPENAI_API_KEY)) {
+  const transcriptionOn = values.TRANSCRIPTION_MODEL?.toLowerCase() !== "off";
+  if (set("TRANSCRIPTION_MODEL") && transcriptionOn && values.OPENAI_API_KEY === undefined) {
     problems.push("TRANSCRIPTION_MODEL needs OPENAI_API_KEY (or set it to off): voice notes are not transcribed");
   }
-  if (imageModel !== undefined && !read.text(env.OPENAI_API_KEY)) {
+  if (values.IMAGE_MODEL !== undefined && values.OPENAI_API_KEY === undefined) {
     problems.push("IMAGE_MODEL needs OPENAI_API_KEY: generate_image is not offered");
   }
-  const visionModels = (read.text(env.VISION_MODELS) ?? DEFAULT_VISION_MODELS)
-    .split(",")
-    .map((pattern) => pattern.trim())
-    .filter((pattern) => pattern !== "");
-  if (visionModels.some((pattern) => !/^[A-Za-z0-9._:/@*-]{1,200}$/.test(pattern))) {
-    problems.push("VISION_MODELS must be comma-separated model names, where * matches anything");
+  const historyLimit = values.HISTORY_LIMIT;
+  let historyMaxStored = values.HISTORY_MAX_STORED ?? historyLimit * 10;
+  if (historyMaxStored < historyLimit) {
+    problems.push(`HISTORY_MAX_STORED must be a whole number from ${historyLimit} to 1000000`);
+    historyMaxStored = historyLimit * 10;
   }
-  const callbackUrl = read.url("AGENT_CALLBACK_URL");
-  // Read in the order their problems are reported.
-  const telegramApiBaseUrl = read.url("TELEGRAM_API_BASE_URL") ?? "https://api.telegram.org";
-  const openaiBaseUrl = read.url("OPENAI_BASE_URL");
-  const speech = speechSettingsOf(env, read, openaiBaseUrl);
+  const workersAi = workersAiRouteOf(values.WORKERS_AI_BASE_URL, values.WORKERS_AI_API_TOKEN, problems);
+  const speech = speechSettingsOf(values, problems);
+  const webSearch = webSearchOf(values, problems);
+  const runnerUrl = values.AGENT_RUNNER_URL;
+  const callbackUrl = values.AGENT_CALLBACK_URL;
 
   return {
-    botToken: read.text(env.TELEGRAM_BOT_TOKEN),
-    webhookSecret: read.text(env.TELEGRAM_WEBHOOK_SECRET),
-    telegramApiBaseUrl,
-    allowedChats: read.idList("ALLOWED_CHAT_IDS", { everyoneAllowed: true }),
-    adminUserIds: read.idList("ADMIN_USER_IDS", { everyoneAllowed: false }),
-    adminChatIds: read.idList("ADMIN_CHAT_IDS", { everyoneAllowed: false }),
-    ...adminTokenOf(read.text(env.ADMIN_TOKEN), read.problems),
-    botName: read.text(env.BOT_NAME) ?? "Assistant",
-    openaiApiKey: read.text(env.OPENAI_API_KEY),
-    openaiBaseUrl,
-    anthropicApiKey: read.text(env.ANTHROPIC_API_KEY),
-    anthropicBaseUrl: read.url("ANTHROPIC_BASE_URL"),
-    workersAi: workersAiRouteOf(read.url("WORKERS_AI_BASE_URL"), read.text(env.WORKERS_AI_API_TOKEN), problems),
-    defaultProvider,
-    defaultModel: read.text(env.DEFAULT_MODEL),
-    defaultFallbacks: fallbacksOf(read.text(env.DEFAULT_FALLBACKS), problems),
+    botToken: values.TELEGRAM_BOT_TOKEN,
+    webhookSecret: values.TELEGRAM_WEBHOOK_SECRET,
+    telegramApiBaseUrl: values.TELEGRAM_API_BASE_URL ?? "https://api.telegram.org",
+    allowedChats: values.ALLOWED_CHAT_IDS,
+    adminUserIds: values.ADMIN_USER_IDS,
+    adminChatIds: values.ADMIN_CHAT_IDS,
+    ...adminTokenOf(values.ADMIN_TOKEN, problems),
+    botName: values.BOT_NAME,
+    openaiApiKey: values.OPENAI_API_KEY,
+    openaiBaseUrl: values.OPENAI_BASE_URL,
+    anthropicApiKey: values.ANTHROPIC_API_KEY,
+    anthropicBaseUrl: values.ANTHROPIC_BASE_URL,
+    workersAi,
+    defaultProvider: values.DEFAULT_PROVIDER,
+    defaultModel: values.DEFAULT_MODEL,
+    defaultFallbacks: values.DEFAULT_FALLBACKS,
     historyLimit,
-    historyWindowTokens: read.integer("HISTORY_WINDOW_TOKENS", 16_000, 500, 2_000_000),
-    historyMaxStored: read.integer("HISTORY_MAX_STORED", historyLimit * 10, historyLimit, 1_000_000),
-    historyRetentionDays: read.optionalInteger("HISTORY_RETENTION_DAYS", 0, 36_500),
-    historyEmbeddingModel: read.text(env.HISTORY_EMBEDDING_MODEL) ?? "@cf/baai/bge-m3",
-    toolResultsMaxChars: read.integer("TOOL_RESULTS_MAX_CHARS", 200_000, 1_000, 10_000_000),
-    dailyTokenBudget: read.optionalNumber("DAILY_TOKEN_BUDGET", 1e12),
-    dailyCostBudgetUsd: read.optionalNumber("DAILY_COST_BUDGET_USD", 1e6),
-    modelPrices: modelPricesOf(read.text(env.MODEL_PRICES), problems),
-    modelChoices: modelChoicesOf(read.text(env.MODEL_CHOICES), problems),
-    providerMaxRetries: read.integer("PROVIDER_MAX_RETRIES", 3, 0, 10),
-    providerTimeoutMs: read.integer("PROVIDER_TIMEOUT_SECONDS", 120, 1, 600) * 1000,
-    defaultTimezone: isTimezone(defaultTimezone) ? defaultTimezone : "UTC",
+    historyWindowTokens: values.HISTORY_WINDOW_TOKENS,
+    historyMaxStored,
+    historyRetentionDays: values.HISTORY_RETENTION_DAYS,
+    historyEmbeddingModel: values.HISTORY_EMBEDDING_MODEL,
+    toolResultsMaxChars: values.TOOL_RESULTS_MAX_CHARS,
+    dailyTokenBudget: values.DAILY_TOKEN_BUDGET,
+    dailyCostBudgetUsd: values.DAILY_COST_BUDGET_USD,
+    modelPrices: values.MODEL_PRICES,
+    modelChoices: values.MODEL_CHOICES,
+    providerMaxRetries: values.PROVIDER_MAX_RETRIES,
+    providerTimeoutMs: values.PROVIDER_TIMEOUT_SECONDS * 1000,
+    defaultTimezone: values.DEFAULT_TIMEZONE,
     agentRunner:
       runnerUrl === undefined
         ? { kind: "container" }
-        : { kind: "url", url: runnerUrl, token: read.text(env.AGENT_RUNNER_TOKEN) },
+        : { kind: "url", url: runnerUrl, token: values.AGENT_RUNNER_TOKEN },
     toolCallback: callbackUrl === undefined ? { kind: "container" } : { kind: "public-route", baseUrl: callbackUrl },
-    agentTimeoutMs: read.integer("AGENT_TIMEOUT_SECONDS", 300, 1, 3600) * 1000,
-    agentMaxOutputTokens: read.integer("AGENT_MAX_OUTPUT_TOKENS", 16000, 1024, 128_000),
-    agentEgress: agentEgress(),
+    agentTimeoutMs: values.AGENT_TIMEOUT_SECONDS * 1000,
+    agentMaxOutputTokens: values.AGENT_MAX_OUTPUT_TOKENS,
+    agentEgress: values.AGENT_EGRESS_HOSTS,
     stream: {
-      draftIntervalMs: read.integer("STREAM_DRAFT_INTERVAL_MS", 400, 300, 10_000),
-      // Telegram allows about 20 messages a minute in a group, edits included: one every 3 s stays well under.
-      editIntervalMs: read.integer("STREAM_EDIT_INTERVAL_MS", 3000, 1000, 60_000),
-      stopButtonAfterMs: read.integer("STOP_BUTTON_AFTER_SECONDS", 3, 0, 600) * 1000,
+      draftIntervalMs: values.STREAM_DRAFT_INTERVAL_MS,
+      editIntervalMs: values.STREAM_EDIT_INTERVAL_MS,
+      stopButtonAfterMs: values.STOP_BUTTON_AFTER_SECONDS * 1000,
     },
-    ackReaction: read.choice("ACK_REACTION", ["private", "all", "off"], "private"),
-    richMessages: read.choice("RICH_MESSAGES", RICH_MODES, "auto"),
-    webFetch: {
-      enabled: read.onOff("WEB_FETCH", true),
-      privateHosts: new Set(
-        (read.text(env.WEB_FETCH_PRIVATE_HOSTS) ?? "")
-          .split(",")
-          .map((host) => host.trim().toLowerCase())
-          .filter((host) => host !== ""),
-      ),
-    },
-    webSearch: webSearchOf(read, env),
-    anthropicWebSearch: anthropicWebSearchOf(read, env),
-    usageFlushMs: read.integer("USAGE_FLUSH_SECONDS", 30, 0, 3600) * 1000,
-    outboxMaxMs: read.integer("OUTBOX_MAX_HOURS", 24, 1, 168) * 3_600_000,
+    ackReaction: values.ACK_REACTION,
+    richMessages: values.RICH_MESSAGES,
+    webFetch: { enabled: values.WEB_FETCH, privateHosts: values.WEB_FETCH_PRIVATE_HOSTS },
+    webSearch,
+    anthropicWebSearch: anthropicWebSearchOf(values),
+    usageFlushMs: values.USAGE_FLUSH_SECONDS * 1000,
+    outboxMaxMs: values.OUTBOX_MAX_HOURS * 3_600_000,
     media: {
-      maxFileBytes: read.integer("MEDIA_MAX_FILE_MB", 20, 1, 20) * 1024 * 1024,
-      maxImagesPerTurn: read.integer("MEDIA_MAX_IMAGES_PER_TURN", 4, 0, 100),
-      imageMaxEdge: read.integer("IMAGE_MAX_EDGE_PX", 1568, 90, 10_000),
-      documentTextMaxChars: read.integer("DOCUMENT_TEXT_MAX_CHARS", 100_000, 1_000, 2_000_000),
-      visionModels,
+      maxFileBytes: values.MEDIA_MAX_FILE_MB * 1024 * 1024,
+      maxImagesPerTurn: values.MEDIA_MAX_IMAGES_PER_TURN,
+      imageMaxEdge: values.IMAGE_MAX_EDGE_PX,
+      documentTextMaxChars: values.DOCUMENT_TEXT_MAX_CHARS,
+      visionModels: values.VISION_MODELS,
     },
-    transcription: transcriptionOn
-      ? { kind: "api", model: transcriptionModel, baseUrl: transcriptionBaseUrl }
-      : { kind: "off" },
-    imageModel,
+    transcription:
+      transcriptionOn && values.TRANSCRIPTION_MODEL !== undefined
+        ? { kind: "api", model: values.TRANSCRIPTION_MODEL, baseUrl: values.TRANSCRIPTION_BASE_URL }
+        : { kind: "off" },
+    imageModel: values.IMAGE_MODEL,
     paid: {
       prices: {
-        image: read.number("IMAGE_PRICE_USD", 0.04, 100),
-        search: read.number("SEARCH_PRICE_USD", 0.005, 100),
-        speech: read.number("SPEECH_PRICE_USD_PER_MILLION_CHARS", 15, 10_000) / 1_000_000,
-        transcription: read.number("TRANSCRIPTION_PRICE_USD_PER_MINUTE", 0.003, 100) / 60,
+        image: values.IMAGE_PRICE_USD,
+        search: values.SEARCH_PRICE_USD,
+        speech: values.SPEECH_PRICE_USD_PER_MILLION_CHARS / 1_000_000,
+        transcription: values.TRANSCRIPTION_PRICE_USD_PER_MINUTE / 60,
       },
       caps: {
-        image: {
-          perTurn: read.integer("IMAGES_PER_TURN", 4, 0, 100),
-          perDay: read.integer("IMAGES_PER_DAY", 20, 0, 10_000),
-        },
-        search: {
-          perTurn: read.integer("SEARCHES_PER_TURN", 5, 0, 100),
-          perDay: read.integer("SEARCHES_PER_DAY", 100, 0, 100_000),
-        },
-        speech: { perDay: read.integer("SPEECH_CHARS_PER_DAY", 100_000, 0, 100_000_000) },
+        image: { perTurn: values.IMAGES_PER_TURN, perDay: values.IMAGES_PER_DAY },
+        search: { perTurn: values.SEARCHES_PER_TURN, perDay: values.SEARCHES_PER_DAY },
+        speech: { perDay: values.SPEECH_CHARS_PER_DAY },
         // Audio is counted in seconds; its caps are set in minutes.
-        transcription: {
-          perTurn: read.integer("AUDIO_MINUTES_PER_TURN", 10, 0, 1_440) * 60,
-          perDay: read.integer("AUDIO_MINUTES_PER_DAY", 60, 0, 100_000) * 60,
-        },
+        transcription: { perTurn: values.AUDIO_MINUTES_PER_TURN * 60, perDay: values.AUDIO_MINUTES_PER_DAY * 60 },
       },
     },
-    skills: {
-      maxChars: read.integer("SKILL_MAX_CHARS", 8_000, 100, 100_000),
-      maxTotalChars: read.integer("SKILLS_MAX_TOTAL_CHARS", 32_000, 1_000, 1_000_000),
-    },
+    skills: { maxChars: values.SKILL_MAX_CHARS, maxTotalChars: values.SKILLS_MAX_TOTAL_CHARS },
     helpers: {
-      maxRunning: read.integer("HELPERS_MAX_RUNNING", 2, 0, 10),
-      // A helper runs on its object's alarm, which the platform ends at 15 minutes: 13 at most leaves room to report.
-      timeoutMs: read.integer("HELPER_TIMEOUT_SECONDS", 600, 10, 780) * 1000,
-      budgetShare: helperShare(read.number("HELPER_BUDGET_SHARE", 0.5, 1), problems),
+      maxRunning: values.HELPERS_MAX_RUNNING,
+      timeoutMs: values.HELPER_TIMEOUT_SECONDS * 1000,
+      budgetShare: helperShare(values.HELPER_BUDGET_SHARE, problems),
     },
     speech,
-    guestMode: read.choice("GUEST_MODE", GUEST_MODES, "known"),
-    mcp: {
-      listCacheMs: read.integer("MCP_LIST_CACHE_SECONDS", 300, 0, 86_400) * 1000,
-      timeoutMs: read.integer("MCP_TIMEOUT_SECONDS", 20, 1, 300) * 1000,
-    },
-    playgroundUrl: read.url("PLAYGROUND_URL"),
+    guestMode: values.GUEST_MODE,
+    mcp: { listCacheMs: values.MCP_LIST_CACHE_SECONDS * 1000, timeoutMs: values.MCP_TIMEOUT_SECONDS * 1000 },
+    playgroundUrl: values.PLAYGROUND_URL,
+    plan: values.WORKERS_PLAN,
     problems,
+    sources,
+    stored,
   };
 }
 
@@ -363,8 +293,4 @@ function helperShare(share: number, problems: string[]): number {
   if (share > 0) return share;
   problems.push("HELPER_BUDGET_SHARE must be a number above 0 and at most 1");
   return 0.5;
-}
-
-export function includes(list: IdList, id: number): boolean {
-  return list.kind === "everyone" || list.ids.has(id);
 }

@@ -1,5 +1,4 @@
-import type { Env } from "../env.ts";
-import type { EnvReader } from "./env-reader.ts";
+import type { SettingValues } from "./settings-schema.ts";
 
 /**
  * Text to speech: OpenAI's `/audio/speech` (or a compatible server) with OPENAI_API_KEY, a Workers AI model through
@@ -22,21 +21,19 @@ const DEFAULT_WORKERS_AI_SPEECH_MODEL = "@cf/myshell-ai/melotts";
  * SPEECH_MODEL, SPEECH_VOICE, SPEECH_BASE_URL and SPEECH_MAX_CHARS. A model OpenAI would run without OPENAI_API_KEY is
  * a problem /health reports, and answers are not spoken.
  */
-export function speechSettingsOf(env: Env, read: EnvReader, openaiBaseUrl: string | undefined): SpeechSettings {
-  const model = read.text(env.SPEECH_MODEL);
-  const hasOpenAiKey = read.text(env.OPENAI_API_KEY) !== undefined;
+export function speechSettingsOf(values: SettingValues, problems: string[]): SpeechSettings {
+  const model = values.SPEECH_MODEL;
+  const hasOpenAiKey = values.OPENAI_API_KEY !== undefined;
   if (model !== undefined && !isWorkersAiModel(model) && model.toLowerCase() !== "off" && !hasOpenAiKey) {
-    read.problems.push(
-      "SPEECH_MODEL needs OPENAI_API_KEY (or a @cf/ model on Workers AI, or off): answers are not spoken",
-    );
+    problems.push("SPEECH_MODEL needs OPENAI_API_KEY (or a @cf/ model on Workers AI, or off): answers are not spoken");
   }
   return {
     ...speechRouteOf(model, {
       hasOpenAiKey,
-      voice: read.text(env.SPEECH_VOICE),
-      baseUrl: read.url("SPEECH_BASE_URL") ?? openaiBaseUrl,
+      voice: values.SPEECH_VOICE,
+      baseUrl: values.SPEECH_BASE_URL ?? values.OPENAI_BASE_URL,
     }),
-    maxChars: read.integer("SPEECH_MAX_CHARS", 1500, 100, 4000),
+    maxChars: values.SPEECH_MAX_CHARS,
   };
 }
 

@@ -1,7 +1,8 @@
 import { type Context, Hono } from "hono";
 import { csrf } from "hono/csrf";
 import { createMiddleware } from "hono/factory";
-import { settingsOf } from "../config/settings.ts";
+import { KNOB_GROUPS } from "../config/knob.ts";
+import { settingsOf } from "../config/loaded-settings.ts";
 import type { Env } from "../env.ts";
 import { adminRoutes } from "../http/routes/admin.ts";
 import { healthRoutes } from "../http/routes/health.ts";
@@ -25,6 +26,7 @@ import { AccessPage } from "./pages/access.tsx";
 import { ChatPage } from "./pages/chat.tsx";
 import { ChatsPage } from "./pages/chats.tsx";
 import { HealthPage, type HealthView } from "./pages/health.tsx";
+import { SettingsPage, type SettingsReport } from "./pages/settings.tsx";
 import { SignInPage } from "./pages/sign-in.tsx";
 import type { SkillForm } from "./pages/skills.tsx";
 import { UsagePage } from "./pages/usage.tsx";
@@ -181,6 +183,40 @@ export function consoleRoutes(): Hono<ConsoleEnv> {
     );
   });
 
+  app.get("/settings", async (c) => {
+    const saved = c.req.query("done") === "saved";
+    return c.html(
+      <SettingsPage
+        report={expect(await c.var.admin.get<SettingsReport>("/settings"))}
+        groups={KNOB_GROUPS}
+        {...(saved ? { notice: { text: "Saved. In force within a minute in every chat.", bad: false } } : {})}
+        extraPages={extraPages(c)}
+      />,
+    );
+  });
+
+  app.post("/settings", async (c) => {
+    const current = expect(await c.var.admin.get<SettingsReport>("/settings"));
+    const form = await c.req.parseBody();
+    const typed = changedSettings(current, form);
+    if (Object.keys(typed).length === 0) return c.redirect("/console/settings", 303);
+    const result = await c.var.admin.call("PATCH", "/settings", typed);
+    if (result.ok) return c.redirect("/console/settings?done=saved", 303);
+    const errors: Record<string, string> = {};
+    for (const detail of fieldProblems(result.error)) errors[detail.field] ??= detail.problem;
+    return c.html(
+      <SettingsPage
+        report={current}
+        groups={KNOB_GROUPS}
+        typed={typed}
+        errors={errors}
+        notice={{ text: "Not saved: fix the fields marked below.", bad: true }}
+        extraPages={extraPages(c)}
+      />,
+      400,
+    );
+  });
+
   app.route("/playground", playgroundRoutes(extraPages));
 
   app.get("/health", async (c) => {
@@ -260,4 +296,17 @@ async function chatPage(
 function expect<T>(result: { ok: true; data: T } | { ok: false; status: number; error: { message: string } }): T {
   if (!result.ok) throw new Error(`admin API answered ${result.status}: ${result.error.message}`);
   return result.data;
+}
+
+/** The settings fields whose text differs from what is in force through the console (empty: back to the default). */
+function changedSettings(current: SettingsReport, form: Record<string, unknown>): Record<string, string> {
+  const changed: Record<string, string> = {};
+  for (const knob of current.settings) {
+    if (knob.kind !== "setting" || knob.source === "variable") continue;
+    const typed = form[knob.name];
+    if (typeof typed !== "string") continue;
+    const text = typed.trim();
+    if (text !== (knob.value ?? "")) changed[knob.name] = text;
+  }
+  return changed;
 }

@@ -1,5 +1,5 @@
 import { PROVIDERS } from "../config/providers.ts";
-import { RICH_MODES } from "../config/settings.ts";
+import { RICH_MODES } from "../config/rich-modes.ts";
 
 /** The config fields the console's form edits; other fields (set through the API) are kept as they are. */
 export type FormValues = Record<FormField, string>;

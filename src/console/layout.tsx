@@ -22,6 +22,7 @@ const PAGES = [
   { path: "/console/access", label: "Access" },
   { path: "/console/skills", label: "Skills" },
   { path: "/console/usage", label: "Usage" },
+  { path: "/console/settings", label: "Settings" },
   { path: "/console/health", label: "Health" },
 ] as const;
 

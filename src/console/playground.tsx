@@ -1,5 +1,5 @@
 import { type Context, Hono } from "hono";
-import { settingsOf } from "../config/settings.ts";
+import { settingsOf } from "../config/loaded-settings.ts";
 import type { Env } from "../env.ts";
 import { PlaygroundPage } from "./pages/playground.tsx";
 import { PLAYGROUND_SCRIPT } from "./playground-script.ts";

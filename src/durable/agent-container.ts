@@ -1,6 +1,6 @@
 import { Container } from "@cloudflare/containers";
 import type { AgentContainerHandle, ClosedRun, ProxyUsage, RunAllowance } from "../adapters/agent-runs.ts";
-import { settingsOf } from "../config/settings.ts";
+import { settingsOf } from "../config/loaded-settings.ts";
 import type { Env } from "../env.ts";
 import type { Admission } from "./model-proxy-admission.ts";
 import { type OpenRun, type OpenRunStore, OpenRuns } from "./open-runs.ts";

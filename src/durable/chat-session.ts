@@ -5,7 +5,7 @@ import { pressButton } from "../commands/button-press.ts";
 import { compactIfDue } from "../compaction/compaction.ts";
 import { keepHistory } from "../compaction/history-upkeep.ts";
 import { CachedChatConfig, ChatConfigStore, type StoredConfig } from "../config/config-store.ts";
-import { settingsOf } from "../config/settings.ts";
+import { loadSettings, settingsOf } from "../config/loaded-settings.ts";
 import type { Env } from "../env.ts";
 import type { HelperReport } from "../helpers/helper-job.ts";
 import { bestEffort } from "../lib/best-effort.ts";
@@ -78,7 +78,7 @@ export class ChatSession extends DurableObject<Env> {
     this.skills = new CachedSkills(() => database(env));
     this.usage = new UsageFlush(this.stores.usage, {
       source: ctx.id.toString(),
-      flushMs: settingsOf(env).usageFlushMs,
+      flushMs: () => settingsOf(env).usageFlushMs,
       db: () => database(env),
     });
     this.schedule = new WakeSchedule({
@@ -92,7 +92,11 @@ export class ChatSession extends DurableObject<Env> {
       atOnce: { drain: () => this.drain(), keepAlive: (running) => ctx.waitUntil(running) },
       budgetMs: ALARM_BUDGET_MS,
     });
-    void ctx.blockConcurrencyWhile(() => this.stores.migrate());
+    void ctx.blockConcurrencyWhile(async () => {
+      await this.stores.migrate();
+      // Before any call: the console's settings, which every later read of settingsOf(env) sees (refreshed per drain).
+      this.access = new ChatAccess(await loadSettings(env), { chats: {}, admins: {} });
+    });
   }
 
   /** Durably queues one update. Answers once the row is written; a redelivered update is a no-op. */
@@ -236,6 +240,7 @@ export class ChatSession extends DurableObject<Env> {
 
   private async drain(): Promise<void> {
     const deadline = this.schedule.drainDeadline;
+    await loadSettings(this.env);
     // What Telegram could not take before goes first, if its time has come (newer answers queue behind it).
     await bestEffort("the outbox", () => this.outbox().flush());
     await this.queueDueTasks();

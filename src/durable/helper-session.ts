@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { settingsOf } from "../config/settings.ts";
+import { loadSettings, settingsOf } from "../config/loaded-settings.ts";
 import type { Env } from "../env.ts";
 import { type HelperJob, type HelperReport, helperJobSchema, helperReportSchema } from "../helpers/helper-job.ts";
 import { database } from "../tools/context.ts";
@@ -39,6 +39,7 @@ export class HelperSession extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
+    await loadSettings(this.env);
     this.work = this.runJob();
     await this.work;
   }

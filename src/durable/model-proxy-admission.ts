@@ -1,5 +1,5 @@
 import type { ProxyUsage } from "../adapters/agent-runs.ts";
-import { settingsOf } from "../config/settings.ts";
+import { settingsOf } from "../config/loaded-settings.ts";
 import type { Env } from "../env.ts";
 import { assertNever } from "../lib/errors.ts";
 import { BUDGET_RAN_OUT } from "../protocol/events.ts";

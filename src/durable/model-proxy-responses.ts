@@ -1,6 +1,6 @@
 import { createParser } from "eventsource-parser";
 import type { ProxyUsage } from "../adapters/agent-runs.ts";
-import { settingsOf } from "../config/settings.ts";
+import { settingsOf } from "../config/loaded-settings.ts";
 import { assertNever } from "../lib/errors.ts";
 import { utf8Bytes } from "../protocol/json-size.ts";
 import { EMPTY_USAGE } from "./model-proxy.ts";

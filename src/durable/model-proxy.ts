@@ -1,5 +1,5 @@
 import type { ProxyUsage } from "../adapters/agent-runs.ts";
-import { settingsOf } from "../config/settings.ts";
+import { settingsOf } from "../config/loaded-settings.ts";
 import type { Env } from "../env.ts";
 import { bestEffort } from "../lib/best-effort.ts";
 import { assertNever } from "../lib/errors.ts";

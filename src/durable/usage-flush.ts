@@ -17,13 +17,13 @@ export class UsageFlush {
 
   constructor(
     private readonly buffer: UsageBuffer,
-    private readonly options: { source: string; flushMs: number; db: () => DrizzleD1Database },
+    private readonly options: { source: string; flushMs: () => number; db: () => DrizzleD1Database },
   ) {}
 
   /** When the buffered records are due to be written, if any are buffered. */
   nextFlushAt(): number | undefined {
     const oldest = this.buffer.oldestAt();
-    return oldest === undefined ? undefined : Math.max(oldest + this.options.flushMs, this.retryAt);
+    return oldest === undefined ? undefined : Math.max(oldest + this.options.flushMs(), this.retryAt);
   }
 
   async flushIfDue(now: number): Promise<void> {

@@ -6,12 +6,12 @@ import type { Attachment } from "../protocol/messages.ts";
 import { FileDownloadError, type TelegramFiles } from "../telegram/files.ts";
 import type { IncomingMedia, TelegramFileRef } from "../telegram/incoming-message.ts";
 import { pickPhotoSize } from "./photo-size.ts";
-import { isStored, readMedia, storeMedia, telegramMediaKey } from "./store.ts";
+import type { MediaShelf } from "./shelf.ts";
 import { recordingFileName, type Transcriber, TranscriptionError } from "./transcribe.ts";
 
 export interface IngestServices {
-  /** The MEDIA bucket; without it no file is read, and the chat is told. */
-  bucket: R2Bucket | undefined;
+  /** Where files are kept (R2), or read from Telegram again when needed (no R2); undefined: no file is read. */
+  shelf: MediaShelf | undefined;
   files: TelegramFiles;
   media: MediaSettings;
   /** Undefined when transcription is off (or has no key). */
@@ -138,7 +138,7 @@ async function ingestRecording(
     result.placeholders.push(`[a ${what} that could not be read: ${stored.why}]`);
     return;
   }
-  const bytes = stored.bytes ?? (services.bucket ? await readMedia(services.bucket, stored.key) : undefined);
+  const bytes = stored.bytes ?? (services.shelf ? await services.shelf.get(stored.key) : undefined);
   if (!bytes) {
     result.notices.push(`🎤 I could not read the ${what}; please send it again.`);
     result.placeholders.push(`[a ${what} that could not be read]`);
@@ -172,8 +172,8 @@ async function fetchOnce(
   file: TelegramFileRef,
   details: { mediaType: string; label: string; fileName?: string; keepBytes?: boolean },
 ): Promise<Stored> {
-  const bucket = services.bucket;
-  if (!bucket) return { kind: "failed", why: `I can't read ${details.label}: this bot has no file storage set up.` };
+  const shelf = services.shelf;
+  if (!shelf) return { kind: "failed", why: `I can't read ${details.label}: this bot has no file storage set up.` };
   const limit = Math.min(services.media.maxFileBytes, TELEGRAM_DOWNLOAD_LIMIT_BYTES);
   const tooLarge = (size: number | undefined) => {
     const over = size === undefined ? "" : `${capitalized(details.label)} is ${sizeText(size)}; `;
@@ -182,11 +182,14 @@ async function fetchOnce(
       : `${over}this bot reads files up to ${sizeText(limit)}, so I left it out.`;
   };
   if (file.size !== undefined && file.size > limit) return { kind: "failed", why: tooLarge(file.size) };
-  const key = telegramMediaKey(file.fileUniqueId);
-  if (!details.keepBytes && (await isStored(bucket, key))) return { kind: "stored", key, size: file.size ?? 0 };
+  const key = shelf.keyOf(file);
+  // Without a bucket a file is read when a turn needs it: nothing to download now, unless its bytes are wanted.
+  if (!details.keepBytes && (!shelf.keepsOriginals || (await shelf.has(key)))) {
+    return { kind: "stored", key, size: file.size ?? 0 };
+  }
   try {
     const { bytes } = await services.files.download(file.fileId, limit);
-    await storeMedia(bucket, key, bytes, {
+    await shelf.put(key, bytes, {
       mediaType: details.mediaType,
       ...(details.fileName ? { fileName: details.fileName } : {}),
     });

@@ -2,11 +2,12 @@ import type { MediaContent, MediaLibrary } from "../adapters/media-parts.ts";
 import type { MediaSettings } from "../config/settings.ts";
 import type { Attachment, HistoryMessage } from "../protocol/messages.ts";
 import { documentKind } from "./document-kind.ts";
-import { readMedia, toBase64 } from "./store.ts";
+import type { MediaShelf } from "./shelf.ts";
+import { toBase64 } from "./store.ts";
 import { seesImages } from "./vision.ts";
 
 export interface MediaPlanInput {
-  bucket: R2Bucket | undefined;
+  shelf: MediaShelf | undefined;
   history: readonly HistoryMessage[];
   /** Where this turn's new messages start in `history`: what is left out of them is said in the chat. */
   newFrom: number;
@@ -36,7 +37,7 @@ type Located = { attachment: Attachment & { key: string }; fresh: boolean };
  * a cap, and for everything else a reason the adapters put into words. Transcripts are text in history already.
  */
 export async function planMedia(input: MediaPlanInput): Promise<MediaPlan> {
-  const { bucket, media } = input;
+  const { shelf, media } = input;
   const library = new Map<string, MediaContent>();
   const notices: string[] = [];
   const located: Located[] = input.history.flatMap((message, index) =>
@@ -47,7 +48,7 @@ export async function planMedia(input: MediaPlanInput): Promise<MediaPlan> {
       : [],
   );
   if (located.length === 0) return { library, notices };
-  if (!bucket) {
+  if (!shelf) {
     for (const { attachment } of located)
       library.set(attachment.key, { kind: "omitted", reason: "file storage is not set up" });
     if (located.some((item) => item.fresh))
@@ -90,7 +91,7 @@ export async function planMedia(input: MediaPlanInput): Promise<MediaPlan> {
     }
     await Promise.all(
       shown.map(async ({ attachment }) => {
-        const bytes = await readMedia(bucket, attachment.key);
+        const bytes = await shelf.get(attachment.key);
         if (bytes) library.set(attachment.key, { kind: "inline", base64: toBase64(bytes) });
       }),
     );
@@ -118,7 +119,7 @@ export async function planMedia(input: MediaPlanInput): Promise<MediaPlan> {
       });
       continue;
     }
-    const bytes = await readMedia(bucket, attachment.key);
+    const bytes = await shelf.get(attachment.key);
     if (!bytes) continue;
     const text = textOf(bytes, cap, fresh ? "" : " (an earlier file, read in full when it was sent)");
     if (fresh) rooms.fresh -= text.length;

@@ -1,4 +1,4 @@
-import type { RichMode } from "../config/settings.ts";
+import type { RichMode } from "../config/rich-modes.ts";
 import type { OutboxParcel } from "../store/outbox-store.ts";
 import type { SendOptions } from "../telegram/client.ts";
 import type { ChatTarget } from "../telegram/incoming-message.ts";

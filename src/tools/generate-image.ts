@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { settingsOf } from "../config/settings.ts";
+import { settingsOf } from "../config/loaded-settings.ts";
 import { generateImage, ImageGenerationError } from "../media/generate-image.ts";
 import { defineTool, ToolError } from "./registry.ts";
 

@@ -1,6 +1,7 @@
 import * as z from "zod";
+import { settingsOf } from "../config/loaded-settings.ts";
 import { allowlistAllows } from "../config/mcp-servers.ts";
-import { type Settings, settingsOf } from "../config/settings.ts";
+import type { Settings } from "../config/settings.ts";
 import { errorText } from "../lib/errors.ts";
 import { describeIssues } from "../protocol/issues.ts";
 import type { ModelTool, ToolOutcome } from "../protocol/run-payload.ts";

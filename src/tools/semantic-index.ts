@@ -120,6 +120,11 @@ export function semanticIndexOf(env: Env, settings: Settings, namespace: string)
   return new SemanticIndex({ ai: env.AI, vectors, model: settings.historyEmbeddingModel, namespace });
 }
 
+/** Whether a Vectorize index is bound as HISTORY_VECTORS (/health lists search by meaning as off without it). */
+export function hasHistoryVectors(env: Env): boolean {
+  return vectorIndexIn(env) !== undefined;
+}
+
 /** The HISTORY_VECTORS binding, if one is bound. */
 function vectorIndexIn(env: Env): VectorIndex | undefined {
   const binding: unknown = Reflect.get(env, BINDING);

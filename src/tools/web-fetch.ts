@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { settingsOf } from "../config/settings.ts";
+import { settingsOf } from "../config/loaded-settings.ts";
 import { errorText } from "../lib/errors.ts";
 import { blockedHostReason } from "./public-address.ts";
 import { defineTool, ToolError } from "./registry.ts";

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { settingsOf } from "../config/settings.ts";
+import { settingsOf } from "../config/loaded-settings.ts";
 import { defineTool, ToolError } from "./registry.ts";
 import { searchWeb, type WebResult, WebSearchError } from "./search-backends.ts";
 

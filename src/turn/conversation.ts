@@ -13,7 +13,7 @@ import type { ModelPrice } from "../config/settings-lists.ts";
 import { errorText } from "../lib/errors.ts";
 import type { ChatMcp } from "../mcp/chat-mcp.ts";
 import { planMedia } from "../media/load.ts";
-import { mediaBucket } from "../media/services.ts";
+import { mediaShelfOf } from "../media/services.ts";
 import { type AgentEvent, BUDGET_RAN_OUT } from "../protocol/events.ts";
 import { jsonBytesOfAll, utf8Bytes } from "../protocol/json-size.ts";
 import type { HistoryMessage } from "../protocol/messages.ts";
@@ -240,7 +240,7 @@ async function mediaFor(
 ): Promise<MediaLibrary | undefined> {
   const windowBytes = jsonBytesOfAll(input.window);
   const plan = await planMedia({
-    bucket: mediaBucket(ctx.env),
+    shelf: mediaShelfOf(ctx.env, ctx.settings, ctx.telegram.api),
     history: input.window,
     newFrom: input.window.length - input.newMessages,
     model: input.model,

@@ -1,19 +1,40 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { settingsTables, withTables } from "../../scripts/settings-docs/settings-table.ts";
+import { isSettingName, SETTINGS_SCHEMA } from "../../src/config/settings-schema.ts";
 
-/** Every variable a deployment can set (wrangler.toml's [vars], .dev.vars.example's secrets) has a row in the README. */
-describe("the README's configuration table", () => {
+/** The README's configuration tables, wrangler.toml's [vars] and .dev.vars.example's secrets, against the schema. */
+describe("configuration", () => {
   const readme = readFileSync("README.md", "utf8");
-  const rows = new Set([...readme.matchAll(/^\| `([A-Z][A-Z0-9_]*)`/gm)].map((match) => match[1]));
-  const vars = (text: string) => [...text.matchAll(/^([A-Z][A-Z0-9_]*)\s*=/gm)].map((match) => match[1]);
   const wrangler = readFileSync("wrangler.toml", "utf8");
-  const declared = new Set([
-    ...vars(wrangler.slice(wrangler.indexOf("[vars]"))),
-    ...vars(readFileSync(".dev.vars.example", "utf8")),
-  ]);
+  const names = (text: string) => [...text.matchAll(/^([A-Z][A-Z0-9_]*)\s*=/gm)].map((match) => match[1] ?? "");
+  const varsSection = wrangler.slice(wrangler.indexOf("[vars]"), wrangler.indexOf("\n[", wrangler.indexOf("[vars]")));
+  const vars = names(varsSection);
+  const secrets = names(readFileSync(".dev.vars.example", "utf8"));
 
-  it("has a row for each variable wrangler.toml and .dev.vars.example declare", () => {
-    expect(declared.size).toBeGreaterThan(50);
-    expect([...declared].filter((name) => !rows.has(name))).toEqual([]);
+  it("the README's tables are the ones the schema makes (npm run docs:settings)", () => {
+    expect(readme).toBe(withTables(readme, settingsTables()));
+  });
+
+  it("wrangler.toml declares at most 12 [vars], each a knob of the schema that is not a secret", () => {
+    expect(vars.length).toBeGreaterThan(0);
+    expect(vars.length).toBeLessThanOrEqual(12);
+    for (const name of vars) {
+      expect(isSettingName(name), name).toBe(true);
+      if (isSettingName(name)) expect(SETTINGS_SCHEMA[name].kind, name).not.toBe("secret");
+    }
+  });
+
+  it(".dev.vars.example lists the schema's secrets, and only knobs", () => {
+    for (const name of secrets) expect(isSettingName(name), name).toBe(true);
+    const schemaSecrets = Object.entries(SETTINGS_SCHEMA)
+      .filter(([, knob]) => knob.kind === "secret")
+      .map(([name]) => name);
+    expect(schemaSecrets.filter((name) => !secrets.includes(name))).toEqual([]);
+  });
+
+  it("wrangler.toml has no placeholder ids (wrangler deploy provisions D1, KV and R2 without them)", () => {
+    expect(wrangler).not.toMatch(/^\s*(database_)?id\s*=/m);
+    expect(wrangler).not.toMatch(/0{8}/);
   });
 });

@@ -2,7 +2,7 @@ import { listDurableObjectIds, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ChatAccess } from "../../src/access/chat-access.ts";
-import { settingsOf } from "../../src/config/settings.ts";
+import { settingsOf } from "../../src/config/loaded-settings.ts";
 import type { RecordedRequest } from "../fakes/server.ts";
 import {
   admin,

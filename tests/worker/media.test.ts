@@ -2,9 +2,10 @@ import { env } from "cloudflare:workers";
 import { Buffer } from "node:buffer";
 import { Api } from "grammy/web";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { settingsOf } from "../../src/config/settings.ts";
+import { settingsOf } from "../../src/config/loaded-settings.ts";
 import { healthReport } from "../../src/http/routes/health.ts";
 import { ingestMedia } from "../../src/media/ingest.ts";
+import { planMedia } from "../../src/media/load.ts";
 import { ingestServicesOf } from "../../src/media/services.ts";
 import { TINY_PNG_BASE64 } from "../fakes/server.ts";
 import {
@@ -341,26 +342,50 @@ describe("generate_image", () => {
   });
 });
 
-describe("without the MEDIA bucket", () => {
-  it("/health names the missing binding", () => {
+describe("without the MEDIA bucket (R2 not switched on)", () => {
+  const withoutBucket = () => {
     const { MEDIA: _bucket, ...rest } = env;
-    const report = healthReport({ ...rest } as typeof env);
-    expect(report.ok).toBe(false);
-    expect(report.problems).toEqual([expect.stringContaining("MEDIA (an R2 bucket binding) is missing")]);
+    return { ...rest } as typeof env;
+  };
+  const api = () => new Api(BOT_TOKEN, { apiRoot: `${env.FAKES_URL}/telegram` });
+
+  it("/health lists kept originals as off, with why, and is not a problem", () => {
+    const report = healthReport(withoutBucket());
+    expect(report.problems.join("\n")).not.toContain("MEDIA");
+    expect(report.off).toContainEqual({
+      feature: "kept originals of photos, voice notes and files",
+      why: expect.stringContaining("R2 is not switched on for the account"),
+    });
   });
 
-  it("a file is left out with a sentence for the chat and one for the model, and nothing is downloaded", async () => {
+  it("a photo is referred to by its Telegram file, nothing is downloaded when it arrives, and a turn reads it from Telegram", async () => {
+    const bare = withoutBucket();
+    const services = ingestServicesOf(bare, settingsOf(env), api());
     const result = await ingestMedia(
-      {
-        ...ingestServicesOf(env, settingsOf(env), new Api(BOT_TOKEN, { apiRoot: `${env.FAKES_URL}/telegram` })),
-        bucket: undefined,
-      },
-      [{ kind: "photo", mediaType: "image/jpeg", sizes: [{ fileId: "p", fileUniqueId: "pu", width: 10, height: 10 }] }],
+      services,
+      [
+        {
+          kind: "photo",
+          mediaType: "image/png",
+          sizes: [{ fileId: "p-file", fileUniqueId: "pu", width: 10, height: 10 }],
+        },
+      ],
       { refusal: () => undefined, record: () => undefined },
     );
-    expect(result.attachments).toEqual([]);
-    expect(result.notices).toEqual(["🖼 I can't read a photo: this bot has no file storage set up."]);
-    expect(result.placeholders).toHaveLength(1);
+    expect(result.notices).toEqual([]);
+    expect(result.attachments).toEqual([expect.objectContaining({ kind: "image", key: "telegram-file/p-file" })]);
     expect(await fakes.requests("telegram", { method: "getFile" })).toHaveLength(0);
+
+    const plan = await planMedia({
+      shelf: services.shelf,
+      history: [{ role: "user", content: "what is this?", attachments: result.attachments }],
+      newFrom: 0,
+      model: "gpt-test",
+      media: settingsOf(env).media,
+      textRoom: 10_000,
+    });
+    expect(plan.library.get("telegram-file/p-file")).toEqual({ kind: "inline", base64: TINY_PNG_BASE64 });
+    const getFile = await fakes.requests("telegram", { method: "getFile" });
+    expect(getFile.map((call) => (call.body as { file_id: string }).file_id)).toEqual(["p-file"]);
   });
 });

@@ -8,12 +8,14 @@ import {
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach } from "vitest";
 import { AccessStore } from "../../src/access/access-store.ts";
+import { forgetLoadedSettings } from "../../src/config/loaded-settings.ts";
 import type { TelegramReport } from "../fakes/server.ts";
 
 /** Every test starts from empty storage (D1, KV, Durable Objects) and fakes with no scripts. */
 beforeEach(async () => {
   await reset();
   AccessStore.forgetCached();
+  forgetLoadedSettings();
   await abortAllDurableObjects();
   await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
   await fetch(`${env.FAKES_URL}/__control/reset`, { method: "POST" });

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { PaidCalls } from "../../src/budget/paid-calls.ts";
-import { settingsOf } from "../../src/config/settings.ts";
+import { settingsOf } from "../../src/config/loaded-settings.ts";
 import { database, type ToolContext, TurnTrust } from "../../src/tools/context.ts";
 import { tools } from "../../src/tools/index.ts";
 import { fakes, GROUP_CHAT, OTHER_PRIVATE_CHAT, PRIVATE_CHAT } from "./helpers.ts";

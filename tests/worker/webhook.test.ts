@@ -116,7 +116,14 @@ describe("POST /telegram/webhook", () => {
     const response = await exports.default.fetch("http://bot.test/health");
     expect(response.status).toBe(200);
     const body = (await response.json()) as { ok: boolean; missing: string[] };
-    expect(body).toEqual({ ok: true, missing: [], problems: [] });
+    expect(body).toEqual({
+      ok: true,
+      plan: "paid",
+      missing: [],
+      problems: [],
+      // The tests bind no Vectorize index: a choice of the deployment, said as what is off, not as a problem.
+      off: [{ feature: "search by meaning in search_history", why: expect.stringContaining("HISTORY_VECTORS") }],
+    });
     expect(JSON.stringify(body)).not.toContain("test-webhook-secret");
   });
 });

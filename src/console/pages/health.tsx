@@ -2,6 +2,8 @@ import { formatTime, Layout } from "../layout.tsx";
 
 export interface HealthView {
   ok: boolean;
+  plan: "free" | "paid";
+  off: { feature: string; why: string }[];
   missing: string[];
   problems: string[];
   waitingForTelegram?: { chats: number; messages: number; oldestAt: number };
@@ -34,6 +36,20 @@ export function HealthPage(props: { health: HealthView; extraPages: { path: stri
         <ul>
           {health.problems.map((problem) => (
             <li>{problem}</li>
+          ))}
+        </ul>
+      )}
+      <h2>Plan and what is off</h2>
+      <p data-plan={health.plan}>
+        Workers {health.plan === "free" ? "Free" : "Paid"}.{" "}
+        {health.off.length === 0 ? "Everything is on." : "Off for this deployment (a choice, not a problem):"}
+      </p>
+      {health.off.length > 0 && (
+        <ul>
+          {health.off.map((item) => (
+            <li data-off={item.feature}>
+              <strong>{item.feature}</strong>: {item.why}
+            </li>
           ))}
         </ul>
       )}

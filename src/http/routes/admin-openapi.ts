@@ -7,6 +7,7 @@ interface AdminSchemas {
   pairingCode: z.ZodType;
   skillUpload: z.ZodType;
   skillPatch: z.ZodType;
+  settingsPatch: z.ZodType;
 }
 
 /**
@@ -40,6 +41,7 @@ export function adminOpenApiDocument(schemas: AdminSchemas): object {
         ChatConfigPatch: jsonSchema(schemas.patch),
         SkillUpload: jsonSchema(schemas.skillUpload),
         SkillPatch: jsonSchema(schemas.skillPatch),
+        SettingsPatch: jsonSchema(schemas.settingsPatch),
         Skill: {
           type: "object",
           required: ["name", "description", "always", "enabled", "chars", "updatedAt"],
@@ -100,6 +102,17 @@ export function adminOpenApiDocument(schemas: AdminSchemas): object {
       },
     },
     paths: {
+      "/settings": {
+        get: {
+          responses: { 200: json({ type: "object" }, "Every knob: kind, default, rule, source, value"), ...refusals },
+        },
+        patch: {
+          description:
+            "Changes the console's settings (kind `setting` only); null or an empty string removes one. In force within a minute everywhere, no redeploy",
+          requestBody: body({ $ref: "#/components/schemas/SettingsPatch" }),
+          responses: { 200: json({ type: "object" }, "The settings after the change"), ...refusals },
+        },
+      },
       "/chats": { get: { responses: { 200: json({ type: "object" }, "Configured chats"), ...refusals } } },
       "/chats/{chatId}/config": {
         parameters: [chatIdParameter],

@@ -1,7 +1,7 @@
 import { drizzle } from "drizzle-orm/d1";
 import { type Context, Hono } from "hono";
 import * as z from "zod";
-import { settingsOf } from "../../config/settings.ts";
+import { settingsOf } from "../../config/loaded-settings.ts";
 import { chatStub } from "../../durable/chat-key.ts";
 import type { Env } from "../../env.ts";
 import { errorText } from "../../lib/errors.ts";

@@ -7,7 +7,7 @@ import { approvePairing } from "../../access/approve.ts";
 import { PAIRING_CODE, PairingStore } from "../../access/pairing-codes.ts";
 import { type ChatConfig, chatConfigSchema, resolveConfig } from "../../config/chat-config.ts";
 import { ChatConfigStore, type StoredConfig } from "../../config/config-store.ts";
-import { settingsOf } from "../../config/settings.ts";
+import { settingsOf } from "../../config/loaded-settings.ts";
 import { listChatDirectory } from "../../db/chat-directory.ts";
 import { dailyUsage, usageReport } from "../../db/usage.ts";
 import { chatStub } from "../../durable/chat-key.ts";
@@ -23,6 +23,7 @@ import { tools } from "../../tools/index.ts";
 import { validInput } from "../valid-input.ts";
 import { clientOf, countWrongTry, isBlocked } from "../wrong-tries.ts";
 import { adminOpenApiDocument } from "./admin-openapi.ts";
+import { adminSettingsRoutes, settingsPatchSchema } from "./admin-settings.ts";
 import { adminSkillsRoutes, skillPatchSchema, skillUploadSchema } from "./admin-skills.ts";
 
 type AdminEnv = { Bindings: Env };
@@ -251,6 +252,7 @@ export function adminRoutes(): Hono<AdminEnv> {
   });
 
   admin.route("/", adminSkillsRoutes());
+  admin.route("/", adminSettingsRoutes());
 
   admin.get("/openapi.json", (c) =>
     c.json(
@@ -261,6 +263,7 @@ export function adminRoutes(): Hono<AdminEnv> {
         pairingCode: pairingCodeParam.shape.code,
         skillUpload: skillUploadSchema,
         skillPatch: skillPatchSchema,
+        settingsPatch: settingsPatchSchema,
       }),
     ),
   );

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { settingsOf } from "../../config/settings.ts";
+import { settingsOf } from "../../config/loaded-settings.ts";
 import { chatStub, parseChatKey } from "../../durable/chat-key.ts";
 import type { Env } from "../../env.ts";
 import { requireBearer } from "../../protocol/http/bearer.ts";

@@ -1,9 +1,12 @@
 import { Hono } from "hono";
 import { ConfigProblemsStore } from "../../config/config-problems.ts";
-import { builtInProvider, type Settings, settingsOf } from "../../config/settings.ts";
+import { type FeatureOff, featuresOff } from "../../config/features-off.ts";
+import { settingsOf } from "../../config/loaded-settings.ts";
+import { builtInProvider, type Settings } from "../../config/settings.ts";
 import { WaitingOutboxes, type WaitingSummary } from "../../config/waiting-outboxes.ts";
 import { type Env, workersAiBinding } from "../../env.ts";
 import { mediaBucket } from "../../media/services.ts";
+import { hasHistoryVectors } from "../../tools/semantic-index.ts";
 
 /**
  * `GET /health`: whether the bot can work, and if not, which variables are missing or unusable. Names only, never
@@ -35,21 +38,29 @@ async function withChatProblems(env: Env, report: HealthReport): Promise<HealthR
 
 interface HealthReport {
   ok: boolean;
+  /** The account's Workers plan, as the deploy wrote it (WORKERS_PLAN). */
+  plan: "free" | "paid";
   missing: string[];
   problems: string[];
+  /** What this deployment leaves off (its plan, its bindings), and why: a choice, not a problem. */
+  off: FeatureOff[];
   waitingForTelegram?: WaitingSummary;
 }
 
 export function healthReport(env: Env): HealthReport {
   const settings = settingsOf(env);
   const missing = missingVariables(settings, env);
-  const problems = [
-    ...settings.problems,
-    ...(mediaBucket(env)
-      ? []
-      : ["MEDIA (an R2 bucket binding) is missing: photos, voice notes and files get a sentence instead"]),
-  ];
-  return { ok: missing.length === 0 && problems.length === 0, missing, problems };
+  const problems = [...settings.problems];
+  if (
+    settings.plan === "free" &&
+    (settings.defaultProvider === "claude-agent" || settings.defaultProvider === "codex-agent")
+  ) {
+    problems.push(
+      `DEFAULT_PROVIDER is ${settings.defaultProvider}, an agent in a container, which Workers Free cannot run`,
+    );
+  }
+  const off = featuresOff(settings, { media: mediaBucket(env) !== undefined, historyVectors: hasHistoryVectors(env) });
+  return { ok: missing.length === 0 && problems.length === 0, plan: settings.plan, missing, problems, off };
 }
 
 function missingVariables(settings: Settings, env: Env): string[] {

@@ -1,18 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../../src/config/chat-config.ts";
-import { builtInProvider, DEFAULT_HISTORY_LIMIT, includes, readSettings } from "../../../src/config/settings.ts";
-import type { Env, EnvVariable } from "../../../src/env.ts";
+import { includes } from "../../../src/config/id-list.ts";
+import { DEFAULT_HISTORY_LIMIT } from "../../../src/config/knobs/history-knobs.ts";
+import { builtInProvider, readSettings } from "../../../src/config/settings.ts";
+import type { SettingName } from "../../../src/config/settings-schema.ts";
+import type { Env } from "../../../src/env.ts";
 import { healthReport } from "../../../src/http/routes/health.ts";
 
-/**
- * An environment with only the given variables. `readSettings` reads nothing but string variables, so a partial
- * object stands in for the generated `Env` (bindings and all); this is the one cast, kept here.
- */
-function envOf(variables: Partial<Record<EnvVariable, string>> = {}): Env {
-  return variables as unknown as Env;
+/** An environment with only the given variables: `readSettings` reads nothing but strings. */
+function envOf(variables: Partial<Record<SettingName, string>> = {}): Partial<Record<SettingName, string>> {
+  return variables;
 }
 
-const settingsWith = (variables: Partial<Record<EnvVariable, string>>) => readSettings(envOf(variables));
+const settingsWith = (variables: Partial<Record<SettingName, string>>) => readSettings(envOf(variables));
 
 describe("readSettings with nothing set", () => {
   it("has the defaults and no problems", () => {
@@ -251,7 +251,7 @@ describe("DEFAULT_PROVIDER and DEFAULT_TIMEZONE", () => {
   });
 
   it("picks a chat's agent: its agent provider, else its config's agent, else by the keys set (Anthropic first)", () => {
-    const agentWith = (config: Parameters<typeof resolveConfig>[0], env: Partial<Record<EnvVariable, string>>) =>
+    const agentWith = (config: Parameters<typeof resolveConfig>[0], env: Partial<Record<SettingName, string>>) =>
       resolveConfig(config, settingsWith(env)).agent;
     expect(agentWith({ provider: "codex-agent" }, { ANTHROPIC_API_KEY: "k" })).toBe("codex-agent");
     expect(agentWith({ provider: "openai", agent: "codex-agent" }, { ANTHROPIC_API_KEY: "k" })).toBe("codex-agent");
@@ -351,17 +351,20 @@ describe("/health without any API key", () => {
     TELEGRAM_BOT_TOKEN: "1:x",
     TELEGRAM_WEBHOOK_SECRET: "s",
     ALLOWED_CHAT_IDS: "1",
-  } satisfies Partial<Record<EnvVariable, string>>;
+  } satisfies Partial<Record<SettingName, string>>;
 
   it("is ok on Workers AI's binding, and names the binding when it is missing", () => {
-    expect(healthReport({ ...keyless, AI: {}, MEDIA: {} } as unknown as Env)).toEqual({
+    // healthReport reads the bindings too: a partial environment stands in for the generated Env (the one cast).
+    const asEnv = (variables: object) => variables as unknown as Env;
+    expect(healthReport(asEnv({ ...keyless, AI: {}, MEDIA: {} }))).toMatchObject({
       ok: true,
+      plan: "paid",
       missing: [],
       problems: [],
     });
-    expect(healthReport(envOf(keyless)).missing).toEqual(["AI (binding)"]);
+    expect(healthReport(asEnv(keyless)).missing).toEqual(["AI (binding)"]);
     // An explicit provider without its key is still reported.
-    expect(healthReport(envOf({ ...keyless, DEFAULT_PROVIDER: "openai" })).missing).toEqual(["OPENAI_API_KEY"]);
+    expect(healthReport(asEnv({ ...keyless, DEFAULT_PROVIDER: "openai" })).missing).toEqual(["OPENAI_API_KEY"]);
   });
 });
 

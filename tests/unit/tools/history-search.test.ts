@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { keepHistory } from "../../../src/compaction/history-upkeep.ts";
 import { ChatConfigStore } from "../../../src/config/config-store.ts";
-import { settingsOf } from "../../../src/config/settings.ts";
+import { settingsOf } from "../../../src/config/loaded-settings.ts";
 import type { HistoryMessage } from "../../../src/protocol/messages.ts";
 import type { ChatStores } from "../../../src/store/chat-stores.ts";
 import type { ChatHistory } from "../../../src/tools/chat-history.ts";

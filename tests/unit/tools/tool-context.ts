@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { PaidCalls, type PaidPolicy } from "../../../src/budget/paid-calls.ts";
-import { settingsOf } from "../../../src/config/settings.ts";
+import { settingsOf } from "../../../src/config/loaded-settings.ts";
 import { database, type ToolContext, TurnTrust } from "../../../src/tools/context.ts";
 
 export const NOW = Date.parse("2026-11-22T10:00:00Z");

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { readSettings, settingsOf } from "../../../src/config/settings.ts";
+import { settingsOf } from "../../../src/config/loaded-settings.ts";
+import { readSettings } from "../../../src/config/settings.ts";
 import { healthReport } from "../../../src/http/routes/health.ts";
 import { tools } from "../../../src/tools/index.ts";
 import { searchWeb, WebSearchError } from "../../../src/tools/search-backends.ts";

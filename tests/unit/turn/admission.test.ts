@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ChatAccess } from "../../../src/access/chat-access.ts";
 import { resolveConfig } from "../../../src/config/chat-config.ts";
-import { settingsOf } from "../../../src/config/settings.ts";
+import { settingsOf } from "../../../src/config/loaded-settings.ts";
 import type { ChatStores } from "../../../src/store/chat-stores.ts";
 import { admit } from "../../../src/turn/admission.ts";
 import type { TurnRequest } from "../../../src/turn/turn-request.ts";
