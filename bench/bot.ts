@@ -145,12 +145,15 @@ export async function startBot(
     async stop() {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       // The whole process group: npx, wrangler and workerd. Kept storage gets Ctrl-C's SIGINT, as a person stops it.
-      if (child.pid) process.kill(-child.pid, options.state ? "SIGINT" : "SIGTERM");
+      if (child.pid) signalGroup(child.pid, options.state ? "SIGINT" : "SIGTERM");
       await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
-      if (child.exitCode === null && child.pid) process.kill(-child.pid, "SIGKILL");
+      if (child.exitCode === null && child.pid) signalGroup(child.pid, "SIGKILL");
       if (options.state) {
-        // Kept storage is read next (saved as a fixture): nothing of the group may still hold it.
-        if (child.pid && !(await groupGone(child.pid, 5000))) signalGroup(child.pid, "SIGKILL");
+        // Kept storage is read next (saved as a fixture, or removed): nothing of the group may still write to it.
+        if (child.pid && !(await groupGone(child.pid, 5000))) {
+          signalGroup(child.pid, "SIGKILL");
+          await groupGone(child.pid, 5000);
+        }
       } else {
         rmSync(state, { recursive: true, force: true });
       }

@@ -37,9 +37,12 @@ describe.each(fixtureReleases())("upgrading from %s", (release) => {
   }, 120_000);
 
   afterAll(async () => {
-    await bot?.stop();
-    await fakes?.close();
-    if (copy) rmSync(copy, { recursive: true, force: true });
+    try {
+      await bot?.stop();
+      await fakes?.close();
+    } finally {
+      if (copy) rmSync(copy, { recursive: true, force: true, maxRetries: 3 });
+    }
   });
 
   it("sends the answer that waited in the outbox once Telegram is back, once", async ({ skip }) => {
