@@ -1,5 +1,5 @@
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, symlinkSync, unlinkSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -10,17 +10,17 @@ export interface Checkout {
 
 /**
  * A release's code in a temporary git worktree (detached at `commit`), with this checkout's node_modules linked in
- * when the release's package.json is the same as this one's (the same dependencies, and no install of a few hundred
- * MB); otherwise `npm install` there.
+ * when they hold what the release's package.json asks for (no install of a few hundred MB); otherwise `npm install`
+ * there.
  */
 export function temporaryCheckout(commit: string): Checkout {
   const dir = mkdtempSync(join(tmpdir(), "upgrade-release-"));
   git("worktree", "add", "--detach", dir, commit);
-  const linked = spawnSync("git", ["diff", "--quiet", commit, "HEAD", "--", "package.json"]).status === 0;
+  const linked = sameDependencies(commit);
   if (linked) {
     symlinkSync(resolve("node_modules"), join(dir, "node_modules"), "dir");
   } else {
-    console.log(`[record] ${commit}'s package.json differs from this checkout's: npm install in ${dir}`);
+    console.log(`[record] ${commit} wants other dependencies than this checkout has: npm install in ${dir}`);
     const install = spawnSync("npm", ["install", "--no-audit", "--no-fund"], { cwd: dir, stdio: "inherit" });
     if (install.status !== 0) throw new Error(`npm install at ${commit} failed`);
   }
@@ -33,6 +33,16 @@ export function temporaryCheckout(commit: string): Checkout {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Whether every dependency of the release's package.json is one of this checkout's, with the same range. */
+function sameDependencies(commit: string): boolean {
+  type Manifest = { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+  const theirs = JSON.parse(execFileSync("git", ["show", `${commit}:package.json`], { encoding: "utf8" })) as Manifest;
+  const ours = JSON.parse(readFileSync("package.json", "utf8")) as Manifest;
+  const wanted = { ...theirs.dependencies, ...theirs.devDependencies };
+  const installed: Record<string, string> = { ...ours.dependencies, ...ours.devDependencies };
+  return Object.entries(wanted).every(([name, range]) => installed[name] === range);
 }
 
 function git(...args: string[]): void {
