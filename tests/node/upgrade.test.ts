@@ -15,7 +15,7 @@ import { type Fakes, type RecordedRequest, startFakes } from "../fakes/server.ts
  * left waiting (an answer for Telegram, a due task, a message cut off by the shutdown) is done.
  */
 
-/** Why the runtime cannot run here (wrangler or workerd missing or broken), if it cannot: the tests then skip. */
+/** Why wrangler cannot start here (not installed, or not runnable by this Node), if it cannot: the tests then skip. */
 const unavailable = runtimeUnavailable();
 
 describe.each(fixtureReleases())("upgrading from %s", (release) => {
