@@ -37,9 +37,14 @@ export async function startBot(
      * line naming the run; by default nowhere.
      */
     logFile?: string;
+    /**
+     * Local storage to run on and keep (an upgrade fixture's copy: tests/node/upgrade.test.ts); by default a fresh
+     * directory, removed when the bot stops. The D1 migrations are applied to it either way.
+     */
+    state?: string;
   } = {},
 ): Promise<Bot> {
-  const state = mkdtempSync(join(stateRoot(), "bench-state-"));
+  const state = options.state ?? mkdtempSync(join(stateRoot(), "bench-state-"));
   const port = await freePort();
   const callback: Record<string, string> = options.callbackToSelf
     ? { AGENT_CALLBACK_URL: `http://127.0.0.1:${port}` }
@@ -125,7 +130,11 @@ export async function startBot(
     } catch {
       // not up yet
     }
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error("wrangler dev did not start");
+    if (Date.now() > deadline || child.exitCode !== null) {
+      // Nothing of it is left running (a workerd that came up without its Worker answering).
+      if (child.pid) signalGroup(child.pid, "SIGKILL");
+      throw new Error("wrangler dev did not start");
+    }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return {
@@ -135,13 +144,44 @@ export async function startBot(
     processGroup: child.pid ?? 0,
     async stop() {
       const exited = new Promise((resolve) => child.once("exit", resolve));
-      // The whole process group: npx, wrangler and workerd.
-      if (child.pid) process.kill(-child.pid, "SIGTERM");
+      // The whole process group: npx, wrangler and workerd. Kept storage gets Ctrl-C's SIGINT, as a person stops it.
+      if (child.pid) signalGroup(child.pid, options.state ? "SIGINT" : "SIGTERM");
       await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
-      if (child.exitCode === null && child.pid) process.kill(-child.pid, "SIGKILL");
-      rmSync(state, { recursive: true, force: true });
+      if (child.exitCode === null && child.pid) signalGroup(child.pid, "SIGKILL");
+      if (options.state) {
+        // Kept storage is read next (saved as a fixture, or removed): nothing of the group may still write to it.
+        if (child.pid && !(await groupGone(child.pid, 5000))) {
+          signalGroup(child.pid, "SIGKILL");
+          await groupGone(child.pid, 5000);
+        }
+      } else {
+        rmSync(state, { recursive: true, force: true });
+      }
     },
   };
+}
+
+/** Sends a signal to a process group; one that is gone already is not an error. */
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // gone
+  }
+}
+
+/** Whether every process of the group has exited within `timeoutMs`. */
+async function groupGone(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      process.kill(-pid, 0);
+    } catch {
+      return true;
+    }
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 function freePort(): Promise<number> {
