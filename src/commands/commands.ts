@@ -5,6 +5,7 @@ import { isProvider, PROVIDERS } from "../config/providers.ts";
 import { dayKey, startOfDay } from "../config/zones.ts";
 import { chatUsage } from "../db/usage.ts";
 import { bestEffort } from "../lib/best-effort.ts";
+import { TaskRepository } from "../tasks/task-repository.ts";
 import { listTasksText } from "../tasks/tasks-text.ts";
 import { BOT_COMMANDS } from "../telegram/bot-commands.ts";
 import type { IncomingMessage } from "../telegram/incoming-message.ts";
@@ -84,7 +85,9 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
       break;
     case "tasks": {
       const helpers = helpersText(ctx);
-      await reply([await listTasksText(ctx.db, ctx.chat.id), ...(helpers ? [helpers] : [])].join("\n\n"));
+      await reply(
+        [await listTasksText(new TaskRepository(ctx.db), ctx.chat.id), ...(helpers ? [helpers] : [])].join("\n\n"),
+      );
       break;
     }
     case "skills":

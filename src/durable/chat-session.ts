@@ -6,6 +6,7 @@ import { compactIfDue } from "../compaction/compaction.ts";
 import { keepHistory } from "../compaction/history-upkeep.ts";
 import { CachedChatConfig, ChatConfigStore, type StoredConfig } from "../config/config-store.ts";
 import { loadSettings, settingsOf } from "../config/loaded-settings.ts";
+import { database } from "../db/database.ts";
 import type { Env } from "../env.ts";
 import type { HelperReport } from "../helpers/helper-job.ts";
 import { bestEffort } from "../lib/best-effort.ts";
@@ -15,11 +16,10 @@ import type { Outbox } from "../reply/outbox.ts";
 import { CachedSkills } from "../skills/skill-store.ts";
 import { ChatStores } from "../store/chat-stores.ts";
 import type { InboxItem } from "../store/inbox-store.ts";
-import { nextDueAt } from "../tasks/task-store.ts";
+import { TaskRepository } from "../tasks/task-repository.ts";
 import { TelegramClient } from "../telegram/client.ts";
 import type { ChatDescription, ChatTarget, GuestQuery, IncomingMessage } from "../telegram/incoming-message.ts";
 import type { ButtonPress, GenerationStop } from "../telegram/update.ts";
-import { database } from "../tools/context.ts";
 import { tools } from "../tools/index.ts";
 import { RunSlot } from "../turn/active-run.ts";
 import type { Burst } from "../turn/burst.ts";
@@ -366,7 +366,7 @@ export class ChatSession extends DurableObject<Env> {
   private async refreshNextTask(): Promise<void> {
     const target = this.stores.meta.get("target");
     if (!target) return;
-    const next = await nextDueAt(database(this.env), target.chatId, target.threadId);
+    const next = await new TaskRepository(database(this.env)).nextDueAt(target.chatId, target.threadId);
     if (next === undefined) this.stores.meta.delete("nextTaskAt");
     else this.stores.meta.set("nextTaskAt", next);
   }

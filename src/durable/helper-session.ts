@@ -1,8 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 import { loadSettings, settingsOf } from "../config/loaded-settings.ts";
+import { database } from "../db/database.ts";
 import type { Env } from "../env.ts";
 import { type HelperJob, type HelperReport, helperJobSchema, helperReportSchema } from "../helpers/helper-job.ts";
-import { database } from "../tools/context.ts";
 import { tools } from "../tools/index.ts";
 import { ActiveRun } from "../turn/active-run.ts";
 import { runHelperTurn } from "../turn/helper-turn.ts";

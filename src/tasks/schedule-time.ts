@@ -1,6 +1,10 @@
 import { Cron } from "croner";
 import { errorText } from "../lib/errors.ts";
-import { ToolError } from "../tools/registry.ts";
+
+/** A time or cron expression that cannot be scheduled, in words the model or the person can act on. */
+export class ScheduleError extends Error {
+  override readonly name = "ScheduleError";
+}
 
 /** Recurring tasks may not run more often than this: each run is a paid model turn. */
 export const MIN_CRON_INTERVAL_MS = 5 * 60 * 1000;
@@ -13,7 +17,7 @@ const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})
  */
 export function parseAt(text: string, timezone: string): number {
   const match = ISO.exec(text.trim());
-  if (!match) throw new ToolError(`"${text}" is not an ISO-8601 date and time such as 2026-05-01T09:00:00+02:00.`);
+  if (!match) throw new ScheduleError(`"${text}" is not an ISO-8601 date and time such as 2026-05-01T09:00:00+02:00.`);
   const [, year, month, day, hour, minute, second, offset] = match;
   const wall = Date.UTC(
     Number(year),
@@ -32,11 +36,11 @@ export function parseAt(text: string, timezone: string): number {
     Number(minute) > 59 ||
     Number(second ?? 0) > 59
   ) {
-    throw new ToolError(`"${text}" is not a valid date and time.`);
+    throw new ScheduleError(`"${text}" is not a valid date and time.`);
   }
   if (offset) {
     const epoch = Date.parse(text.trim().replace(" ", "T"));
-    if (Number.isNaN(epoch)) throw new ToolError(`"${text}" is not a valid date and time.`);
+    if (Number.isNaN(epoch)) throw new ScheduleError(`"${text}" is not a valid date and time.`);
     return epoch;
   }
   return wallTimeToEpoch(wall, timezone);
@@ -79,14 +83,14 @@ export function nextCronRun(expression: string, timezone: string, after: number)
   try {
     cron = new Cron(expression, { timezone, paused: true });
   } catch (error) {
-    throw new ToolError(`"${expression}" is not a valid cron expression (${errorText(error)}).`);
+    throw new ScheduleError(`"${expression}" is not a valid cron expression (${errorText(error)}).`);
   }
   try {
     const runs = cron.nextRuns(6, new Date(after));
-    if (runs.length === 0) throw new ToolError(`The cron expression "${expression}" never runs again.`);
+    if (runs.length === 0) throw new ScheduleError(`The cron expression "${expression}" never runs again.`);
     for (let index = 1; index < runs.length; index++) {
       if (runs[index]!.getTime() - runs[index - 1]!.getTime() < MIN_CRON_INTERVAL_MS) {
-        throw new ToolError(
+        throw new ScheduleError(
           `"${expression}" runs more often than every ${MIN_CRON_INTERVAL_MS / 60000} minutes; choose a longer interval.`,
         );
       }

@@ -1,15 +1,9 @@
-import { and, asc, eq, inArray } from "drizzle-orm";
-import type { DrizzleD1Database } from "drizzle-orm/d1";
-import { tasks } from "../db/d1-schema.ts";
-import { describeTask, shorten } from "../tools/task-tools.ts";
+import { describeTask, shorten } from "./describe-task.ts";
+import type { TaskRepository } from "./task-repository.ts";
 
 /** The text of /tasks: a chat's live tasks with their next run. */
-export async function listTasksText(db: DrizzleD1Database, chatId: number): Promise<string> {
-  const rows = await db
-    .select()
-    .from(tasks)
-    .where(and(eq(tasks.chatId, chatId), inArray(tasks.status, ["active", "paused"])))
-    .orderBy(asc(tasks.nextRunAt), asc(tasks.id));
+export async function listTasksText(tasks: TaskRepository, chatId: number): Promise<string> {
+  const rows = await tasks.liveOf(chatId);
   if (rows.length === 0) return "No scheduled tasks. Ask me to remind you of something, or to do something every day.";
   return [
     "**Scheduled tasks**",

@@ -1,6 +1,8 @@
-import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import type { PaidCallGate } from "../budget/paid-calls.ts";
-import type { Env } from "../env.ts";
+import type { Settings } from "../config/settings.ts";
+import type { MemoryRepository } from "../memory/memory-repository.ts";
+import type { Skill } from "../skills/skill.ts";
+import type { TaskRepository } from "../tasks/task-repository.ts";
 import type { ChatHistory } from "./chat-history.ts";
 
 /** Who is asking and where: every tool handler gets this, and scopes all its data by `chatId`. */
@@ -15,8 +17,14 @@ export interface ToolContext {
   isAdminUser: boolean;
   /** Whether the turn has read content nobody in the chat wrote (a fetched page, a document, a task's prompt). */
   trust: TurnTrust;
-  env: Env;
-  db: DrizzleD1Database;
+  /** The bot's settings, read once for the turn. */
+  settings: Settings;
+  /** Facts the chat's tools remember (their SQL is the repository's). */
+  memories: MemoryRepository;
+  /** Scheduled tasks: every read and change of them, shared with the admin API. */
+  tasks: TaskRepository;
+  /** The chat's skills by name (its own, else the bot's), for use_skill. */
+  readSkill: (name: string) => Promise<Skill | undefined>;
   timezone: string;
   now: () => number;
   isChatAllowed: (chatId: number) => boolean;
@@ -94,8 +102,4 @@ export function crossChatRefusal(context: ToolContext): string | undefined {
   if (!context.isAdminChat) return "Only an admin chat may act on another chat.";
   if (!context.isAdminUser) return "Only one of the bot's admins may act on another chat.";
   return undefined;
-}
-
-export function database(env: Env): DrizzleD1Database {
-  return drizzle(env.DB);
 }

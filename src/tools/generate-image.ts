@@ -1,5 +1,4 @@
 import * as z from "zod";
-import { settingsOf } from "../config/loaded-settings.ts";
 import { generateImage, ImageGenerationError } from "../media/generate-image.ts";
 import { defineTool, ToolError } from "./registry.ts";
 
@@ -19,7 +18,7 @@ export const generateImageTool = defineTool({
   // Off unless an images model is configured (and there is a key to call it with).
   available: (settings) => settings.imageModel !== undefined && settings.openaiApiKey !== undefined,
   async handler({ prompt, size, caption }, context) {
-    const settings = settingsOf(context.env);
+    const { settings } = context;
     if (!settings.imageModel || !settings.openaiApiKey) throw new ToolError("Image generation is not configured.");
     // Each image is paid for: per-message and daily caps, and the chat's budget, are asked first.
     const refusal = context.paid.refusal("image", 1);

@@ -1,5 +1,4 @@
 import * as z from "zod";
-import { settingsOf } from "../config/loaded-settings.ts";
 import { allowlistAllows } from "../config/mcp-servers.ts";
 import type { Settings } from "../config/settings.ts";
 import { errorText } from "../lib/errors.ts";
@@ -158,7 +157,7 @@ export class ToolRegistry {
   ): Promise<ToolOutcome> {
     const tool = this.byName.get(name);
     if (!tool) return failure(`Unknown tool "${name}". Available: ${this.names.join(", ")}.`);
-    if (!allowlistAllows(allowlist, name) || !tool.available(settingsOf(context.env))) {
+    if (!allowlistAllows(allowlist, name) || !tool.available(context.settings)) {
       return failure(`The tool "${name}" is not enabled in this chat.`);
     }
     let raw: unknown;

@@ -1,9 +1,8 @@
-import { and, asc, count, eq, inArray, or } from "drizzle-orm";
 import * as z from "zod";
 import { isTimezone } from "../config/zones.ts";
-import { tasks } from "../db/d1-schema.ts";
-import { formatInZone, nextCronRun, parseAt } from "../tasks/schedule-time.ts";
-import type { Task } from "../tasks/task-store.ts";
+import { describeTask, shorten } from "../tasks/describe-task.ts";
+import { formatInZone, nextCronRun, parseAt, ScheduleError } from "../tasks/schedule-time.ts";
+import type { Task, TaskAction, TaskOwner } from "../tasks/task-repository.ts";
 import { crossChatRefusal, type ToolContext } from "./context.ts";
 import { defineTool, ToolError } from "./registry.ts";
 
@@ -52,33 +51,26 @@ export const scheduleTask = defineTool({
     const target = targetChat(args.chatId, context);
     const zone = checkTimezone(args.timezone ?? context.timezone);
     const schedule = scheduleOf(args.at, args.cron, zone, context.now());
-    const [counted] = await context.db
-      .select({ existing: count() })
-      .from(tasks)
-      .where(and(eq(tasks.chatId, target.chatId), inArray(tasks.status, ["active", "paused"])));
-    if ((counted?.existing ?? 0) >= MAX_TASKS_PER_CHAT) {
+    if ((await context.tasks.countLive(target.chatId)) >= MAX_TASKS_PER_CHAT) {
       throw new ToolError(`That chat already has ${MAX_TASKS_PER_CHAT} tasks; cancel some first.`);
     }
     const now = context.now();
-    const [row] = await context.db
-      .insert(tasks)
-      .values({
-        chatId: target.chatId,
-        threadId: target.threadId ?? null,
-        createdByChat: context.chatId,
-        createdByUser: context.userId ?? null,
-        prompt: args.prompt,
-        runAt: schedule.runAt,
-        cron: schedule.cron,
-        timezone: zone,
-        status: "active",
-        nextRunAt: schedule.nextRunAt,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
+    const row = await context.tasks.create({
+      chatId: target.chatId,
+      threadId: target.threadId ?? null,
+      createdByChat: context.chatId,
+      createdByUser: context.userId ?? null,
+      prompt: args.prompt,
+      runAt: schedule.runAt,
+      cron: schedule.cron,
+      timezone: zone,
+      status: "active",
+      nextRunAt: schedule.nextRunAt,
+      createdAt: now,
+      updatedAt: now,
+    });
     await context.tasksChanged(target.chatId, target.threadId);
-    return { content: `Scheduled task #${row!.id}: ${describeTask(row!)}.` };
+    return { content: `Scheduled task #${row.id}: ${describeTask(row)}.` };
   },
 });
 
@@ -90,11 +82,7 @@ export const listTasks = defineTool({
     if (chatId !== undefined && chatId !== context.chatId) {
       throw new ToolError("You can only list this chat's own tasks.");
     }
-    const rows = await context.db
-      .select()
-      .from(tasks)
-      .where(and(owned(context), inArray(tasks.status, ["active", "paused"])))
-      .orderBy(asc(tasks.id));
+    const rows = await context.tasks.liveOwnedBy(ownerOf(context));
     return {
       content: rows.length
         ? rows.map((task) => `#${task.id} ${describeTask(task)} — ${task.prompt}`).join("\n")
@@ -130,9 +118,9 @@ export const updateTask = defineTool({
             now,
           )
       : undefined;
-    const [row] = await context.db
-      .update(tasks)
-      .set({
+    const row = await context.tasks.update(
+      task.id,
+      {
         ...(args.prompt !== undefined ? { prompt: args.prompt } : {}),
         ...(schedule
           ? {
@@ -142,12 +130,11 @@ export const updateTask = defineTool({
             }
           : {}),
         timezone: zone,
-        updatedAt: now,
-      })
-      .where(eq(tasks.id, task.id))
-      .returning();
+      },
+      now,
+    );
     await context.tasksChanged(task.chatId, task.threadId ?? undefined);
-    return { content: `Updated task #${task.id}: ${describeTask(row!)}.` };
+    return { content: `Updated task #${task.id}: ${describeTask(row)}.` };
   },
 });
 
@@ -156,15 +143,7 @@ export const pauseTask = defineTool({
   description: "Pause a task; it does not run until resumed.",
   schema: z.object({ taskId }),
   actsBeyondTheAnswer: (args) => `pause scheduled task #${args.taskId}`,
-  async handler(args, context) {
-    const task = await ownTask(args.taskId, context, ["active"]);
-    await context.db
-      .update(tasks)
-      .set({ status: "paused", nextRunAt: null, updatedAt: context.now() })
-      .where(eq(tasks.id, task.id));
-    await context.tasksChanged(task.chatId, task.threadId ?? undefined);
-    return { content: `Paused task #${task.id}.` };
-  },
+  handler: async (args, context) => ({ content: `Paused task #${(await changed(args.taskId, "pause", context)).id}.` }),
 });
 
 export const resumeTask = defineTool({
@@ -173,18 +152,8 @@ export const resumeTask = defineTool({
   schema: z.object({ taskId }),
   actsBeyondTheAnswer: (args) => `resume scheduled task #${args.taskId}`,
   async handler(args, context) {
-    const task = await ownTask(args.taskId, context, ["paused"]);
-    const now = context.now();
-    const nextRunAt = task.cron !== null ? nextCronRun(task.cron, task.timezone, now) : task.runAt!;
-    if (nextRunAt <= now)
-      throw new ToolError(`Task #${task.id}'s time has passed; give it a new time with update_task.`);
-    const [row] = await context.db
-      .update(tasks)
-      .set({ status: "active", nextRunAt, updatedAt: now })
-      .where(eq(tasks.id, task.id))
-      .returning();
-    await context.tasksChanged(task.chatId, task.threadId ?? undefined);
-    return { content: `Resumed task #${task.id}: ${describeTask(row!)}.` };
+    const task = await changed(args.taskId, "resume", context);
+    return { content: `Resumed task #${task.id}: ${describeTask(task)}.` };
   },
 });
 
@@ -193,30 +162,24 @@ export const cancelTask = defineTool({
   description: "Cancel a task for good.",
   schema: z.object({ taskId }),
   actsBeyondTheAnswer: (args) => `cancel scheduled task #${args.taskId}`,
-  async handler(args, context) {
-    const task = await ownTask(args.taskId, context, ["active", "paused"]);
-    await context.db
-      .update(tasks)
-      .set({ status: "cancelled", nextRunAt: null, updatedAt: context.now() })
-      .where(eq(tasks.id, task.id));
-    await context.tasksChanged(task.chatId, task.threadId ?? undefined);
-    return { content: `Cancelled task #${task.id}.` };
-  },
+  handler: async (args, context) => ({
+    content: `Cancelled task #${(await changed(args.taskId, "cancel", context)).id}.`,
+  }),
 });
 
-export function describeTask(task: Task): string {
-  const when = task.cron !== null ? `every \`${task.cron}\` (${task.timezone})` : `once`;
-  const next =
-    task.status === "paused"
-      ? "paused"
-      : task.nextRunAt !== null
-        ? `next ${formatInZone(task.nextRunAt, task.timezone)} (${task.timezone})`
-        : "done";
-  return `${when}, ${next}`;
-}
-
-export function shorten(text: string): string {
-  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
+/** Pauses, resumes or cancels one of the chat's tasks (the same change as the admin API's), and re-arms its alarm. */
+async function changed(taskId: number, action: TaskAction, context: ToolContext): Promise<Task> {
+  await ownTask(taskId, context, ["active", "paused"]);
+  const result = await context.tasks.change({ owner: ownerOf(context), taskId, action, now: context.now() });
+  switch (result.kind) {
+    case "not_found":
+      throw new ToolError(`No task #${taskId} in this chat.`);
+    case "refused":
+      throw new ToolError(result.reason);
+    case "changed":
+      await context.tasksChanged(result.task.chatId, result.task.threadId ?? undefined);
+      return result.task;
+  }
 }
 
 /** This chat, or (an admin, in an admin chat, in a turn that read nothing untrusted) another allowed chat. */
@@ -231,18 +194,13 @@ function targetChat(chatId: number | undefined, context: ToolContext): { chatId:
 }
 
 /** This chat's tasks, and, while it is an admin chat, the ones it scheduled for other chats. */
-function owned(context: ToolContext) {
-  return context.isAdminChat
-    ? or(eq(tasks.chatId, context.chatId), eq(tasks.createdByChat, context.chatId))
-    : eq(tasks.chatId, context.chatId);
+function ownerOf(context: ToolContext): TaskOwner {
+  return { chatId: context.chatId, withCreated: context.isAdminChat };
 }
 
 /** A task of this chat (or created by it) in one of `states`; any other id is "not found", whoever owns it. */
 async function ownTask(id: number, context: ToolContext, states: Task["status"][]): Promise<Task> {
-  const [task] = await context.db
-    .select()
-    .from(tasks)
-    .where(and(eq(tasks.id, id), owned(context)));
+  const task = await context.tasks.ownedTask(ownerOf(context), id);
   if (!task) throw new ToolError(`No task #${id} in this chat.`);
   if (task.chatId !== context.chatId) {
     // Changing a task this admin chat scheduled elsewhere is acting on that chat.
@@ -258,7 +216,7 @@ function checkTimezone(zone: string): string {
   return zone;
 }
 
-function scheduleOf(
+function scheduleOfOrThrow(
   atText: string | undefined,
   cronText: string | undefined,
   zone: string,
@@ -274,4 +232,14 @@ function scheduleOf(
   }
   const expression = cronText!.trim();
   return { runAt: null, cron: expression, nextRunAt: nextCronRun(expression, zone, now) };
+}
+
+/** A schedule, or the reason it cannot be one as the model's error (a time in words, a cron expression). */
+function scheduleOf(...args: Parameters<typeof scheduleOfOrThrow>): ReturnType<typeof scheduleOfOrThrow> {
+  try {
+    return scheduleOfOrThrow(...args);
+  } catch (error) {
+    if (error instanceof ScheduleError) throw new ToolError(error.message);
+    throw error;
+  }
 }

@@ -1,6 +1,5 @@
 import * as z from "zod";
 import { skillNameSchema } from "../skills/skill.ts";
-import { readableSkill } from "../skills/skill-store.ts";
 import { defineTool, ToolError } from "./registry.ts";
 
 /** Offered when the chat has skills that are listed rather than given whole (see src/skills/skill-prompt.ts). */
@@ -15,7 +14,7 @@ export const useSkill = defineTool({
   async handler({ name }, context) {
     // A skill is written by the chat's owner (admin API, console, /skills), not fetched from outside: reading one
     // does not make the turn untrusted.
-    const skill = await readableSkill(context.db, context.chatId, name);
+    const skill = await context.readSkill(name);
     if (!skill) throw new ToolError(`This chat has no skill named "${name}".`);
     return { content: `Skill "${skill.name}" (${skill.description}):\n\n${skill.body}` };
   },

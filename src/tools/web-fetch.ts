@@ -1,5 +1,4 @@
 import * as z from "zod";
-import { settingsOf } from "../config/loaded-settings.ts";
 import { errorText } from "../lib/errors.ts";
 import { blockedHostReason } from "./public-address.ts";
 import { defineTool, ToolError } from "./registry.ts";
@@ -25,7 +24,7 @@ export const webFetch = defineTool({
   async handler({ url }, context) {
     // A page can carry instructions: from here on this turn may not act beyond its chat.
     context.trust.markUntrusted("a web page");
-    const privateHosts = settingsOf(context.env).webFetch.privateHosts;
+    const privateHosts = context.settings.webFetch.privateHosts;
     let current = parseHttpUrl(url, privateHosts);
     const deadline = AbortSignal.timeout(TIMEOUT_MS);
     let response: Response | undefined;

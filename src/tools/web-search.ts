@@ -1,5 +1,4 @@
 import * as z from "zod";
-import { settingsOf } from "../config/loaded-settings.ts";
 import { defineTool, ToolError } from "./registry.ts";
 import { searchWeb, type WebResult, WebSearchError } from "./search-backends.ts";
 
@@ -15,7 +14,7 @@ export const webSearch = defineTool({
   // Offered when a backend is configured (WEB_SEARCH, or a key or SEARXNG_URL).
   available: (settings) => settings.webSearch.backend !== undefined,
   async handler({ query }, context) {
-    const { backend, results: count } = settingsOf(context.env).webSearch;
+    const { backend, results: count } = context.settings.webSearch;
     if (!backend) throw new ToolError("Web search is not configured.");
     // Each search is paid for: per-message and daily caps, and the chat's budget, are asked first.
     const refusal = context.paid.refusal("search", 1);

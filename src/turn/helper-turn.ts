@@ -16,10 +16,12 @@ import { isHelperTool } from "../helpers/helper-tools.ts";
 import { errorText } from "../lib/errors.ts";
 import { openChatMcp } from "../mcp/chat-mcp.ts";
 import { generatedMediaStore } from "../media/services.ts";
+import { MemoryRepository } from "../memory/memory-repository.ts";
 import { userFacingError } from "../reply/error-text.ts";
 import { NO_SKILLS, type TurnSkills } from "../skills/skill.ts";
 import { skillsSection } from "../skills/skill-prompt.ts";
-import { skillsForChat } from "../skills/skill-store.ts";
+import { readableSkill, skillsForChat } from "../skills/skill-store.ts";
+import { TaskRepository } from "../tasks/task-repository.ts";
 import { type ToolContext, TurnTrust } from "../tools/context.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import { USE_SKILL } from "../tools/use-skill.ts";
@@ -229,8 +231,10 @@ function helperToolContext(
     isAdminChat: false,
     isAdminUser: job.isAdminUser,
     trust: turn.trust,
-    env: ctx.env,
-    db: ctx.db,
+    settings: ctx.settings,
+    memories: new MemoryRepository(ctx.db),
+    tasks: new TaskRepository(ctx.db),
+    readSkill: (name) => readableSkill(ctx.db, job.chat.id, name),
     timezone: turn.timezone,
     now: ctx.now,
     isChatAllowed: () => false,

@@ -1,15 +1,7 @@
 import { errorText } from "../lib/errors.ts";
 import type { TaskPayload } from "../store/inbox-store.ts";
 import { nextCronRun } from "../tasks/schedule-time.ts";
-import {
-  advanceTask,
-  cancelTask,
-  dueTasks,
-  finishTaskRun,
-  startTaskRun,
-  type Task,
-  taskById,
-} from "../tasks/task-store.ts";
+import { type Task, TaskRepository } from "../tasks/task-repository.ts";
 import type { ChatContext } from "./chat-context.ts";
 import { runTurn } from "./run-turn.ts";
 import { scheduledTaskMessage } from "./user-message.ts";
@@ -21,7 +13,8 @@ import { scheduledTaskMessage } from "./user-message.ts";
  */
 export async function enqueueDueTasks(ctx: ChatContext): Promise<void> {
   const now = ctx.now();
-  for (const task of await dueTasks(ctx.db, ctx.target.chatId, ctx.target.threadId, now)) {
+  const tasks = new TaskRepository(ctx.db);
+  for (const task of await tasks.due(ctx.target.chatId, ctx.target.threadId, now)) {
     const payload: TaskPayload = {
       taskId: task.id,
       prompt: task.prompt,
@@ -37,7 +30,7 @@ export async function enqueueDueTasks(ctx: ChatContext): Promise<void> {
         console.warn(`task ${task.id}: no next run (${errorText(error)})`);
       }
     }
-    await advanceTask(ctx.db, task, next, now);
+    await tasks.advance(task.id, next, now);
   }
 }
 
@@ -47,7 +40,8 @@ export async function enqueueDueTasks(ctx: ChatContext): Promise<void> {
  * longer allowed (in ALLOWED_CHAT_IDS or approved by pairing) gets no model call.
  */
 export async function runTask(ctx: ChatContext, inboxId: number, task: TaskPayload): Promise<void> {
-  const current = await taskById(ctx.db, task.taskId);
+  const tasks = new TaskRepository(ctx.db);
+  const current = await tasks.byId(task.taskId);
   if (!current || current.status === "cancelled" || current.status === "paused") {
     ctx.stores.inbox.finish([inboxId], ctx.now(), `task ${task.taskId} is ${current?.status ?? "gone"}; not run`);
     return;
@@ -58,7 +52,7 @@ export async function runTask(ctx: ChatContext, inboxId: number, task: TaskPaylo
   }
   if (current.createdByChat !== current.chatId && !creatorIsStillAdmin(ctx, current)) {
     // An admin's power over other chats ends with their admin status, and so do the tasks they planted there.
-    await cancelTask(ctx.db, current.id, ctx.now());
+    await tasks.cancel(current.id, ctx.now());
     ctx.stores.inbox.finish([inboxId], ctx.now(), "its creator is no longer an admin; cancelled, not run");
     return;
   }
@@ -67,7 +61,7 @@ export async function runTask(ctx: ChatContext, inboxId: number, task: TaskPaylo
     ctx.stores.inbox.finish([inboxId], ctx.now(), "the bot is disabled in this chat; not run");
     return;
   }
-  const runId = await startTaskRun(ctx.db, task.taskId, ctx.chat.id, task.dueAt, ctx.now());
+  const runId = await tasks.startRun({ taskId: task.taskId, chatId: ctx.chat.id, dueAt: task.dueAt, now: ctx.now() });
   const outcome = await runTurn(ctx, {
     kind: "task",
     input: { kind: "ready", users: [scheduledTaskMessage(task.taskId, current.prompt)] },
@@ -77,7 +71,13 @@ export async function runTask(ctx: ChatContext, inboxId: number, task: TaskPaylo
   });
   const error =
     outcome.ok === false ? `${outcome.error.classification}: ${outcome.error.message}`.slice(0, 500) : undefined;
-  await finishTaskRun(ctx.db, runId, task.taskId, outcome.ok === false ? "error" : "ok", error, ctx.now());
+  await tasks.finishRun({
+    runId,
+    taskId: task.taskId,
+    outcome: outcome.ok === false ? "error" : "ok",
+    error,
+    now: ctx.now(),
+  });
 }
 
 /** A task scheduled from another chat runs only while its creator is an admin user in an admin chat. */

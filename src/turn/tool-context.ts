@@ -1,5 +1,8 @@
 import type { PaidCallGate } from "../budget/paid-calls.ts";
 import { generatedMediaStore } from "../media/services.ts";
+import { MemoryRepository } from "../memory/memory-repository.ts";
+import { readableSkill } from "../skills/skill-store.ts";
+import { TaskRepository } from "../tasks/task-repository.ts";
 import type { ChatHistory } from "../tools/chat-history.ts";
 import type { HelperSpawner, ToolContext, TurnTrust } from "../tools/context.ts";
 import { semanticIndexOf } from "../tools/semantic-index.ts";
@@ -30,8 +33,10 @@ export function toolContext(
     isAdminChat: ctx.access.isAdminChat(ctx.chat.id),
     isAdminUser: sendersAreAdmins(ctx.access, senders),
     trust,
-    env: ctx.env,
-    db: ctx.db,
+    settings: ctx.settings,
+    memories: new MemoryRepository(ctx.db),
+    tasks: new TaskRepository(ctx.db),
+    readSkill: (name) => readableSkill(ctx.db, ctx.chat.id, name),
     timezone: turn.timezone,
     now: ctx.now,
     isChatAllowed: (chatId) => ctx.access.isChatAllowed(chatId),

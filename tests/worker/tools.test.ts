@@ -2,7 +2,11 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { PaidCalls } from "../../src/budget/paid-calls.ts";
 import { settingsOf } from "../../src/config/loaded-settings.ts";
-import { database, type ToolContext, TurnTrust } from "../../src/tools/context.ts";
+import { database } from "../../src/db/database.ts";
+import { MemoryRepository } from "../../src/memory/memory-repository.ts";
+import { readableSkill } from "../../src/skills/skill-store.ts";
+import { TaskRepository } from "../../src/tasks/task-repository.ts";
+import { type ToolContext, TurnTrust } from "../../src/tools/context.ts";
 import { tools } from "../../src/tools/index.ts";
 import { fakes, GROUP_CHAT, OTHER_PRIVATE_CHAT, PRIVATE_CHAT } from "./helpers.ts";
 
@@ -26,8 +30,10 @@ function context(
     isAdminChat: false,
     isAdminUser: false,
     trust: new TurnTrust(),
-    env,
-    db: database(env),
+    settings: settingsOf(env),
+    memories: new MemoryRepository(database(env)),
+    tasks: new TaskRepository(database(env)),
+    readSkill: (name) => readableSkill(database(env), chatId, name),
     timezone: "Europe/Berlin",
     now: () => NOW,
     isChatAllowed: (id) => [PRIVATE_CHAT, OTHER_PRIVATE_CHAT, GROUP_CHAT].includes(id),
@@ -362,7 +368,7 @@ describe("web_fetch", () => {
   it("is neither offered nor run when WEB_FETCH is off", async () => {
     const off = { ...env, WEB_FETCH: "off" };
     expect(tools.allowed(undefined, settingsOf(off)).map((tool) => tool.name)).not.toContain("web_fetch");
-    const result = await run("web_fetch", { url: url("/page") }, context(PRIVATE_CHAT, { env: off }));
+    const result = await run("web_fetch", { url: url("/page") }, context(PRIVATE_CHAT, { settings: settingsOf(off) }));
     expect(result).toMatchObject({ isError: true, content: expect.stringContaining("not enabled") });
     expect(await fakes.requests("web")).toHaveLength(0);
   });

@@ -2,9 +2,9 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { SUMMARY_SYSTEM_PROMPT } from "../../src/compaction/summary.ts";
+import { database } from "../../src/db/database.ts";
 import { writeUsage } from "../../src/db/usage.ts";
 import type { ChatSession } from "../../src/durable/chat-session.ts";
-import { database } from "../../src/tools/context.ts";
 import {
   FORUM_CHAT,
   fakes,

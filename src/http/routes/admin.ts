@@ -17,7 +17,7 @@ import { describeMcpServers } from "../../mcp/describe.ts";
 import { requireBearer, secretsEqual } from "../../protocol/http/bearer.ts";
 import { HttpError } from "../../protocol/http/error.ts";
 import { jsonBody } from "../../protocol/http/json-body.ts";
-import { changeTask, liveTasksOf } from "../../tasks/task-admin.ts";
+import { TaskRepository } from "../../tasks/task-repository.ts";
 import { TelegramClient } from "../../telegram/client.ts";
 import { tools } from "../../tools/index.ts";
 import { validInput } from "../valid-input.ts";
@@ -154,13 +154,18 @@ export function adminRoutes(): Hono<AdminEnv> {
 
   admin.get("/chats/:chatId/tasks", async (c) => {
     const chatId = chatIdOf(c);
-    return c.json({ tasks: await liveTasksOf(drizzle(c.env.DB), chatId) }, 200);
+    return c.json({ tasks: await new TaskRepository(drizzle(c.env.DB)).liveOf(chatId) }, 200);
   });
 
   admin.post("/chats/:chatId/tasks/:taskId/:action", async (c) => {
     const { chatId: chatIdText, taskId, action } = validInput(taskActionParam, c.req.param(), "path");
     const chatId = Number(chatIdText);
-    const result = await changeTask(drizzle(c.env.DB), { chatId, taskId, action, now: Date.now() });
+    const result = await new TaskRepository(drizzle(c.env.DB)).change({
+      owner: { chatId, withCreated: false },
+      taskId,
+      action,
+      now: Date.now(),
+    });
     switch (result.kind) {
       case "not_found":
         throw new HttpError(404, { code: "not_found", message: `Chat ${chatId} has no task #${taskId}.` });

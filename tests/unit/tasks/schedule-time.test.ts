@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { formatInZone, MIN_CRON_INTERVAL_MS, nextCronRun, parseAt } from "../../../src/tasks/schedule-time.ts";
-import { ToolError } from "../../../src/tools/registry.ts";
+import {
+  formatInZone,
+  MIN_CRON_INTERVAL_MS,
+  nextCronRun,
+  parseAt,
+  ScheduleError,
+} from "../../../src/tasks/schedule-time.ts";
 
 const utc = (text: string) => Date.parse(text);
 
@@ -69,7 +74,7 @@ describe("parseAt refuses", () => {
     "2026-05-01T09:60",
     "2026-05-01T09:00:60",
   ])("an impossible date or time: %s", (text) => {
-    expect(() => parseAt(text, "Europe/Berlin")).toThrow(ToolError);
+    expect(() => parseAt(text, "Europe/Berlin")).toThrow(ScheduleError);
     expect(() => parseAt(text, "Europe/Berlin")).toThrow("is not a valid date and time");
   });
 
@@ -89,7 +94,7 @@ describe("parseAt refuses", () => {
     "1777626000000",
     "2026-05-01T09:00:00+02:00extra",
   ])("a malformed string: %j", (text) => {
-    expect(() => parseAt(text, "UTC")).toThrow(ToolError);
+    expect(() => parseAt(text, "UTC")).toThrow(ScheduleError);
     expect(() => parseAt(text, "UTC")).toThrow("is not an ISO-8601 date and time");
   });
 });
@@ -124,13 +129,13 @@ describe("nextCronRun", () => {
   it.each(["* * * * *", "*/4 * * * *", "0,2 9 * * *", "*/10 * * * * *", "0-59/3 * * * *"])(
     "refuses %s: it runs more often than every 5 minutes",
     (expression) => {
-      expect(() => nextCronRun(expression, "UTC", january)).toThrow(ToolError);
+      expect(() => nextCronRun(expression, "UTC", january)).toThrow(ScheduleError);
       expect(() => nextCronRun(expression, "UTC", january)).toThrow("runs more often than every 5 minutes");
     },
   );
 
   it.each(["not cron", "61 * * * *", "* * *", "0 25 * * *"])("refuses an invalid expression: %s", (expression) => {
-    expect(() => nextCronRun(expression, "UTC", january)).toThrow(ToolError);
+    expect(() => nextCronRun(expression, "UTC", january)).toThrow(ScheduleError);
     expect(() => nextCronRun(expression, "UTC", january)).toThrow("is not a valid cron expression");
   });
 

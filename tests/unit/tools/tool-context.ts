@@ -1,7 +1,11 @@
 import { env } from "cloudflare:workers";
 import { PaidCalls, type PaidPolicy } from "../../../src/budget/paid-calls.ts";
 import { settingsOf } from "../../../src/config/loaded-settings.ts";
-import { database, type ToolContext, TurnTrust } from "../../../src/tools/context.ts";
+import { database } from "../../../src/db/database.ts";
+import { MemoryRepository } from "../../../src/memory/memory-repository.ts";
+import { readableSkill } from "../../../src/skills/skill-store.ts";
+import { TaskRepository } from "../../../src/tasks/task-repository.ts";
+import { type ToolContext, TurnTrust } from "../../../src/tools/context.ts";
 
 export const NOW = Date.parse("2026-11-22T10:00:00Z");
 
@@ -22,8 +26,10 @@ export function toolContextFor(
     isAdminChat: false,
     isAdminUser: false,
     trust: new TurnTrust(),
-    env,
-    db: database(env),
+    settings: settingsOf(env),
+    memories: new MemoryRepository(database(env)),
+    tasks: new TaskRepository(database(env)),
+    readSkill: (name) => readableSkill(database(env), chatId, name),
     timezone: "Europe/Berlin",
     now: () => NOW,
     isChatAllowed: () => true,

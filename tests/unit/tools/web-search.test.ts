@@ -64,7 +64,7 @@ describe("web_search", () => {
   it("says what the backend refused, in its words, records nothing and never echoes the key", async () => {
     const context = toolContextFor(PRIVATE_CHAT, {
       overrides: {
-        env: { ...env, BRAVE_SEARCH_API_KEY: "wrong-key-123", WEB_SEARCH: "brave" },
+        settings: readSettings({ ...env, BRAVE_SEARCH_API_KEY: "wrong-key-123", WEB_SEARCH: "brave" }),
       },
     });
     const result = await run({ query: "anything" }, context);
