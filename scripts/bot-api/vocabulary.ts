@@ -2,7 +2,7 @@ import { METHOD_TABLE, type MethodTable } from "./method-table.ts";
 import { unknownFields } from "./shape-check.ts";
 
 /**
- * Whether Telegram knows a method and the fields sent with it (the Bot API's published spec, see ./methods.json and
+ * Whether Telegram knows a method and the fields sent with it (Bot API 10.5, see ./methods.json and
  * ./spec/README.md). An unknown method is answered 404 by Telegram; an unknown field is silently ignored by Telegram,
  * which is exactly why a test must hear of it: both are violations.
  */
