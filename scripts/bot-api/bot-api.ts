@@ -1,18 +1,22 @@
+import { type BotIdentity, BotSettings } from "./bot-settings.ts";
 import { type ChatStore, type StoredContent, type StoredMessage, sameContent } from "./chat-store.ts";
 import { type CheckedText, checkFormattedText, type TextUse } from "./formatted-text.ts";
 import { METHOD_TABLE } from "./method-table.ts";
-import { badRequest, NOT_FOUND, type Refusal } from "./refusal.ts";
+import { OpenQueries, type OpenQuery } from "./open-queries.ts";
+import { badRequest, NOT_FOUND, QUERY_TOO_OLD, type Refusal } from "./refusal.ts";
 import { checkReplyMarkup, type InlineKeyboard } from "./reply-markup.ts";
 import { checkRichMessage, type RichCheck } from "./rich-message.ts";
 import { isRecord } from "./shape-check.ts";
 import type { TdlibParser } from "./tdlib.ts";
 import { type Inspection, inspectCall, type Violation } from "./vocabulary.ts";
+import { WIDGET_METHODS, WidgetMethods } from "./widget-methods.ts";
 
 /**
  * Telegram's Bot API as the bot meets it, shared by the tests' fake (tests/fakes/server.ts) and the playground's
  * stand-in (scripts/playground/bot-api.ts): methods and fields checked against the Bot API's own list, texts and
- * captions parsed by TDLib's parser and refused in Telegram's words, rich messages checked against their limits,
- * and the chats' messages kept, so that edits and deletions are answered as Telegram answers them.
+ * captions parsed by TDLib's parser and refused in Telegram's words, rich messages and widgets checked against their
+ * limits, the chats' messages kept, so that edits and deletions are answered as Telegram answers them, and the bot's
+ * settings (setMySettings, getMe) and the queries it may still answer (button presses, widget queries) kept.
  */
 export interface ChatInfo {
   id: number;
@@ -23,7 +27,7 @@ export interface ChatInfo {
 export interface BotApiOptions {
   parser: TdlibParser;
   store: ChatStore;
-  bot: { id: number; is_bot: true; first_name: string; username: string };
+  bot: BotIdentity;
   /** The chat an id names, or undefined for "chat not found" (default: any id, private when positive). */
   chatOf?: (chatId: number) => ChatInfo | undefined;
   /**
@@ -54,12 +58,32 @@ export class BotApi {
   readonly violations: Violation[] = [];
   /** Off: a Bot API server older than 10.1 (or a self-hosted one without rich messages). */
   richMessages = true;
+  /** The bot's settings (Bot API 10.5 setMySettings), which getMe reports. */
+  readonly settings = new BotSettings();
+  private readonly queries = new OpenQueries();
+  private readonly widgets: WidgetMethods;
   private readonly options: BotApiOptions;
 
   constructor(options: BotApiOptions) {
     this.options = options;
     this.store = options.store;
     this.parser = options.parser;
+    this.widgets = new WidgetMethods({
+      queries: this.queries,
+      withChat: (params, then) => this.withChat(params, then),
+      withMessage: (params, what, then) => this.withMessage(params, what, then),
+      caption: (params) => this.text(params, "caption", "caption"),
+      store: (chat, params, content, keyboard, sent) => this.stored(chat, params, content, keyboard, sent),
+      violate: (violation) => this.violations.push(violation),
+    });
+  }
+
+  /**
+   * A button press or a widget tap the bot was told of (the playground's person, a test): the bot can answer it, or
+   * reply to the press with an ephemeral message, for as long as Telegram would let it (./open-queries.ts).
+   */
+  openQuery(query: OpenQuery): void {
+    this.queries.open(query);
   }
 
   /** The method's name and its known parameters; records what Telegram would not know. */
@@ -76,11 +100,28 @@ export class BotApi {
     return this.answer(inspection.method, inspection.params);
   }
 
-  /** Answers a call already inspected (`method` as the table spells it). */
+  /**
+   * Answers a call already inspected (`method` as the table spells it). An ephemeral message (Bot API 10.2-10.4,
+   * `ephemeral_message_parameters`) goes to one person: with `callback_query_id` alone it replies to a recent button
+   * press, in the chat the press came from.
+   */
   async answer(method: string, params: Record<string, unknown>): Promise<Outcome> {
+    const ephemeral = this.ephemeralTarget(params);
+    if (ephemeral && "refusal" in ephemeral) return refused(ephemeral.refusal);
+    if (!ephemeral) return this.dispatch(method, params);
+    const outcome = await this.dispatch(method, { ...params, chat_id: ephemeral.chatId });
+    return outcome.ok ? this.asEphemeral(outcome.result, ephemeral.receiverId) : outcome;
+  }
+
+  private async dispatch(method: string, params: Record<string, unknown>): Promise<Outcome> {
+    if (WIDGET_METHODS.includes(method)) return this.widgets.answer(method, params);
     switch (method) {
       case "getMe":
-        return ok(this.options.bot);
+        return ok(this.settings.fullInfo(this.options.bot));
+      case "setMySettings": {
+        const refusal = this.settings.apply(params);
+        return refusal ? refused(refusal) : ok(true);
+      }
       case "sendMessage":
         return this.sendMessage(params);
       case "editMessageText":
@@ -182,11 +223,13 @@ export class BotApi {
         ? { text: content.text, ...(content.entities.length > 0 ? { entities: content.entities } : {}) }
         : content.kind === "rich"
           ? { rich_message: { blocks: [{ type: "paragraph", text: content.rich.text }] } }
-          : {
-              [content.media]: mediaObject(content.media, message.messageId),
-              ...(content.caption !== "" ? { caption: content.caption } : {}),
-              ...(content.entities.length > 0 ? { caption_entities: content.entities } : {}),
-            }),
+          : content.kind === "widget"
+            ? this.widgetObject(content)
+            : {
+                [content.media]: mediaObject(content.media, message.messageId),
+                ...(content.caption !== "" ? { caption: content.caption } : {}),
+                ...(content.entities.length > 0 ? { caption_entities: content.entities } : {}),
+              }),
       ...(message.keyboard.length > 0 ? { reply_markup: { inline_keyboard: message.keyboard } } : {}),
     };
   }
@@ -195,6 +238,65 @@ export class BotApi {
     this.store.clear();
     this.violations.length = 0;
     this.richMessages = true;
+    this.settings.reset();
+    this.queries.clear();
+    this.widgets.reset();
+  }
+
+  /** A widget message's fields: the widget, its caption; sent widgets are protected from forwarding. */
+  private widgetObject(content: Extract<StoredContent, { kind: "widget" }>): Record<string, unknown> {
+    const widget = content.widget;
+    const publicData = this.widgets.publicData(widget);
+    return {
+      widget: {
+        html: widget.html,
+        ...(widget.sharedId ? { id: widget.sharedId } : {}),
+        ...(widget.width !== undefined ? { width: widget.width } : {}),
+        ...(widget.height !== undefined ? { height: widget.height } : {}),
+        ...(publicData !== "" ? { public_data: publicData } : {}),
+        ...(widget.chatData !== "" ? { chat_data: widget.chatData } : {}),
+      },
+      has_protected_content: true,
+      ...(content.caption !== "" ? { caption: content.caption } : {}),
+      ...(content.entities.length > 0 ? { caption_entities: content.entities } : {}),
+    };
+  }
+
+  /**
+   * Where an ephemeral message goes, when the call asks for one: the chat (`chat_id`, or the press's chat) and the
+   * person. A `callback_query_id` must name a press the bot can still answer (Telegram's "query is too old…"). Without
+   * one the person must be named; Telegram's words for a missing receiver are not documented (USER_ID_INVALID is the
+   * fake's choice).
+   */
+  private ephemeralTarget(
+    params: Record<string, unknown>,
+  ): { chatId: unknown; receiverId: number } | { refusal: Refusal } | undefined {
+    const ephemeral = params.ephemeral_message_parameters;
+    if (!isRecord(ephemeral)) return undefined;
+    let chatId = params.chat_id;
+    let receiver = ephemeral.receiver_user_id;
+    if (ephemeral.callback_query_id !== undefined) {
+      const press = this.queries.recent("callback", String(ephemeral.callback_query_id));
+      if (!press) return { refusal: QUERY_TOO_OLD };
+      chatId ??= press.chatId;
+      receiver ??= press.fromId;
+    }
+    if (typeof receiver !== "number") return { refusal: badRequest("USER_ID_INVALID") };
+    return { chatId, receiverId: receiver };
+  }
+
+  /**
+   * An ephemeral message is seen by its receiver only and is not one of the chat's messages (edited with
+   * editEphemeralMessage…): the fake does not keep it. Its result carries `ephemeral_message_id` and `receiver_user`.
+   */
+  private asEphemeral(result: unknown, receiverId: number): Outcome {
+    const message = result as { message_id: number; chat: { id: number } };
+    this.store.delete(message.chat.id, message.message_id);
+    return ok({
+      ...message,
+      ephemeral_message_id: message.message_id,
+      receiver_user: { id: receiverId, is_bot: false, first_name: "" },
+    });
   }
 
   private chatOf(chatId: number): ChatInfo | undefined {
@@ -234,7 +336,7 @@ export class BotApi {
     // Without a guestQuery option every well-formed id is open (the test fake); with one, it says which are.
     const lookUp = this.options.guestQuery ?? (() => ({ answered: () => undefined }));
     const query = queryId === "" ? undefined : lookUp(queryId);
-    if (!query) return refused(badRequest("query is too old and response timeout expired or query ID is invalid"));
+    if (!query) return refused(QUERY_TOO_OLD);
     const result = isRecord(params.result) ? params.result : {};
     if (typeof result.id !== "string" || result.id === "" || new TextEncoder().encode(result.id).length > 64) {
       return refused(badRequest("RESULT_ID_INVALID"));
@@ -341,7 +443,9 @@ export class BotApi {
     if (!markup.ok) return refused(markup.refusal);
     if (params.inline_message_id !== undefined && params.chat_id === undefined) return ok(true);
     return this.withMessage(params, "message to edit", (message) => {
-      if (message.content.kind === "media") return refused(badRequest("there is no text in the message to edit"));
+      if (message.content.kind === "media" || message.content.kind === "widget") {
+        return refused(badRequest("there is no text in the message to edit"));
+      }
       if (sameContent(message.content, content) && sameKeyboard(message.keyboard, markup.keyboard)) {
         return refused(NOT_MODIFIED);
       }
@@ -357,7 +461,9 @@ export class BotApi {
     if (!markup.ok) return refused(markup.refusal);
     if (params.inline_message_id !== undefined && params.chat_id === undefined) return ok(true);
     return this.withMessage(params, "message to edit", (message) => {
-      if (message.content.kind !== "media") return refused(badRequest("there is no caption in the message to edit"));
+      if (message.content.kind !== "media" && message.content.kind !== "widget") {
+        return refused(badRequest("there is no caption in the message to edit"));
+      }
       const content: StoredContent = { ...message.content, caption: caption.text, entities: caption.entities };
       if (sameContent(message.content, content) && sameKeyboard(message.keyboard, markup.keyboard)) {
         return refused(NOT_MODIFIED);

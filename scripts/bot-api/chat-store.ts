@@ -10,7 +10,20 @@ import type { ParsedEntity } from "./tdlib.ts";
 export type StoredContent =
   | { kind: "text"; text: string; entities: ParsedEntity[] }
   | { kind: "rich"; rich: StoredRich }
-  | { kind: "media"; media: string; caption: string; entities: ParsedEntity[] };
+  | { kind: "media"; media: string; caption: string; entities: ParsedEntity[] }
+  | { kind: "widget"; widget: StoredWidget; caption: string; entities: ParsedEntity[] };
+
+/** An HTML widget in a message (Bot API 10.4): its code, size and data; a shared one's public data is kept by id. */
+export interface StoredWidget {
+  html: string;
+  width?: number;
+  height?: number;
+  chatData: string;
+  publicData: string;
+  /** A shared widget's id (sendWidget with is_shared, or sendSharedWidget). */
+  sharedId?: string;
+  allowQueries: boolean;
+}
 
 export interface StoredMessage {
   chatId: number;

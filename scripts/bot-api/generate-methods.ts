@@ -1,151 +1,112 @@
 /**
- * Writes ./methods.json: every Bot API method, its fields and the shapes of the objects they take, read from
- * `@grammyjs/types` (`methods.d.ts`, which types the Bot API version grammY supports) with the TypeScript compiler
- * API. The fakes answer a method that is not in it as Telegram does (404) and record any method or field that is not
- * in it as a violation. Run `node scripts/bot-api/generate-methods.ts` after updating grammY; a test fails while the
- * checked-in file is out of date.
+ * Writes ./methods.json: every Bot API method, its fields and the shapes of the objects they take, from the Bot API
+ * 10.5 spec that ./spec/ puts together: Bot API 10.3 as `@gramio/types` types it (./spec/base-spec.ts), and the
+ * changes of 10.4 and 10.5 transcribed from Telegram's documentation (./spec/bot-api-10.4-10.5.json), see
+ * ./spec/README.md. The fakes answer a method that is not in it as Telegram does (404) and record any method or field
+ * that is not in it as a violation. Run `node scripts/bot-api/generate-methods.ts` after changing either; a test
+ * fails while the checked-in file is out of date.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import ts from "typescript";
 import type { Field, MethodTable, MethodTableJson, Shape } from "./method-table.ts";
+import { applyDelta } from "./spec/apply-delta.ts";
+import { BASE_PACKAGE, basePackageVersion, readBaseSpec } from "./spec/base-spec.ts";
+import type { Spec, SpecDelta, SpecField } from "./spec/spec-format.ts";
 import { fieldKey, shapeText } from "./type-text.ts";
 
-const require = createRequire(import.meta.url);
+const DELTA_JSON = new URL("./spec/bot-api-10.4-10.5.json", import.meta.url);
 export const METHODS_JSON = new URL("./methods.json", import.meta.url);
 
-export function readMethodTable(): MethodTable {
-  const typesDirectory = dirname(require.resolve("@grammyjs/types/package.json"));
-  const { version } = JSON.parse(readFileSync(join(typesDirectory, "package.json"), "utf8")) as { version: string };
-  const path = join(typesDirectory, "methods.d.ts");
-  // No default library: only the names of its types (ReadonlyArray, Exclude) matter here.
-  const program = ts.createProgram([path], { noEmit: true, noLib: true, types: [], skipLibCheck: true, strict: true });
-  const checker = program.getTypeChecker();
-  const source = program.getSourceFile(path);
-  const apiMethods = source?.statements.find(
-    (statement): statement is ts.TypeAliasDeclaration =>
-      ts.isTypeAliasDeclaration(statement) && statement.name.text === "ApiMethods",
-  );
-  if (!apiMethods || !ts.isTypeLiteralNode(apiMethods.type)) throw new Error(`no ApiMethods type literal in ${path}`);
+export function readDelta(): SpecDelta {
+  return JSON.parse(readFileSync(DELTA_JSON, "utf8")) as SpecDelta;
+}
 
+/** The spec the fakes check against: the base package's with the delta's changes. */
+export function readSpec(): Spec {
+  const delta = readDelta();
+  const installed = basePackageVersion();
+  if (delta.base.package !== BASE_PACKAGE || delta.base.version !== installed) {
+    throw new Error(
+      `the delta is written for ${delta.base.package} ${delta.base.version}, not ${BASE_PACKAGE} ${installed}`,
+    );
+  }
+  return applyDelta(readBaseSpec(), delta);
+}
+
+/** The methods and, by name, every type their fields take (at any depth), as the fakes check them. */
+function methodTableOf(spec: Spec, source: string): MethodTable {
   const shapes: Record<string, Shape> = {};
-  const reader = new ShapeReader(checker, shapes);
-  const methods: MethodTable["methods"] = {};
-  for (const member of apiMethods.type.members) {
-    if (!ts.isMethodSignature(member) || !ts.isIdentifier(member.name)) continue;
-    const parameter = member.parameters[0]?.type;
-    if (parameter && !ts.isTypeLiteralNode(parameter)) {
-      throw new Error(`${member.name.text}: its parameter is not a type literal`);
+  const named = (name: string): Shape => {
+    const type = spec.types[name];
+    // A type the spec does not describe (WidgetQueryType: not transcribed) takes any value.
+    if (!type || name === "InputFile") return { kind: "any" };
+    if (!(name in shapes)) {
+      shapes[name] = { kind: "any" }; // placeholder while reading, for recursive types
+      shapes[name] = type.subtypes
+        ? union(type.subtypes.map((subtype) => typeShape(subtype)))
+        : { kind: "object", fields: fieldsOf(type.fields ?? [], true) };
     }
-    methods[member.name.text] = parameter ? reader.fieldsOf(parameter.members) : {};
-  }
+    return { kind: "ref", name };
+  };
+  const typeShape = (text: string, values: SpecField["values"] = [], inObject = false): Shape => {
+    if (text.startsWith("Array of ")) {
+      const elements = text.slice("Array of ".length).split(" | ");
+      return { kind: "array", of: union(elements.map((element) => typeShape(element, values, inObject))) };
+    }
+    // A method's InputFile is a part of a multipart request; inside a JSON object a file can only be named by a
+    // string (a file_id, a URL or attach://<name>), as the docs' "String" there says.
+    if (text === "InputFile" && inObject) return { kind: "string" };
+    const listed = (kind: "string" | "number" | "boolean"): Shape => {
+      const own = values.filter((value) => typeof value === kind);
+      return own.length > 0 ? { kind: "literal", values: own } : { kind };
+    };
+    switch (text) {
+      case "Integer":
+      case "Float":
+        return listed("number");
+      case "String":
+        return listed("string");
+      case "Boolean":
+        return listed("boolean");
+      case "True":
+        return { kind: "literal", values: [true] };
+      default:
+        return named(text);
+    }
+  };
+  const fieldsOf = (fields: SpecField[], inObject = false): Record<string, Field> =>
+    Object.fromEntries(
+      fields.map((field) => [
+        field.name,
+        {
+          required: field.required,
+          shape: union(field.types.map((type) => typeShape(type, field.values, inObject))),
+        },
+      ]),
+    );
+  const methods = Object.fromEntries(
+    Object.entries(spec.methods).map(([name, method]) => [name, fieldsOf(method.fields)]),
+  );
   const sortedShapes = Object.fromEntries(Object.entries(shapes).sort(([a], [b]) => a.localeCompare(b)));
-  return { source: `@grammyjs/types ${version}`, methods, shapes: sortedShapes };
+  return { source, methods, shapes: sortedShapes };
 }
 
-/** Turns type nodes into shapes; named interfaces and aliases become `ref`s, read once into `shapes`. */
-class ShapeReader {
-  private readonly checker: ts.TypeChecker;
-  private readonly shapes: Record<string, Shape>;
-
-  constructor(checker: ts.TypeChecker, shapes: Record<string, Shape>) {
-    this.checker = checker;
-    this.shapes = shapes;
-  }
-
-  fieldsOf(members: ts.NodeArray<ts.TypeElement>): Record<string, Field> {
-    const fields: Record<string, Field> = {};
-    for (const member of members) {
-      if (!ts.isPropertySignature(member) || !member.name || !ts.isIdentifier(member.name)) continue;
-      fields[member.name.text] = {
-        required: member.questionToken === undefined,
-        shape: member.type ? this.shapeOf(member.type) : { kind: "any" },
-      };
-    }
-    return fields;
-  }
-
-  shapeOf(node: ts.TypeNode): Shape {
-    if (ts.isParenthesizedTypeNode(node)) return this.shapeOf(node.type);
-    if (ts.isArrayTypeNode(node)) return { kind: "array", of: this.shapeOf(node.elementType) };
-    if (ts.isTypeLiteralNode(node)) return { kind: "object", fields: this.fieldsOf(node.members) };
-    if (ts.isUnionTypeNode(node)) return union(node.types.map((type) => this.shapeOf(type)));
-    if (ts.isLiteralTypeNode(node)) {
-      const literal = node.literal;
-      if (ts.isStringLiteral(literal)) return { kind: "literal", values: [literal.text] };
-      if (ts.isNumericLiteral(literal)) return { kind: "literal", values: [Number(literal.text)] };
-      if (literal.kind === ts.SyntaxKind.TrueKeyword) return { kind: "literal", values: [true] };
-      if (literal.kind === ts.SyntaxKind.FalseKeyword) return { kind: "literal", values: [false] };
-      return { kind: "any" };
-    }
-    switch (node.kind) {
-      case ts.SyntaxKind.StringKeyword:
-        return { kind: "string" };
-      case ts.SyntaxKind.NumberKeyword:
-        return { kind: "number" };
-      case ts.SyntaxKind.BooleanKeyword:
-        return { kind: "boolean" };
-    }
-    if (ts.isTypeReferenceNode(node)) return this.referenceOf(node);
-    return { kind: "any" };
-  }
-
-  private referenceOf(node: ts.TypeReferenceNode): Shape {
-    const name = node.typeName.getText();
-    if ((name === "ReadonlyArray" || name === "Array") && node.typeArguments?.[0]) {
-      return { kind: "array", of: this.shapeOf(node.typeArguments[0]) };
-    }
-    let symbol = this.checker.getSymbolAtLocation(node.typeName);
-    if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = this.checker.getAliasedSymbol(symbol);
-    // A name can be both a namespace and a type (InlineKeyboardButton): the type is wanted.
-    const declaration =
-      symbol?.declarations?.find(
-        (candidate) =>
-          ts.isInterfaceDeclaration(candidate) ||
-          ts.isTypeAliasDeclaration(candidate) ||
-          ts.isTypeParameterDeclaration(candidate),
-      ) ?? symbol?.declarations?.[0];
-    // A type parameter (the file type F), a utility type (Exclude, keyof …) or anything outside the package: any value.
-    if (!symbol || !declaration?.getSourceFile().fileName.includes("@grammyjs/types")) {
-      return { kind: "any" };
-    }
-    if (ts.isTypeParameterDeclaration(declaration)) return { kind: "any" };
-    const qualified = qualifiedName(this.checker, symbol);
-    if (!(qualified in this.shapes)) {
-      this.shapes[qualified] = { kind: "any" }; // placeholder while reading, for recursive types
-      if (ts.isInterfaceDeclaration(declaration)) this.shapes[qualified] = this.interfaceShape(symbol);
-      else if (ts.isTypeAliasDeclaration(declaration)) this.shapes[qualified] = this.shapeOf(declaration.type);
-    }
-    return { kind: "ref", name: qualified };
-  }
-
-  /** An interface's own fields and those it extends. */
-  private interfaceShape(symbol: ts.Symbol): Shape {
-    const fields: Record<string, Field> = {};
-    for (const property of this.checker.getPropertiesOfType(this.checker.getDeclaredTypeOfSymbol(symbol))) {
-      const declaration = property.declarations?.[0];
-      if (!declaration || !ts.isPropertySignature(declaration)) continue;
-      fields[property.name] = {
-        required: declaration.questionToken === undefined,
-        shape: declaration.type ? this.shapeOf(declaration.type) : { kind: "any" },
-      };
-    }
-    return { kind: "object", fields };
-  }
+export function readMethodTable(): MethodTable {
+  const spec = readSpec();
+  const delta = readDelta();
+  const source = `${spec.version} (${spec.release_date}): ${delta.base.package} ${delta.base.version} (${delta.base.bot_api}) and spec/bot-api-10.4-10.5.json`;
+  return methodTableOf(spec, source);
 }
 
-/** `InlineKeyboardButton.CallbackButton`, without the module's quoted path that the checker puts first. */
-function qualifiedName(checker: ts.TypeChecker, symbol: ts.Symbol): string {
-  return checker.getFullyQualifiedName(symbol).replace(/^"[^"]*"\./, "");
-}
-
-/** A union, flattened, with its literals merged into one list. */
+/** A union, flattened, without repeats, with its literals merged into one list. */
 function union(members: Shape[]): Shape {
   const flat = members.flatMap((member) => (member.kind === "union" ? member.of : [member]));
   if (flat.some((member) => member.kind === "any")) return { kind: "any" };
   const literals = flat.flatMap((member) => (member.kind === "literal" ? member.values : []));
-  const others = flat.filter((member) => member.kind !== "literal");
+  const others = flat.filter(
+    (member, index) =>
+      member.kind !== "literal" &&
+      flat.findIndex((other) => JSON.stringify(other) === JSON.stringify(member)) === index,
+  );
   const merged: Shape[] = literals.length > 0 ? [{ kind: "literal", values: literals }, ...others] : others;
   return merged.length === 1 ? merged[0]! : { kind: "union", of: merged };
 }

@@ -13,6 +13,14 @@ export function badRequest(description: string): Refusal {
   return { status: 400, description: `Bad Request: ${description}` };
 }
 
+/**
+ * An answer to a query (callback, inline, guest, widget) that is unknown or came too late: telegram-bot-api's words
+ * for TDLib's QUERY_ID_INVALID.
+ */
+export const QUERY_TOO_OLD: Refusal = badRequest(
+  "query is too old and response timeout expired or query ID is invalid",
+);
+
 /** An unknown method (api.telegram.org's answer; a self-hosted telegram-bot-api says "Not Found: method not found"). */
 export const NOT_FOUND: Refusal = { status: 404, description: "Not Found" };
 

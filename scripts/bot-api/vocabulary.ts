@@ -2,15 +2,19 @@ import { METHOD_TABLE, type MethodTable } from "./method-table.ts";
 import { unknownFields } from "./shape-check.ts";
 
 /**
- * Whether Telegram knows a method and the fields sent with it (Bot API as typed by `@grammyjs/types`, see
- * ./methods.json). An unknown method is answered 404 by Telegram; an unknown field is silently ignored by Telegram,
+ * Whether Telegram knows a method and the fields sent with it (Bot API 10.5, see ./methods.json and
+ * ./spec/README.md). An unknown method is answered 404 by Telegram; an unknown field is silently ignored by Telegram,
  * which is exactly why a test must hear of it: both are violations.
  */
 export interface Violation {
   method: string;
   /** The field's path (`reply_markup.inline_keyboard[0][0].callbak_data`), when a field is at fault. */
   field?: string;
-  problem: "unknown method" | "unknown field" | "missing field";
+  /**
+   * `widget network use`: a widget's HTML reaches for the network (an external URL, fetch…), which Telegram sends
+   * but runs with no network (Bot API 10.4), so it cannot work.
+   */
+  problem: "unknown method" | "unknown field" | "missing field" | "widget network use";
 }
 
 /** Methods an older or self-hosted Bot API server (before 10.1) does not have. */

@@ -188,7 +188,7 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
       text:
         content.kind === "rich"
           ? content.rich.text
-          : content.kind === "media"
+          : content.kind === "media" || content.kind === "widget"
             ? (message.sent.text ?? content.caption)
             : (message.sent.text ?? content.text),
       html: message.from === "bot" && message.sent.parseMode?.toLowerCase() === "html",
@@ -202,6 +202,8 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
       at: message.date * 1000,
       ...(content.kind === "rich" ? { rich: content.rich.input, richHtml: richHtml(content.rich.input) } : {}),
       ...(content.kind === "media" ? { media: content.media } : {}),
+      // A widget (Bot API 10.4) is named, not run: the page shows its caption.
+      ...(content.kind === "widget" ? { media: "widget" } : {}),
       ...(extras.get(message.chatId)?.voices.has(message.messageId)
         ? { voice: { url: extras.get(message.chatId)!.voices.get(message.messageId)! } }
         : {}),
@@ -409,14 +411,15 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
       if (!message || typeof input.data !== "string") return send(response, 400, { error: "no such button" });
       const queryId = `playground-${nextUpdateId}`;
       pressedIn.set(queryId, chatId);
+      telegram.openQuery({ kind: "callback", id: queryId, openedAt: Date.now(), chatId, fromId: person.id });
+      // Bot API 10.5: a bot whose callback_query_mode is "inline" hears of presses on its own messages by
+      // inline_message_id, without the message.
+      const where =
+        telegram.settings.callbackQueryMode === "inline"
+          ? { inline_message_id: `playground-${chatId}-${message.messageId}` }
+          : { message: telegram.messageObject(message) };
       await deliver(chatId, {
-        callback_query: {
-          id: queryId,
-          from: person,
-          chat_instance: "playground",
-          data: input.data,
-          message: telegram.messageObject(message),
-        },
+        callback_query: { id: queryId, from: person, chat_instance: "playground", data: input.data, ...where },
       });
       return send(response, 200, { ok: true });
     }

@@ -96,12 +96,15 @@ export interface RecordedFile {
  * `richMessages: false` plays a Bot API server without rich messages (sendRichMessage and sendRichMessageDraft
  * answer 404, an edit's rich_message is ignored); `outage` answers every method with a 5xx (or drops the
  * connection) until a time (epoch ms) or until switched off (`null`); `rateLimit` answers a method's next `times`
- * calls (default 1) with 429 and `retry_after`.
+ * calls (default 1) with 429 and `retry_after`; `openQuery` tells Telegram of a button press or a widget tap
+ * (Bot API 10.4) the bot may answer, `ageMs` ago (default now), as the updates a test posts to the Worker do not pass
+ * through the fake.
  */
 export interface TelegramSwitches {
   richMessages?: boolean;
   outage?: { status?: 500 | 502 | 503 | 504; drop?: boolean; until?: number } | null;
   rateLimit?: { method: string; retryAfter: number; times?: number };
+  openQuery?: { kind: "callback" | "widget"; id: string; chatId?: number; fromId?: number; ageMs?: number };
 }
 
 /** What `GET /__control/telegram` reports. */
@@ -483,6 +486,10 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
         if (switches.richMessages !== undefined) telegram.richMessages = switches.richMessages;
         if (switches.outage !== undefined) outage = switches.outage;
         if (switches.rateLimit) rateLimits.push({ times: 1, ...switches.rateLimit });
+        if (switches.openQuery) {
+          const { ageMs = 0, ...query } = switches.openQuery;
+          telegram.openQuery({ ...query, openedAt: Date.now() - ageMs });
+        }
       }
       const report: TelegramReport = {
         tdlib: parser.status,

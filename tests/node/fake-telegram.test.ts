@@ -80,9 +80,11 @@ describe("methods and fields", () => {
 
   it("matches method names without regard to case, as Telegram does, and records a missing required field", async () => {
     expect((await call("SENDMESSAGE", { chat_id: PRIVATE, text: "x" })).ok).toBe(true);
+    // sendMessage's chat_id is optional since Bot API 10.4 (an ephemeral reply to a button press names none).
     expect(await description("sendMessage", { text: "x" })).toBe("Bad Request: chat_id is empty");
+    expect(await description("sendChatAction", { action: "typing" })).toBe("Bad Request: chat_id is empty");
     expect((await control()).violations.map((violation) => violation.text)).toEqual([
-      "sendMessage: missing field chat_id",
+      "sendChatAction: missing field chat_id",
     ]);
   });
 

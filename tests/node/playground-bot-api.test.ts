@@ -141,6 +141,29 @@ describe("the playground's Bot API stand-in", () => {
     });
   });
 
+  it("hears of a press by inline_message_id once the bot asks so (Bot API 10.5), and takes an ephemeral reply to it", async () => {
+    const sent = await bot("sendMessage", {
+      chat_id: PLAYGROUND_CHAT.id,
+      text: "Pick",
+      reply_markup: { inline_keyboard: [[{ text: "A", callback_data: "a" }]] },
+    });
+    expect((await bot("setMySettings", { callback_query_mode: "inline" })).json.ok).toBe(true);
+    await playground("press", { messageId: sent.json.result!.message_id, data: "a" });
+    const query = (updates.at(-1)!.body as { callback_query: Record<string, unknown> }).callback_query;
+    expect(query).toMatchObject({ data: "a", inline_message_id: expect.any(String) });
+    expect(query).not.toHaveProperty("message");
+    // The press is one the bot can still answer: an ephemeral reply names it alone.
+    const reply = await bot("sendMessage", {
+      text: "Only you see this",
+      ephemeral_message_parameters: { callback_query_id: query.id },
+    });
+    expect(reply.json.ok, reply.json.description).toBe(true);
+    expect(reply.json.result).toMatchObject({
+      chat: { id: PLAYGROUND_CHAT.id },
+      receiver_user: { id: PLAYGROUND_CHAT.id },
+    });
+  });
+
   it.skipIf(!tdlib.available)("refuses HTML Telegram cannot parse, with TDLib's words", async () => {
     const sent = await bot("sendMessage", { chat_id: PLAYGROUND_CHAT.id, text: "<b>open", parse_mode: "HTML" });
     expect(sent.status).toBe(400);
