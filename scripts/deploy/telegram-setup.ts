@@ -8,6 +8,8 @@ export class TelegramSetupError extends Error {
 
 /** What Telegram says of the bot after set-up. */
 export interface TelegramSetup {
+  /** What setMySettings asked for (Bot API 10.5), and whether Telegram took it. */
+  settings: { applied: boolean; note?: string };
   webhookUrl: string;
   pendingUpdates: number;
   lastError: string | undefined;
@@ -69,6 +71,12 @@ export async function registerBot(options: {
     max_connections: 40,
   });
   await call("setMyCommands", { commands: BOT_COMMANDS.map(({ command, description }) => ({ command, description })) });
+  // Bot API 10.5: what @BotFather's switches used to set. A server without the method (an older local Bot API
+  // server) leaves them as they are, and says so; nothing else depends on them.
+  const settings = await call("setMySettings", BOT_SETTINGS).then(
+    () => ({ applied: true }),
+    (error: unknown) => ({ applied: false, note: error instanceof Error ? error.message : String(error) }),
+  );
   const info = (await call("getWebhookInfo", {})) as {
     url: string;
     pending_update_count?: number;
@@ -77,6 +85,7 @@ export async function registerBot(options: {
   // Guest mode (Bot API 10.0) is switched on for a bot in @BotFather; getMe says whether it is.
   const me = (await call("getMe", {})) as { username?: string; supports_guest_queries?: boolean };
   return {
+    settings,
     webhookUrl: info.url || webhookUrl,
     pendingUpdates: info.pending_update_count ?? 0,
     lastError: info.last_error_message,
@@ -90,6 +99,9 @@ export async function registerBot(options: {
 /** What set-up did, as lines for a person (no token, no secret). */
 export function describeSetup(setup: TelegramSetup): string[] {
   return [
+    setup.settings.applied
+      ? "Bot settings: joins groups, privacy mode on (reads what it is mentioned, replied or commanded in), guest queries on, inline mode off"
+      : `Bot settings left as they are (${setup.settings.note ?? "setMySettings failed"})`,
     `Webhook set: ${setup.webhookUrl} (${setup.pendingUpdates} pending updates)`,
     ...(setup.lastError ? [`Telegram's last delivery error: ${setup.lastError}`] : []),
     `Commands registered: ${setup.commands.join(" ")}`,
@@ -100,6 +112,18 @@ export function describeSetup(setup: TelegramSetup): string[] {
       " it works only while the bot has no admin)",
   ];
 }
+
+/**
+ * The bot's settings (setMySettings, Bot API 10.5): it is added to groups and answers there when mentioned, replied to
+ * or commanded (privacy mode on: it never reads the rest of a group); it can be summoned as a guest (GUEST_MODE
+ * decides whom it answers); it has no inline mode; callbacks keep their message (the default mode).
+ */
+export const BOT_SETTINGS = {
+  can_join_groups: true,
+  can_read_all_group_messages: false,
+  supports_guest_queries: true,
+  supports_inline_queries: false,
+} as const;
 
 /** Telegram takes a 1-256 character secret; a short one could be guessed, and the webhook trusts whoever knows it. */
 export const WEBHOOK_SECRET_PATTERN = /^[A-Za-z0-9_-]{32,256}$/;

@@ -98,6 +98,8 @@ describe("npm run deploy on an empty Workers Free account without R2", () => {
     expect(run.output).toContain(`Owner setup code: ${await setupCodeOf(secret)}`);
     expect(run.output).not.toContain(secret);
     expect(telegramCalls("setMyCommands")).toHaveLength(1);
+    expect(telegramCalls("setMySettings")[0]?.body).toMatchObject({ can_read_all_group_messages: false });
+    expect(run.output).toContain("Guest mode: on");
   });
 
   it("says what Free leaves off, and why", () => {

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { describeViolation } from "../../scripts/bot-api/vocabulary.ts";
+import { BOT_SETTINGS } from "../../scripts/deploy/telegram-setup.ts";
 import { setupCodeOf } from "../../src/access/setup-code.ts";
 import { type Fakes, startFakes } from "../fakes/server.ts";
 
@@ -62,8 +63,11 @@ describe("npm run setup:telegram", () => {
     });
     expect(done.output).not.toContain(secret);
     expect(done.output).not.toContain("SETUP-TEST");
-    // The fake's getMe has no supports_guest_queries: guest mode is off until @BotFather turns it on.
-    expect(done.output).toContain("Guest mode: off for this bot");
+    // Bot API 10.5: the bot's settings are set by the script (no @BotFather switches), and getMe reports them.
+    const settings = fakes.requests.find((request) => request.method === "setMySettings");
+    expect(settings?.body).toEqual(BOT_SETTINGS);
+    expect(done.output).toContain("Bot settings: joins groups, privacy mode on");
+    expect(done.output).toContain("Guest mode: on");
   });
 
   it("prints the owner's setup code, derived from the secret the Worker checks it against", async () => {
