@@ -48,10 +48,12 @@ function scriptedAdapter(steps: Step[]) {
 
 const answer = (content: string, usage = { inputTokens: 10, outputTokens: 5 }): ModelResponse => ({
   message: { role: "assistant", content },
+  finish: { kind: "stop" },
   usage,
 });
 const callingTools = (...calls: Array<{ id: string; name: string; arguments: string }>): ModelResponse => ({
   message: { role: "assistant", content: "", toolCalls: calls },
+  finish: { kind: "tool_calls" },
   usage: { inputTokens: 20, outputTokens: 3 },
 });
 
@@ -75,14 +77,20 @@ describe("runToolLoop", () => {
     const { adapter, seen } = scriptedAdapter([answer("Hi there!")]);
     expect(await collect({ adapter })).toEqual([
       { type: "usage", inputTokens: 10, outputTokens: 5 },
+      { type: "finish", reason: { kind: "stop" } },
       { type: "result", text: "Hi there!" },
     ]);
     expect(seen).toEqual([request.messages]);
   });
 
   it("yields no usage when the call reported none, and treats an empty tool list as an answer", async () => {
-    const { adapter } = scriptedAdapter([{ message: { role: "assistant", content: "ok", toolCalls: [] } }]);
-    expect(await collect({ adapter })).toEqual([{ type: "result", text: "ok" }]);
+    const { adapter } = scriptedAdapter([
+      { message: { role: "assistant", content: "ok", toolCalls: [] }, finish: { kind: "stop" } },
+    ]);
+    expect(await collect({ adapter })).toEqual([
+      { type: "finish", reason: { kind: "stop" } },
+      { type: "result", text: "ok" },
+    ]);
   });
 
   it("runs the tools asked for and gives the next call the calls and results in order", async () => {
@@ -120,6 +128,7 @@ describe("runToolLoop", () => {
       { type: "tool_start", toolName: "memory", preview: '{"key": "x"}' },
       { type: "message", message: secondResult },
       { type: "usage", inputTokens: 10, outputTokens: 5 },
+      { type: "finish", reason: { kind: "stop" } },
       { type: "result", text: "Done." },
     ]);
     const preview = events.find((event) => event.type === "tool_start" && event.toolName === "web_fetch");
@@ -235,6 +244,7 @@ describe("runToolLoop", () => {
       { type: "text_delta", text: "Hello " },
       { type: "text_delta", text: "world" },
       { type: "usage", inputTokens: 10, outputTokens: 5 },
+      { type: "finish", reason: { kind: "stop" } },
       { type: "result", text: "Hello world" },
     ]);
   });
@@ -260,7 +270,10 @@ describe("runToolLoop", () => {
       content: "Let me look that up.",
       toolCalls: [{ id: "1", name: "web_fetch", arguments: "{}" }],
     };
-    const { adapter, seen } = scriptedAdapter([{ message: withText }, answer("Found it.")]);
+    const { adapter, seen } = scriptedAdapter([
+      { message: withText, finish: { kind: "tool_calls" } },
+      answer("Found it."),
+    ]);
     const events = await collect({ adapter });
     expect(events[0]).toEqual({ type: "message", message: withText });
     expect(seen[1]?.[1]).toEqual(withText);
