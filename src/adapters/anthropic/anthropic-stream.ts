@@ -79,10 +79,7 @@ export class StreamedMessage {
       case "message_delta":
         this.stopReason = event.delta.stop_reason ?? this.stopReason;
         this.stopDetails = event.delta.stop_details ?? this.stopDetails;
-        if (event.usage.output_tokens !== undefined && event.usage.output_tokens !== null) {
-          this.usage.output_tokens = event.usage.output_tokens;
-        }
-        if (event.usage.server_tool_use) this.usage.server_tool_use = event.usage.server_tool_use;
+        this.takeFinalUsage(event.usage);
         break;
       case "message_stop":
         this.stopped = true;
@@ -92,6 +89,18 @@ export class StreamedMessage {
     }
     this.text += added;
     return added;
+  }
+
+  /**
+   * The counts of `message_delta`, which are cumulative and final: its input counts too, which grow past those of
+   * `message_start` when the server's tools (a web search) read pages within the call.
+   */
+  private takeFinalUsage(usage: AnthropicUsage): void {
+    for (const key of COUNTS) {
+      const count = usage[key];
+      if (typeof count === "number") this.usage[key] = count;
+    }
+    if (usage.server_tool_use) this.usage.server_tool_use = usage.server_tool_use;
   }
 
   /**
@@ -112,6 +121,8 @@ export class StreamedMessage {
     return "";
   }
 }
+
+const COUNTS = ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"] as const;
 
 /** Stream errors the API sends mid-answer, by their `error.type`; anything else is a broken transport. */
 const STREAM_ERRORS: Record<string, ErrorClassification> = {
