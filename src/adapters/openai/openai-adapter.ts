@@ -47,8 +47,9 @@ export class OpenAIAdapter implements ModelAdapter {
     return responseOfCompletion({
       text: contentText(reply.content),
       refusal: reply.refusal ?? "",
+      // Function calls (Mistral's come without their `type`); a custom tool's call is none of the bot's.
       toolCalls: (reply.tool_calls ?? []).flatMap((call) =>
-        call.type === "function" ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }] : [],
+        "function" in call ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }] : [],
       ),
       finishReason: choice.finish_reason,
       usage: completion.usage,
