@@ -1,9 +1,15 @@
-/// <reference types="vite/client" />
 /**
  * The recorded provider answers in ../shared/fixtures/recorded-streams (from the repository root), for tests that run
  * in workerd, which has no file system: Vite finds them when it builds the test (none when the directory is absent)
  * and each is read only when a test asks for it. The fakes' Node side reads the same files (recorded-streams.ts).
  */
+declare global {
+  interface ImportMeta {
+    /** Vite's static import of the files a pattern finds (only what this module uses of it). */
+    glob<T>(pattern: string, options: { query: "?raw"; import: "default" }): Record<string, () => Promise<T>>;
+  }
+}
+
 const files = import.meta.glob<string>("../../../shared/fixtures/recorded-streams/*.{txt,json}", {
   query: "?raw",
   import: "default",
