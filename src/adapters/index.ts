@@ -107,7 +107,7 @@ function buildAdapter(provider: Provider, { settings, env, agentContainers }: Ad
       }
       return {
         kind: "ready",
-        adapter: new WorkersAiAdapter({ runner: ai, maxRetries: settings.providerMaxRetries }),
+        adapter: new WorkersAiAdapter({ runner: ai, ...retries }),
       };
     }
     default:

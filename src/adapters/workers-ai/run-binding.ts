@@ -11,22 +11,32 @@ export interface WorkersAiRunner {
 
 const LABEL = "Workers AI";
 
+/** One call of the binding: what to run, how often to retry, how long to wait for its output, who may cancel it. */
+export interface BindingCall {
+  model: string;
+  inputs: Record<string, unknown>;
+  maxRetries: number;
+  /** Until the output (a streamed call's stream) arrives, as the HTTP adapters wait for an answer's headers. */
+  timeoutMs: number;
+  signal: AbortSignal | undefined;
+}
+
 /**
- * One `env.AI.run`, with the retry policy the HTTP adapters have (a retryable failure, such as capacity or a rate
- * limit, is tried again up to `maxRetries` times after the same backoff), each failure classified as a
- * `ProviderError`. The binding cannot be cancelled: when the turn stops, the call is left to finish while the caller
- * moves on.
+ * One `env.AI.run`, with the retry policy the HTTP adapters have (a retryable failure, such as capacity, a rate limit
+ * or a timeout, is tried again up to `maxRetries` times after the same backoff), each failure classified as a
+ * `ProviderError`. The binding cannot be cancelled: when the turn stops or the wait times out, the call is left to
+ * finish while the caller moves on.
  */
-export async function runBinding(
-  runner: WorkersAiRunner,
-  call: { model: string; inputs: Record<string, unknown>; maxRetries: number; signal: AbortSignal | undefined },
-): Promise<unknown> {
+export async function runBinding(runner: WorkersAiRunner, call: BindingCall): Promise<unknown> {
   for (let attempt = 0; ; attempt++) {
+    const timeout = AbortSignal.timeout(call.timeoutMs);
     try {
-      return await untilAborted(runner.run(call.model, call.inputs), call.signal);
+      return await untilAborted(runner.run(call.model, call.inputs), anyOf(call.signal, timeout));
     } catch (error) {
       if (call.signal?.aborted) throw cancelled(error);
-      const failure = bindingFailure(error);
+      const failure = timeout.aborted
+        ? new ProviderError("timeout", `${LABEL}: no answer within ${call.timeoutMs} ms`, { cause: error })
+        : bindingFailure(error);
       if (!failure.retryable || attempt >= call.maxRetries) throw failure;
       await pause(backoffMs(attempt), call.signal);
     }
@@ -43,6 +53,10 @@ function bindingFailure(error: unknown): ProviderError {
 
 function cancelled(cause: unknown): ProviderError {
   return new ProviderError("cancelled", `${LABEL}: the call was cancelled`, { cause });
+}
+
+function anyOf(signal: AbortSignal | undefined, timeout: AbortSignal): AbortSignal {
+  return signal ? AbortSignal.any([signal, timeout]) : timeout;
 }
 
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {

@@ -13,6 +13,8 @@ export const WORKERS_AI_MAX_TOKENS = 4096;
 export interface WorkersAiAdapterOptions {
   runner: WorkersAiRunner;
   maxRetries: number;
+  /** Until the binding's output arrives (a stream then runs as long as it sends). */
+  timeoutMs: number;
   maxTokens?: number;
 }
 
@@ -80,6 +82,7 @@ export class WorkersAiAdapter implements ModelAdapter {
         ...(stream ? { stream: true } : {}),
       },
       maxRetries: this.options.maxRetries,
+      timeoutMs: this.options.timeoutMs,
       signal: request.signal,
     });
   }

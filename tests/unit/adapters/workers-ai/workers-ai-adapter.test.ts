@@ -21,7 +21,8 @@ class FakeRunner implements WorkersAiRunner {
   }
 }
 
-const adapterOn = (runner: WorkersAiRunner, maxRetries = 0) => new WorkersAiAdapter({ runner, maxRetries });
+const adapterOn = (runner: WorkersAiRunner, maxRetries = 0, timeoutMs = 5_000) =>
+  new WorkersAiAdapter({ runner, maxRetries, timeoutMs });
 
 /** The binding's stream: these server-sent events' data, one read each, then `[DONE]`. */
 function eventStream(chunks: readonly unknown[], done = true): ReadableStream<Uint8Array> {
@@ -239,6 +240,15 @@ describe("Workers AI through the AI binding", () => {
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ProviderError);
     expect((error as ProviderError).message).toContain("does not read");
+  });
+
+  it("gives up on an answer that does not come in time, as a retryable timeout, and tries again", async () => {
+    const runner = new FakeRunner([() => new Promise(() => undefined), () => ({ response: "In time." })]);
+    expect((await adapterOn(runner, 1, 20).generate(request)).message.content).toBe("In time.");
+    const error = await adapterOn(new FakeRunner([() => new Promise(() => undefined)]), 0, 20)
+      .generate(request)
+      .catch((caught: unknown) => caught);
+    expect([(error as ProviderError).classification, (error as ProviderError).retryable]).toEqual(["timeout", true]);
   });
 
   it("stops waiting when the turn is stopped", async () => {
