@@ -49,7 +49,7 @@ export function nextStep(response: ModelResponse, room: CutRoom): NextStep {
 
 /** What the model is told after its answer was cut mid-text (its text so far is the message before this one). */
 export const CONTINUE_REQUEST =
-  "[Your answer was cut off by the output limit. Continue it exactly where it stopped: no repetition, no preamble.]";
+  "[Your answer was cut off before it was finished. Continue it exactly where it stopped: no repetition, no preamble.]";
 
 /** The error result of a tool call that was cut mid-arguments, in place of running it. */
 export const CUT_CALL_RESULT =
