@@ -38,7 +38,7 @@ export default defineConfig({
                 OPENAI_BASE_URL: `${inject("fakesUrl")}/openai/v1`,
                 ANTHROPIC_BASE_URL: `${inject("fakesUrl")}/anthropic`,
                 // Workers AI's OpenAI-compatible endpoint, played by the fake OpenAI server (the binding path is
-                // tested with a fake runner in tests/unit/workers-ai.test.ts).
+                // tested with a fake runner in tests/unit/adapters/workers-ai/).
                 WORKERS_AI_BASE_URL: `${inject("fakesUrl")}/openai/v1`,
                 WORKERS_AI_API_TOKEN: "test-workers-ai-token",
                 AGENT_RUNNER_URL: `${inject("fakesUrl")}/runner`,

@@ -3,11 +3,11 @@ import type { Settings } from "../config/settings.ts";
 import { type Env, workersAiBinding } from "../env.ts";
 import { assertNever } from "../lib/errors.ts";
 import type { AgentContainers } from "./agent-runs.ts";
-import { AnthropicAdapter } from "./anthropic.ts";
+import { AnthropicAdapter } from "./anthropic/anthropic-adapter.ts";
 import { ContainerAgentAdapter } from "./container-agent.ts";
-import { OpenAIAdapter } from "./openai.ts";
+import { OpenAIAdapter } from "./openai/openai-adapter.ts";
 import type { Adapter } from "./types.ts";
-import { BINDING_BASE_URL, bindingFetch, WORKERS_AI_MAX_TOKENS } from "./workers-ai.ts";
+import { WORKERS_AI_MAX_TOKENS, WorkersAiAdapter } from "./workers-ai/workers-ai-adapter.ts";
 
 /** The adapter for a provider, or why it cannot run here (a missing key or runner), in words for the chat. */
 export type AdapterChoice = { kind: "ready"; adapter: Adapter } | { kind: "unavailable"; problem: string };
@@ -105,15 +105,9 @@ function buildAdapter(provider: Provider, { settings, env, agentContainers }: Ad
             "WORKERS_AI_BASE_URL with WORKERS_AI_API_TOKEN are not set",
         };
       }
-      // The binding needs no key; the client's bearer header goes nowhere.
       return {
         kind: "ready",
-        adapter: new OpenAIAdapter({
-          apiKey: "binding",
-          baseUrl: BINDING_BASE_URL,
-          fetch: bindingFetch(ai),
-          ...common,
-        }),
+        adapter: new WorkersAiAdapter({ runner: ai, ...retries }),
       };
     }
     default:

@@ -23,7 +23,7 @@ export interface ModelHttpOptions {
   timeoutMs: number;
   /** The SDK's error classes, so that errors look as they would from the SDK's own client. */
   errors: SdkErrors;
-  /** How the request goes out; default the global `fetch` (Workers AI's binding answers through one, see workers-ai.ts). */
+  /** How the request goes out; default the global `fetch` (tests pass their own). */
   fetch?: typeof fetch;
 }
 
@@ -117,7 +117,8 @@ function retryAfterMs(headers: Headers): number | undefined {
   return wait !== undefined && Number.isFinite(wait) && wait >= 0 && wait <= MAX_RETRY_AFTER_MS ? wait : undefined;
 }
 
-function backoffMs(attempt: number): number {
+/** The wait before retry `attempt` (from 0): 0.5 s doubling to 8 s, less up to a quarter of jitter. */
+export function backoffMs(attempt: number): number {
   return Math.min(500 * 2 ** attempt, 8000) * (1 - Math.random() * 0.25);
 }
 

@@ -1,27 +1,46 @@
 import type { AnthropicSearchTool } from "../config/search-settings.ts";
-import type { AgentEvent } from "../protocol/events.ts";
+import type { AgentEvent, FinishReason } from "../protocol/events.ts";
 import type { AssistantMessage, HistoryMessage } from "../protocol/messages.ts";
 import type { ModelTool, RunPayload, ToolOutcome } from "../protocol/run-payload.ts";
 import type { RunAllowance } from "./agent-runs.ts";
 import type { MediaLibrary } from "./media-parts.ts";
 
-/** One model call: the conversation so far, the tools the model may call, and who may cancel it. */
+/**
+ * A tool of the bot's own: the model asks for it, and the tool loop runs the call. Its definition is the registry's
+ * own object, made once per tool (adapters key their ready JSON by it, see ready-json.ts).
+ */
+export interface FunctionTool {
+  kind: "function";
+  definition: ModelTool;
+}
+
+/**
+ * A tool the provider defines and runs on its own servers within the call, which the tool loop never sees called:
+ * Anthropic's web search, at most `maxUses` times (each search billed by Anthropic and counted in the response's
+ * `usage.webSearches`). An adapter sends only its own provider's tools and leaves the others out.
+ */
+export interface ProviderTool {
+  kind: "provider";
+  id: "anthropic.web_search";
+  /** The tool's version, as the provider names its type. */
+  version: AnthropicSearchTool;
+  maxUses: number;
+}
+
+export type RequestTool = FunctionTool | ProviderTool;
+
+/** One model call: the conversation so far, the tools the model may use, and who may cancel it. */
 export interface ModelRequest {
   model: string;
   system: string;
   messages: readonly HistoryMessage[];
-  tools: readonly ModelTool[];
+  tools: readonly RequestTool[];
   /** The files the messages' attachments refer to, loaded (or left out, with why) before the call. */
   media?: MediaLibrary;
-  /**
-   * A web search the provider runs on its own servers during the call, at most `maxUses` times: Anthropic's adapter
-   * offers its server tool; others ignore it. Searches made are counted in the response's `usage.webSearches`.
-   */
-  serverWebSearch?: { toolType: AnthropicSearchTool; maxUses: number };
   signal?: AbortSignal;
 }
 
-interface TokenUsage {
+export interface TokenUsage {
   /** Every input token, cached ones included. */
   inputTokens: number;
   outputTokens: number;
@@ -31,9 +50,14 @@ interface TokenUsage {
   webSearches?: number;
 }
 
-/** What one model call produced: the assistant's message (text, and the tools it wants called) and its cost. */
+/**
+ * What one model call produced: the assistant's message (text, and the tools it wants called), how it ended (the
+ * provider's reason, mapped) and its cost. A call cut by a limit keeps its tool calls' arguments as they arrived, so
+ * that the loop can tell a cut call from a whole one.
+ */
 export interface ModelResponse {
   message: AssistantMessage;
+  finish: FinishReason;
   usage?: TokenUsage;
   /** The model that answered, when it may not be the one asked for (a fallback chain moved on). */
   answeredBy?: { provider: string; model: string };

@@ -5,7 +5,7 @@ import { historyMessageSchema } from "./messages.ts";
  * The one event stream every adapter speaks, the agent container included (it imports this very module).
  * The seeds' five kinds (`session_init`, `result`, `tool_start`, `tool_progress`, `adapter_stderr`) plus what a real
  * run needs: `text_delta` (the answer as it streams), `message` (a conversation message to append to history),
- * `usage` and a classified `error`.
+ * `usage`, `finish` (how the answer ended) and a classified `error`.
  */
 export const errorClassificationSchema = z.enum([
   "auth",
@@ -25,9 +25,40 @@ export const BUDGET_RAN_OUT = "the chat's daily budget ran out during the turn";
 /** The longest text one `text_delta` carries; a runner splits longer pieces. */
 export const MAX_DELTA_LENGTH = 16_000;
 
+/** The longest explanation of a refusal an event carries (the provider's words, shown to the person). */
+export const MAX_EXPLANATION_LENGTH = 2000;
+
+/**
+ * How a model's answer ended, in one provider-neutral form every adapter maps its provider's reason into:
+ * - `stop`: a natural end (or a stop sequence);
+ * - `length`: a limit cut it, the model's output cap (`output`) or its context window (`context`); `toolCall` names the
+ *   tool whose call was being written when it was cut (set by the tool loop, which never runs such a call);
+ * - `tool_calls`: it asked for tools (a call's end, never a turn's);
+ * - `content_filter`: the provider's filter withheld content;
+ * - `refusal`: the model or the provider's safety system declined, with the provider's explanation when it gives one;
+ * - `paused`: the provider paused a long turn of its own (its server tools) that asking again continues;
+ * - `other`: a reason this mapping does not know, with the provider's raw value.
+ */
+const finishReasonSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("stop") }),
+  z.object({
+    kind: z.literal("length"),
+    limit: z.enum(["output", "context"]),
+    toolCall: z.string().max(300).optional(),
+  }),
+  z.object({ kind: z.literal("tool_calls") }),
+  z.object({ kind: z.literal("content_filter") }),
+  z.object({ kind: z.literal("refusal"), explanation: z.string().max(MAX_EXPLANATION_LENGTH).optional() }),
+  z.object({ kind: z.literal("paused") }),
+  z.object({ kind: z.literal("other"), raw: z.string().max(200) }),
+]);
+export type FinishReason = z.infer<typeof finishReasonSchema>;
+
 export const agentEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("session_init"), sessionId: z.string().min(1).max(500) }),
   z.object({ type: z.literal("result"), text: z.string() }),
+  /** How the answer ended; comes right before the `result` it describes (an adapter that cannot tell sends none). */
+  z.object({ type: z.literal("finish"), reason: finishReasonSchema }),
   /** A piece of the answer as the model writes it; the `result` that ends the turn carries the whole text again. */
   z.object({ type: z.literal("text_delta"), text: z.string().max(MAX_DELTA_LENGTH) }),
   z.object({

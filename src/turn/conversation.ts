@@ -1,6 +1,7 @@
 import type { RunAllowance } from "../adapters/agent-runs.ts";
 import { fitHistory } from "../adapters/fit-history.ts";
 import { type MediaLibrary, withFilesAsText } from "../adapters/media-parts.ts";
+import { functionTools } from "../adapters/request-tools.ts";
 import { runToolLoop } from "../adapters/tool-loop.ts";
 import type { Adapter } from "../adapters/types.ts";
 import { addSpend, exhaustedLimit, latestSpend } from "../budget/budget.ts";
@@ -164,7 +165,7 @@ export async function startConversation(ctx: ChatContext, input: ConversationInp
           model: input.model,
           system: systemPrompt,
           messages: window,
-          tools: modelTools,
+          tools: functionTools(modelTools),
           ...(media ? { media } : {}),
           signal,
         },

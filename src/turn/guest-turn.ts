@@ -1,4 +1,5 @@
 import { errorEventOf } from "../adapters/errors.ts";
+import { functionTools } from "../adapters/request-tools.ts";
 import { runToolLoop } from "../adapters/tool-loop.ts";
 import { addSpend, exhaustedLimit } from "../budget/budget.ts";
 import { effectiveConfigOf } from "../config/config-store.ts";
@@ -13,6 +14,7 @@ import { renderOne, renderPieces } from "../telegram/render.ts";
 import { TELEGRAM_MESSAGE_LIMIT } from "../telegram/split.ts";
 import { TurnTrust } from "../tools/context.ts";
 import { type Admission, admit } from "./admission.ts";
+import { answerEnding } from "./answer-ending.ts";
 import type { ChatContext } from "./chat-context.ts";
 import { chooseModel } from "./model-chain.ts";
 import { recordGuestTurn, type TurnCost } from "./record.ts";
@@ -105,7 +107,7 @@ export async function answerGuestQuery(ctx: ChatContext, inboxId: number, query:
           timezone: config.timezone,
         }),
         messages: [{ role: "user", content: guestMessage(query) }],
-        tools: tools.map((tool) => ctx.registry.modelTool(tool)),
+        tools: functionTools(tools.map((tool) => ctx.registry.modelTool(tool))),
         signal: run.signal,
       },
       executeTool: (name, argumentsText) => run.execute(name, argumentsText),
@@ -139,7 +141,7 @@ export async function answerGuestQuery(ctx: ChatContext, inboxId: number, query:
     console.warn(`guest query of ${query.from.id} failed (${error.classification}): ${redactSecrets(error.message)}`);
     return failed(error, userFacingError(error, providerSetupOf(choice.provider, ctx.settings)), cost);
   }
-  const text = tally.result?.trim() ? tally.result : "…";
+  const text = answerEnding(tally.result ?? "", tally.finish).shown;
   const delivered = await ctx.telegram
     .answerGuest(query.queryId, guestPiece(text))
     .then(() => true)

@@ -1,6 +1,7 @@
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { errorEventOf } from "../adapters/errors.ts";
 import { createAdapter } from "../adapters/index.ts";
+import { functionTools } from "../adapters/request-tools.ts";
 import { runToolLoop } from "../adapters/tool-loop.ts";
 import { PaidCalls } from "../budget/paid-calls.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
@@ -26,6 +27,7 @@ import { type ToolContext, TurnTrust } from "../tools/context.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import { USE_SKILL } from "../tools/use-skill.ts";
 import type { ActiveRun } from "./active-run.ts";
+import { answerEnding } from "./answer-ending.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
 import { Tally } from "./tally.ts";
 
@@ -144,7 +146,7 @@ export async function runHelperTurn(ctx: HelperTurnContext, job: HelperJob, run:
         model,
         system,
         messages: [{ role: "user", content: `Task:\n${job.task}` }],
-        tools: tools.map((tool) => registry.modelTool(tool)),
+        tools: functionTools(tools.map((tool) => registry.modelTool(tool))),
         signal: run.signal,
       },
       executeTool,
@@ -181,8 +183,9 @@ export async function runHelperTurn(ctx: HelperTurnContext, job: HelperJob, run:
     if (tally.error) {
       return report("failed", outOfSlice ? `It stopped: ${outOfSlice}.` : userFacingError(tally.error), trust);
     }
-    const text = tally.result?.trim() ?? "";
-    return report("answered", text === "" ? "(The helper finished without a report.)" : text, trust);
+    // A cut or withheld report says so, as a chat's answer does.
+    const { shown } = answerEnding(tally.result?.trim() ?? "", tally.finish);
+    return report("answered", shown === "…" ? "(The helper finished without a report.)" : shown, trust);
   } catch (error) {
     return report("failed", `⚠️ The helper failed: ${errorText(error).slice(0, 200)}`, trust);
   } finally {

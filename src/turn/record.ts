@@ -16,6 +16,8 @@ type RecordContext = Pick<ChatContext, "stores" | "settings" | "chat" | "now">;
 /** How a turn ended, for the record: its answer (and whether Telegram has all of it), or its error. */
 export type TurnEnd =
   | { kind: "answered"; text: string; delivered: boolean }
+  /** The model declined or its provider filtered the answer: the person was told, and history keeps none of it. */
+  | { kind: "withheld"; delivered: boolean }
   | { kind: "failed"; error: AgentErrorEvent };
 
 /** What a turn that reached its model cost: the tally of its events, against the day's spend it started from. */
@@ -49,6 +51,13 @@ export function recordTurn(ctx: RecordContext, request: AdmittedTurn, end: TurnE
           ],
           now,
         );
+        stores.inbox.finish(
+          request.inboxIds,
+          now,
+          end.delivered ? undefined : "the answer could not be delivered to Telegram",
+        );
+        break;
+      case "withheld":
         stores.inbox.finish(
           request.inboxIds,
           now,

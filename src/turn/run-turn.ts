@@ -11,6 +11,7 @@ import { richRefusal } from "../reply/rich-refusal.ts";
 import type { TurnDisplayOptions } from "../reply/turn-display.ts";
 import type { ActiveRun } from "./active-run.ts";
 import { admit, refuse } from "./admission.ts";
+import { answerEnding } from "./answer-ending.ts";
 import { converse } from "./attempts.ts";
 import type { ChatContext } from "./chat-context.ts";
 import { usersOf, usersWithoutFiles } from "./incoming-files.ts";
@@ -104,12 +105,19 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
       return { ok: false, error };
     }
     const result = tally.result ?? "";
-    const text = result.trim() === "" ? "…" : result;
-    const delivery = await display.deliver(text, tally.steps);
+    // A cut, refused or filtered answer says so (see answer-ending.ts).
+    const { shown, kept } = answerEnding(result, tally.finish);
+    const delivery = await display.deliver(shown, tally.steps);
     // A spoken answer follows its text; one whose text waits in the outbox is not spoken (it would come first).
-    if (delivery === "sent") await speakAnswer(ctx, { request: turn, config, paid, text });
+    if (delivery === "sent" && kept !== undefined) await speakAnswer(ctx, { request: turn, config, paid, text: kept });
     // An answer in the outbox is answered: it is kept, and the turn never runs again.
-    recordTurn(ctx, turn, { kind: "answered", text, delivered: delivery !== "refused" }, cost);
+    const delivered = delivery !== "refused";
+    recordTurn(
+      ctx,
+      turn,
+      kept === undefined ? { kind: "withheld", delivered } : { kind: "answered", text: kept, delivered },
+      cost,
+    );
     return { ok: true, text: result };
   } finally {
     await mcp.close();

@@ -1,4 +1,4 @@
-import type { ModelRequest } from "../adapters/types.ts";
+import type { ModelRequest, ProviderTool } from "../adapters/types.ts";
 import { allowance, type PaidCallGate } from "../budget/paid-calls.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
 import { allowlistAllows } from "../config/mcp-servers.ts";
@@ -31,11 +31,16 @@ export function serverSearchOf(
   return { toolType: search.toolType, priceUsd: search.priceUsd };
 }
 
-/** Each call may search as often as the caps and the day's budget still allow (none: the tool is left out). */
+/**
+ * Each call carries the provider's search as one of its tools, allowed as many searches as the caps and the day's
+ * budget still allow (none: the tool is left out).
+ */
 export function withServerSearch(search: ServerSearch, paid: PaidCallGate): (request: ModelRequest) => ModelRequest {
   return (request) => {
     const maxUses = allowance(paid, "search", MAX_USES_PER_CALL);
-    return maxUses > 0 ? { ...request, serverWebSearch: { toolType: search.toolType, maxUses } } : request;
+    if (maxUses <= 0) return request;
+    const tool: ProviderTool = { kind: "provider", id: "anthropic.web_search", version: search.toolType, maxUses };
+    return { ...request, tools: [...request.tools, tool] };
   };
 }
 

@@ -1,7 +1,7 @@
 import { costOf } from "../budget/budget.ts";
 import type { ModelPrice } from "../config/settings-lists.ts";
 import { assertNever } from "../lib/errors.ts";
-import type { AgentErrorEvent, AgentEvent } from "../protocol/events.ts";
+import type { AgentErrorEvent, AgentEvent, FinishReason } from "../protocol/events.ts";
 import type { HistoryMessage } from "../protocol/messages.ts";
 import type { ToolStep } from "../reply/steps-summary.ts";
 
@@ -40,6 +40,8 @@ export class Tally {
   toolCalls = 0;
   readonly steps: ToolStep[] = [];
   result: string | undefined;
+  /** How the answer ended, when the adapter said (see answer-ending.ts for what the person is told). */
+  finish: FinishReason | undefined;
   error: AgentErrorEvent | undefined;
   answeredBy: Answerer;
 
@@ -85,6 +87,9 @@ export class Tally {
         this.priced ||= price !== undefined;
         return { kind: "none" };
       }
+      case "finish":
+        this.finish = event.reason;
+        return { kind: "none" };
       case "result":
         this.result = event.text;
         return { kind: "done" };
@@ -103,6 +108,7 @@ export class Tally {
   restart(): void {
     this.produced.length = 0;
     this.result = undefined;
+    this.finish = undefined;
     this.error = undefined;
   }
 

@@ -9,6 +9,8 @@ import { describeViolation, type Violation } from "../../scripts/bot-api/vocabul
 import { multipartFields, readBodyBytes } from "../../scripts/read-body.ts";
 import { silentOggOpus } from "../../scripts/stand-in-model/ogg-opus.ts";
 import { anthropicMessage, openaiCompletion } from "./bodies.ts";
+import { type RecordedFormat, recordedEvents } from "./recorded-events.ts";
+import { readRecordedAnswer } from "./recorded-streams.ts";
 import { searchDefault } from "./search-apis.ts";
 import { anthropicErrorEvent, anthropicEvents, openaiEvents, type StreamShape } from "./streams.ts";
 
@@ -53,6 +55,12 @@ export interface ScriptedResponse {
   destroy?: boolean;
   /** Model APIs: how a streamed request gets this answer (a JSON `body`, sent as server-sent events). */
   stream?: StreamShape;
+  /**
+   * Model APIs: answer with a recorded answer of a real API, by its file name in ../shared/fixtures/recorded-streams
+   * (see recorded-streams.ts): a stream (`.chunks.txt`) replayed event by event to a streamed request, or a whole answer
+   * (`.json`), streamed as any scripted `body` is when the request streams.
+   */
+  replay?: string;
   /**
    * Model APIs: this answer is only for a request whose body contains every one of these texts (a fake model that
    * decides by what it is shown, or two turns running at once that each take their own answer).
@@ -264,6 +272,8 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
       if (refused) return send(response, 400, refused);
       const streamed =
         (service === "openai" || service === "anthropic") && (body as { stream?: unknown })?.stream === true;
+      if (scripted?.replay !== undefined)
+        return replay(response, scripted, { streamed, format: formatOf(service, url.pathname) });
       if (scripted) return await answer(response, scripted, streamed ? service : undefined);
       if (service === "search") {
         const headers = new Headers();
@@ -406,6 +416,22 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
       return;
     }
     send(response, script.status ?? 200, script.body ?? {}, script.headers);
+  }
+
+  /** A recorded answer, as the API it was recorded from sends it (see ScriptedResponse.replay). */
+  async function replay(
+    response: ServerResponse,
+    script: ScriptedResponse,
+    request: { streamed: boolean; format: RecordedFormat },
+  ): Promise<void> {
+    const recorded = readRecordedAnswer(script.replay ?? "");
+    if (recorded.kind === "json") {
+      const as = request.format === "anthropic" ? "anthropic" : "openai";
+      return await answer(response, { ...script, body: recorded.body }, request.streamed ? as : undefined);
+    }
+    if (!request.streamed) return send(response, 500, { error: "a recorded stream answers only a streamed request" });
+    if (script.delayMs) await sleep(script.delayMs);
+    return streamEvents(response, recordedEvents(recorded.lines, request.format), script.stream);
   }
 
   async function streamEvents(response: ServerResponse, events: string[], shape: StreamShape = {}): Promise<void> {
@@ -628,6 +654,12 @@ function speechRefusal(request: {
     };
   }
   return undefined;
+}
+
+/** How a model API the fakes play frames a recorded stream, by service and path. */
+function formatOf(service: Service, path: string): RecordedFormat {
+  if (service === "anthropic") return "anthropic";
+  return path.endsWith("/responses") ? "responses" : "chat-completions";
 }
 
 function serviceOf(path: string): Service | undefined {

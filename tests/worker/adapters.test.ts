@@ -1,7 +1,10 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { AnthropicAdapter, toAnthropicMessages } from "../../src/adapters/anthropic.ts";
-import { OpenAIAdapter, toOpenAIMessage } from "../../src/adapters/openai.ts";
+import { AnthropicAdapter } from "../../src/adapters/anthropic/anthropic-adapter.ts";
+import { toAnthropicMessages } from "../../src/adapters/anthropic/convert-to-anthropic-messages.ts";
+import { toOpenAIMessage } from "../../src/adapters/openai/convert-to-openai-messages.ts";
+import { OpenAIAdapter } from "../../src/adapters/openai/openai-adapter.ts";
+import { functionTools } from "../../src/adapters/request-tools.ts";
 import { runToolLoop, type ToolLoopInput } from "../../src/adapters/tool-loop.ts";
 import type { ModelAdapter } from "../../src/adapters/types.ts";
 import type { AgentEvent } from "../../src/protocol/events.ts";
@@ -21,13 +24,13 @@ function input(history: HistoryMessage[]): Omit<ToolLoopInput, "adapter"> {
       model: "test-model",
       system: "You are a test.",
       messages: history,
-      tools: [
+      tools: functionTools([
         {
           name: "echo",
           description: "Echo the text",
           inputSchema: { type: "object", properties: { text: { type: "string" } } },
         },
-      ],
+      ]),
     },
     executeTool: async (name, argumentsText) => ({ content: `${name} got ${argumentsText}`, isError: false }),
   };
@@ -132,7 +135,16 @@ describe("Anthropic adapter", () => {
       anthropicText("All done."),
     );
     const events = await collect(anthropic(), input([{ role: "user", content: "go" }]));
-    expect(events.map((event) => event.type)).toEqual(["usage", "message", "tool_start", "message", "usage", "result"]);
+    expect(events.map((event) => event.type)).toEqual([
+      "usage",
+      "message",
+      "tool_start",
+      "message",
+      "usage",
+      "finish",
+      "result",
+    ]);
+    expect(events.at(-2)).toEqual({ type: "finish", reason: { kind: "stop" } });
     expect(events.at(-1)).toEqual({ type: "result", text: "All done." });
     const [first, second] = await fakes.requests("anthropic");
     expect(first!.headers["x-api-key"] ?? first!.headers.authorization).toMatch(/^(Bearer )?test-anthropic-key$/);

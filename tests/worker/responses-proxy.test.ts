@@ -5,6 +5,8 @@ import { MAX_MODEL_CALLS_PER_MINUTE } from "../../src/durable/model-proxy.ts";
 import { proxyResponsesCall } from "../../src/durable/model-proxy-responses.ts";
 import { type OpenRun, OpenRuns } from "../../src/durable/open-runs.ts";
 import { mintRunToken, runKeyOf } from "../../src/protocol/run-token.ts";
+import { recordedEvents, recordedLines } from "../fakes/recorded-events.ts";
+import { recordedText, skipWithout } from "../fakes/recorded-fixtures.ts";
 import { responsesEvents } from "../fakes/responses-events.ts";
 import { fakes, PRIVATE_CHAT } from "./helpers.ts";
 
@@ -155,6 +157,22 @@ describe("the Responses API proxy (openai.internal)", () => {
       outputTokens: 34,
       cacheReadTokens: 200,
       cacheWriteTokens: 0,
+    });
+  });
+
+  it("passes a recorded answer of the real API through unchanged and meters its final usage", async ({ skip }) => {
+    skipWithout(skip, "openai-web-search-tool.1.chunks.txt");
+    const { token, runKey } = await openRun("responses-recorded");
+    await fakes.script("openai", { path: "/openai/v1/responses", replay: "openai-web-search-tool.1.chunks.txt" });
+    const answer = await call(token, ask);
+    const lines = recordedLines(await recordedText("openai-web-search-tool.1.chunks.txt"));
+    expect(await answer.text()).toBe(recordedEvents(lines, "responses").join(""));
+    // response.completed's usage: 31,073 in, 3,712 of them cached, 4,416 out.
+    expect((await containerOf(chatKey).close(runKey))?.usage).toMatchObject({
+      calls: 1,
+      inputTokens: 27_361,
+      outputTokens: 4416,
+      cacheReadTokens: 3712,
     });
   });
 

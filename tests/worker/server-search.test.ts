@@ -1,7 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { AnthropicAdapter } from "../../src/adapters/anthropic.ts";
+import { AnthropicAdapter } from "../../src/adapters/anthropic/anthropic-adapter.ts";
 import { anthropicSearchedAnswer } from "../fakes/bodies.ts";
 import {
   admin,
@@ -127,7 +127,7 @@ describe("Anthropic adapter, unstreamed", () => {
     };
     const searched = await adapter.generate({
       ...request,
-      serverWebSearch: { toolType: "web_search_20250305", maxUses: 3 },
+      tools: [{ kind: "provider", id: "anthropic.web_search", version: "web_search_20250305", maxUses: 3 }],
     });
     expect(searched.message.content).toBe("Found it.\n\nSources: [News about q1](https://news.example/1)");
     expect(searched.usage?.webSearches).toBe(1);

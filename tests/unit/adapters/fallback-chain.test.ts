@@ -16,13 +16,13 @@ function adapter(name: string, failure?: ErrorClassification, before?: string): 
     async generate(request: ModelRequest) {
       models.push(request.model);
       if (failure) throw new ProviderError(failure, `${name} failed`);
-      return { message: { role: "assistant", content: name } };
+      return { message: { role: "assistant", content: name }, finish: { kind: "stop" } };
     },
     async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
       models.push(request.model);
       if (before) yield { type: "text_delta", text: before };
       if (failure) throw new ProviderError(failure, `${name} failed`);
-      yield { type: "response", response: { message: { role: "assistant", content: name } } };
+      yield { type: "response", response: { message: { role: "assistant", content: name }, finish: { kind: "stop" } } };
     },
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { AnthropicAdapter } from "../../../src/adapters/anthropic.ts";
-import { OpenAIAdapter } from "../../../src/adapters/openai.ts";
+import { AnthropicAdapter } from "../../../src/adapters/anthropic/anthropic-adapter.ts";
+import { OpenAIAdapter } from "../../../src/adapters/openai/openai-adapter.ts";
 import { EventStreamBody } from "../../../src/adapters/server-sent-events.ts";
 import type { ModelAdapter, ModelStreamPart } from "../../../src/adapters/types.ts";
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ProviderError } from "../../../src/adapters/errors.ts";
+import { CONTINUE_REQUEST, CUT_CALL_RESULT } from "../../../src/adapters/next-step.ts";
 import { runToolLoop, type ToolLoopInput } from "../../../src/adapters/tool-loop.ts";
 import type {
   ModelAdapter,
@@ -9,7 +10,7 @@ import type {
   ToolExecutor,
 } from "../../../src/adapters/types.ts";
 import { type AgentEvent, TOOL_PREVIEW_LENGTH } from "../../../src/protocol/events.ts";
-import type { AssistantMessage, HistoryMessage } from "../../../src/protocol/messages.ts";
+import type { AssistantMessage, HistoryMessage, ToolCall } from "../../../src/protocol/messages.ts";
 import type { ToolOutcome } from "../../../src/protocol/run-payload.ts";
 
 /** One scripted model call: a response, or an error to throw. */
@@ -48,10 +49,12 @@ function scriptedAdapter(steps: Step[]) {
 
 const answer = (content: string, usage = { inputTokens: 10, outputTokens: 5 }): ModelResponse => ({
   message: { role: "assistant", content },
+  finish: { kind: "stop" },
   usage,
 });
 const callingTools = (...calls: Array<{ id: string; name: string; arguments: string }>): ModelResponse => ({
   message: { role: "assistant", content: "", toolCalls: calls },
+  finish: { kind: "tool_calls" },
   usage: { inputTokens: 20, outputTokens: 3 },
 });
 
@@ -75,14 +78,20 @@ describe("runToolLoop", () => {
     const { adapter, seen } = scriptedAdapter([answer("Hi there!")]);
     expect(await collect({ adapter })).toEqual([
       { type: "usage", inputTokens: 10, outputTokens: 5 },
+      { type: "finish", reason: { kind: "stop" } },
       { type: "result", text: "Hi there!" },
     ]);
     expect(seen).toEqual([request.messages]);
   });
 
   it("yields no usage when the call reported none, and treats an empty tool list as an answer", async () => {
-    const { adapter } = scriptedAdapter([{ message: { role: "assistant", content: "ok", toolCalls: [] } }]);
-    expect(await collect({ adapter })).toEqual([{ type: "result", text: "ok" }]);
+    const { adapter } = scriptedAdapter([
+      { message: { role: "assistant", content: "ok", toolCalls: [] }, finish: { kind: "stop" } },
+    ]);
+    expect(await collect({ adapter })).toEqual([
+      { type: "finish", reason: { kind: "stop" } },
+      { type: "result", text: "ok" },
+    ]);
   });
 
   it("runs the tools asked for and gives the next call the calls and results in order", async () => {
@@ -120,6 +129,7 @@ describe("runToolLoop", () => {
       { type: "tool_start", toolName: "memory", preview: '{"key": "x"}' },
       { type: "message", message: secondResult },
       { type: "usage", inputTokens: 10, outputTokens: 5 },
+      { type: "finish", reason: { kind: "stop" } },
       { type: "result", text: "Done." },
     ]);
     const preview = events.find((event) => event.type === "tool_start" && event.toolName === "web_fetch");
@@ -235,6 +245,7 @@ describe("runToolLoop", () => {
       { type: "text_delta", text: "Hello " },
       { type: "text_delta", text: "world" },
       { type: "usage", inputTokens: 10, outputTokens: 5 },
+      { type: "finish", reason: { kind: "stop" } },
       { type: "result", text: "Hello world" },
     ]);
   });
@@ -260,9 +271,116 @@ describe("runToolLoop", () => {
       content: "Let me look that up.",
       toolCalls: [{ id: "1", name: "web_fetch", arguments: "{}" }],
     };
-    const { adapter, seen } = scriptedAdapter([{ message: withText }, answer("Found it.")]);
+    const { adapter, seen } = scriptedAdapter([
+      { message: withText, finish: { kind: "tool_calls" } },
+      answer("Found it."),
+    ]);
     const events = await collect({ adapter });
     expect(events[0]).toEqual({ type: "message", message: withText });
     expect(seen[1]?.[1]).toEqual(withText);
+  });
+});
+
+describe("runToolLoop, after a cut", () => {
+  const cut = (content: string, toolCalls?: ToolCall[]): ModelResponse => ({
+    message: { role: "assistant", content, ...(toolCalls ? { toolCalls } : {}) },
+    finish: { kind: "length", limit: "output" },
+    usage: { inputTokens: 10, outputTokens: 100 },
+  });
+
+  it("continues a cut answer once, asking the model to go on, and gives the whole text as the result", async () => {
+    const { adapter, seen } = scriptedAdapter([cut("The first half, "), answer("and the second.")]);
+    const events = await collect({ adapter, stream: true });
+    expect(
+      events
+        .filter((event) => event.type === "text_delta")
+        .map((event) => event.text)
+        .join(""),
+    ).toBe("The first half, and the second.");
+    expect(events.slice(-2)).toEqual([
+      { type: "finish", reason: { kind: "stop" } },
+      { type: "result", text: "The first half, and the second." },
+    ]);
+    expect(seen[1]!.slice(-2)).toEqual([
+      { role: "assistant", content: "The first half, " },
+      { role: "user", content: CONTINUE_REQUEST },
+    ]);
+    // Nothing of the continuation's plumbing is kept in history.
+    expect(events.some((event) => event.type === "message")).toBe(false);
+  });
+
+  it("continues only once: a second cut ends the answer as cut", async () => {
+    const { adapter } = scriptedAdapter([cut("One, "), cut("two, "), answer("never asked")]);
+    const events = await collect({ adapter });
+    expect(events.slice(-2)).toEqual([
+      { type: "finish", reason: { kind: "length", limit: "output" } },
+      { type: "result", text: "One, two, " },
+    ]);
+  });
+
+  it("does not continue past a spent budget: the answer ends as cut, not as an error", async () => {
+    const { adapter } = scriptedAdapter([cut("Half")]);
+    const events = await collect({ adapter, stopBeforeCall: () => "the budget is spent" });
+    expect(events.slice(-2)).toEqual([
+      { type: "finish", reason: { kind: "length", limit: "output" } },
+      { type: "result", text: "Half" },
+    ]);
+  });
+
+  it("never runs a cut tool call: the whole ones run, the cut one gets an error result, and the model goes on", async () => {
+    const whole = { id: "1", name: "recall", arguments: "{}" };
+    const broken = { id: "2", name: "remember", arguments: '{"fact":"The user lik' };
+    const ran: string[] = [];
+    const executeTool: ToolExecutor = async (name) => {
+      ran.push(name);
+      return { isError: false, content: "ok" };
+    };
+    const { adapter, seen } = scriptedAdapter([cut("Let me note that.", [whole, broken]), answer("Noted.")]);
+    const events = await collect({ adapter, executeTool });
+    expect(ran).toEqual(["recall"]);
+    expect(events.filter((event) => event.type === "tool_start").map((event) => event.toolName)).toEqual(["recall"]);
+    const kept = {
+      role: "assistant",
+      content: "Let me note that.",
+      toolCalls: [whole, { ...broken, arguments: "{}" }],
+    };
+    expect(events).toContainEqual({ type: "message", message: kept });
+    expect(events).toContainEqual({
+      type: "message",
+      message: { role: "tool", toolCallId: "2", toolName: "remember", content: CUT_CALL_RESULT, isError: true },
+    });
+    expect(seen[1]!.at(-1)).toMatchObject({ role: "tool", toolCallId: "2", isError: true });
+    expect(events.at(-1)).toEqual({ type: "result", text: "Noted." });
+  });
+
+  it("ends the answer naming a tool call cut again, running nothing of it", async () => {
+    const ran: string[] = [];
+    const executeTool: ToolExecutor = async (name) => {
+      ran.push(name);
+      return { isError: false, content: "ok" };
+    };
+    const again = (id: string) => cut("Trying.", [{ id, name: "remember", arguments: '{"fact":"x' }]);
+    const { adapter } = scriptedAdapter([again("1"), again("2")]);
+    const events = await collect({ adapter, executeTool });
+    expect(ran).toEqual([]);
+    expect(events.slice(-2)).toEqual([
+      { type: "finish", reason: { kind: "length", limit: "output", toolCall: "remember" } },
+      { type: "result", text: "Trying." },
+    ]);
+  });
+
+  it("keeps a continued answer's whole text in the message that then calls tools", async () => {
+    const call = { id: "1", name: "recall", arguments: "{}" };
+    const withTools: ModelResponse = {
+      message: { role: "assistant", content: "half.", toolCalls: [call] },
+      finish: { kind: "tool_calls" },
+    };
+    const { adapter } = scriptedAdapter([cut("The first "), withTools, answer("Done.")]);
+    const events = await collect({ adapter });
+    expect(events.find((event) => event.type === "message")).toEqual({
+      type: "message",
+      message: { role: "assistant", content: "The first half.", toolCalls: [call] },
+    });
+    expect(events.at(-1)).toEqual({ type: "result", text: "Done." });
   });
 });

@@ -41,6 +41,16 @@ describe("Tally", () => {
     expect(tally.finished).toBe(true);
   });
 
+  it("keeps how the answer ended, which is not its end, and forgets it when the call starts over", () => {
+    const tally = tallyFor();
+    const refusal = { kind: "refusal" as const, explanation: "Not this." };
+    expect(tally.apply({ type: "finish", reason: refusal })).toEqual({ kind: "none" });
+    expect(tally.finished).toBe(false);
+    expect(tally.finish).toEqual(refusal);
+    tally.restart();
+    expect(tally.finish).toBeUndefined();
+  });
+
   it("ends at an error, keeping it", () => {
     const tally = tallyFor();
     const error = { type: "error" as const, classification: "overloaded" as const, retryable: true, message: "busy" };

@@ -5,8 +5,8 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionCreateParamsStreaming,
 } from "openai/resources/chat/completions";
-import { ModelHttp, type SdkErrors } from "./model-http.ts";
-import type { ReadyJson } from "./ready-json.ts";
+import { ModelHttp, type SdkErrors } from "../model-http.ts";
+import type { ReadyJson } from "../ready-json.ts";
 
 export interface ChatCompletionsClientOptions {
   apiKey: string;
@@ -15,7 +15,7 @@ export interface ChatCompletionsClientOptions {
   maxRetries: number;
   /** Until the answer's headers arrive; a stream then runs as long as it sends. */
   timeoutMs: number;
-  /** How the request goes out; default the global `fetch` (Workers AI's binding answers through one, see workers-ai.ts). */
+  /** How the request goes out; default the global `fetch` (tests pass their own). */
   fetch?: typeof fetch;
 }
 
