@@ -2,16 +2,23 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { MCP_TEST_TOKEN } from "./tests/fakes/mcp-server.ts";
 import { FAKE_BRAVE_KEY } from "./tests/fakes/search-apis.ts";
+import { runtimeImportsRefused, workerdUnitTests } from "./tests/projects.ts";
+
+/** The unit tests that need the Workers runtime (tests/projects.ts's rule: by what they import). */
+const workerdUnits = workerdUnitTests(import.meta.dirname);
+/** The Node projects run their files in parallel, one per core. */
+const NODE_WORKERS = "100%";
 
 /**
- * Two projects in one `vitest run`: the Worker's tests inside workerd (the real runtime, with local D1, KV and
- * Durable Objects), and the agent runner's tests in Node. Fake Telegram / OpenAI / Anthropic / runner servers are
- * started once by the global setup on 127.0.0.1 and scripted per test; files run one at a time because they share them.
+ * Three projects in one `vitest run`. "worker": the Worker's tests and the unit tests that need the runtime, inside
+ * workerd (the real runtime, with local D1, KV and Durable Objects); fake Telegram / OpenAI / Anthropic / runner
+ * servers are started once by the global setup on 127.0.0.1 and scripted per test, so its files run one at a time.
+ * "unit": the other unit tests, plain logic, in Node. "node": the agent runner's tests and the scripts', in Node. The
+ * Node projects' files share nothing mutable and run in parallel, first; then the worker project's.
  */
 export default defineConfig({
   test: {
     globalSetup: ["./tests/global-setup.ts"],
-    fileParallelism: false,
     // Room for a machine two or three times slower than a quiet one (CI has run at that): hooks start servers and
     // reset fakes, and a polled condition (`expect.poll`) waits for a turn, which a loaded machine can take seconds
     // over. Waits return as soon as what they wait for happens, so a quiet machine is not slowed.
@@ -82,9 +89,25 @@ export default defineConfig({
         ],
         test: {
           name: "worker",
-          include: ["tests/worker/**/*.test.ts", "tests/unit/**/*.test.ts"],
+          include: ["tests/worker/**/*.test.ts", ...workerdUnits],
           setupFiles: ["./tests/worker/setup.ts"],
           testTimeout: 45_000,
+          // One at a time: the files share the fakes.
+          fileParallelism: false,
+          // After the Node projects: a group of projects runs at one parallelism.
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        plugins: [runtimeImportsRefused()],
+        test: {
+          name: "unit",
+          environment: "node",
+          include: ["tests/unit/**/*.test.ts"],
+          exclude: workerdUnits,
+          setupFiles: ["./tests/unit/node-setup.ts"],
+          maxWorkers: NODE_WORKERS,
         },
       },
       {
@@ -94,6 +117,7 @@ export default defineConfig({
           environment: "node",
           include: ["container/test/**/*.test.ts", "tests/node/**/*.test.ts"],
           testTimeout: 60_000,
+          maxWorkers: NODE_WORKERS,
         },
       },
     ],
