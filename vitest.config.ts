@@ -12,7 +12,8 @@ const NODE_WORKERS = "100%";
 /**
  * Three projects in one `vitest run`. "worker": the Worker's tests and the unit tests that need the runtime, inside
  * workerd (the real runtime, with local D1, KV and Durable Objects); fake Telegram / OpenAI / Anthropic / runner
- * servers are started once by the global setup on 127.0.0.1 and scripted per test, so its files run one at a time.
+ * servers are started once by the global setup on 127.0.0.1 and scripted per test, so its files run one at a time,
+ * all in one workerd.
  * "unit": the other unit tests, plain logic, in Node. "node": the agent runner's tests and the scripts', in Node. The
  * Node projects' files share nothing mutable and run in parallel, first; then the worker project's.
  */
@@ -92,8 +93,9 @@ export default defineConfig({
           include: ["tests/worker/**/*.test.ts", ...workerdUnits],
           setupFiles: ["./tests/worker/setup.ts"],
           testTimeout: 45_000,
-          // One at a time: the files share the fakes.
+          // One at a time: the files share the fakes. In one workerd (one start, modules loaded once).
           fileParallelism: false,
+          isolate: false,
           // After the Node projects: a group of projects runs at one parallelism.
           sequence: { groupOrder: 1 },
         },
