@@ -15,7 +15,7 @@ import type { TelegramReport } from "../fakes/server.ts";
 
 /**
  * Every test starts from empty storage (D1, KV, Durable Objects), fakes with no scripts, and none of the isolate's
- * memory of what storage or the fakes said (access, settings, the bot's identity, MCP servers' tools): the project's
+ * memory of what storage or the fakes said (access, settings, the bot's identity, MCP servers' tools): a runner's
  * files run one after another in one workerd (`isolate: false` in vitest.config.ts), so that memory would otherwise
  * outlive a file too. One thing does outlive a test: the runtime keeps listing a Durable Object's id
  * (`listDurableObjectIds`) once an earlier test in the same workerd made that object, its storage wiped or not; a test
