@@ -1,17 +1,25 @@
-import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { MCP_TEST_TOKEN } from "./tests/fakes/mcp-server.ts";
+import { cloudflareTestWithFakes } from "./tests/fakes/per-runner.ts";
 import { FAKE_BRAVE_KEY } from "./tests/fakes/search-apis.ts";
+import { runtimeImportsRefused, workerdUnitTests } from "./tests/projects.ts";
+
+/** The unit tests that need the Workers runtime (tests/projects.ts's rule: by what they import). */
+const workerdUnits = workerdUnitTests(import.meta.dirname);
+/** Files run in parallel, one per core, in every project. */
+const WORKERS = "100%";
 
 /**
- * Two projects in one `vitest run`: the Worker's tests inside workerd (the real runtime, with local D1, KV and
- * Durable Objects), and the agent runner's tests in Node. Fake Telegram / OpenAI / Anthropic / runner servers are
- * started once by the global setup on 127.0.0.1 and scripted per test; files run one at a time because they share them.
+ * Three projects in one `vitest run`, their files in parallel. "worker": the Worker's tests and the unit tests that
+ * need the runtime, inside workerd (the real runtime, with local D1, KV and Durable Objects), against fake Telegram /
+ * OpenAI / Anthropic / runner / MCP servers on 127.0.0.1 that the tests script and reset. Each workerd runner has its
+ * own fakes (tests/fakes/per-runner.ts) and runs its files one after another (tests/worker/setup.ts resets storage,
+ * fakes and the isolate's caches before each test). "unit": the other unit tests, plain logic, in Node. "node": the
+ * agent runner's tests and the scripts', in Node.
  */
 export default defineConfig({
   test: {
-    globalSetup: ["./tests/global-setup.ts"],
-    fileParallelism: false,
     // Room for a machine two or three times slower than a quiet one (CI has run at that): hooks start servers and
     // reset fakes, and a polled condition (`expect.poll`) waits for a turn, which a loaded machine can take seconds
     // over. Waits return as soon as what they wait for happens, so a quiet machine is not slowed.
@@ -21,27 +29,27 @@ export default defineConfig({
       {
         extends: true,
         plugins: [
-          cloudflareTest(async ({ inject }) => ({
+          cloudflareTestWithFakes(async ({ fakesUrl, mcpUrl }) => ({
             wrangler: { configPath: "./wrangler.toml" },
             // The AI binding needs a Cloudflare account; tests reach Workers AI through its fake (see WORKERS_AI_BASE_URL).
             remoteBindings: false,
             miniflare: {
               bindings: {
                 TEST_MIGRATIONS: await readD1Migrations("./migrations"),
-                FAKES_URL: inject("fakesUrl"),
-                MCP_FAKE_URL: inject("mcpUrl"),
+                FAKES_URL: fakesUrl,
+                MCP_FAKE_URL: mcpUrl,
                 // The secret a chat's MCP server config names (tests/fakes/mcp-server.ts wants it as a bearer token).
                 MCP_TEST_TOKEN: MCP_TEST_TOKEN,
                 // A server that hangs costs a turn this long (then its tools are left out).
                 MCP_TIMEOUT_SECONDS: "2",
-                TELEGRAM_API_BASE_URL: `${inject("fakesUrl")}/telegram`,
-                OPENAI_BASE_URL: `${inject("fakesUrl")}/openai/v1`,
-                ANTHROPIC_BASE_URL: `${inject("fakesUrl")}/anthropic`,
+                TELEGRAM_API_BASE_URL: `${fakesUrl}/telegram`,
+                OPENAI_BASE_URL: `${fakesUrl}/openai/v1`,
+                ANTHROPIC_BASE_URL: `${fakesUrl}/anthropic`,
                 // Workers AI's OpenAI-compatible endpoint, played by the fake OpenAI server (the binding path is
                 // tested with a fake runner in tests/unit/adapters/workers-ai/).
-                WORKERS_AI_BASE_URL: `${inject("fakesUrl")}/openai/v1`,
+                WORKERS_AI_BASE_URL: `${fakesUrl}/openai/v1`,
                 WORKERS_AI_API_TOKEN: "test-workers-ai-token",
-                AGENT_RUNNER_URL: `${inject("fakesUrl")}/runner`,
+                AGENT_RUNNER_URL: `${fakesUrl}/runner`,
                 AGENT_TIMEOUT_SECONDS: "2",
                 // As with a runner started by hand: tools are called back on this Worker's /agent/tools route.
                 AGENT_CALLBACK_URL: "http://127.0.0.1:8787",
@@ -71,20 +79,35 @@ export default defineConfig({
                 TOOL_RESULTS_MAX_CHARS: "50000",
                 // web_search asks the fake Brave API (tests of Tavily and SearXNG name their backend themselves).
                 BRAVE_SEARCH_API_KEY: FAKE_BRAVE_KEY,
-                BRAVE_SEARCH_BASE_URL: `${inject("fakesUrl")}/search/brave`,
+                BRAVE_SEARCH_BASE_URL: `${fakesUrl}/search/brave`,
                 // Anthropic chats search with Anthropic's own server tool (the fake Anthropic API plays its blocks).
                 ANTHROPIC_WEB_SEARCH: "on",
                 // The fakes' web pages live on loopback, which web_fetch otherwise refuses.
-                WEB_FETCH_PRIVATE_HOSTS: new URL(inject("fakesUrl")).host,
+                WEB_FETCH_PRIVATE_HOSTS: new URL(fakesUrl).host,
               },
             },
           })),
         ],
         test: {
           name: "worker",
-          include: ["tests/worker/**/*.test.ts", "tests/unit/**/*.test.ts"],
+          include: ["tests/worker/**/*.test.ts", ...workerdUnits],
           setupFiles: ["./tests/worker/setup.ts"],
           testTimeout: 45_000,
+          // A runner's files share its workerd (one start, modules loaded once), one after another.
+          isolate: false,
+          maxWorkers: WORKERS,
+        },
+      },
+      {
+        extends: true,
+        plugins: [runtimeImportsRefused()],
+        test: {
+          name: "unit",
+          environment: "node",
+          include: ["tests/unit/**/*.test.ts"],
+          exclude: workerdUnits,
+          setupFiles: ["./tests/unit/node-setup.ts"],
+          maxWorkers: WORKERS,
         },
       },
       {
@@ -94,6 +117,7 @@ export default defineConfig({
           environment: "node",
           include: ["container/test/**/*.test.ts", "tests/node/**/*.test.ts"],
           testTimeout: 60_000,
+          maxWorkers: WORKERS,
         },
       },
     ],

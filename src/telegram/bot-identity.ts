@@ -13,6 +13,11 @@ const MEMORY_TTL_MS = 60 * 60 * 1000;
 /** Per isolate: the bot's identity by token prefix (the bot id), so a changed token is looked up afresh. */
 const remembered = new Map<string, { identity: BotIdentity; until: number }>();
 
+/** Tests: KV is wiped between tests, so the identities read from it are forgotten too. */
+export function forgetBotIdentities(): void {
+  remembered.clear();
+}
+
 /**
  * The bot's id and @username, from `getMe`, cached in memory for an hour and in KV for a day, so a group message
  * costs no Bot API call to check whether it mentions the bot.

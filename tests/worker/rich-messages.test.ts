@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { openaiCompletion } from "../fakes/bodies.ts";
 import type { RecordedRequest } from "../fakes/server.ts";
 import {
+  admin,
   eventually,
   fakes,
   GROUP_CHAT,
@@ -205,8 +206,15 @@ describe("a group's answer on the rich path", () => {
   });
 
   it("does not edit the message again when it already shows the whole answer (Telegram refuses an edit that changes nothing)", async () => {
+    // No Stop button within the turn, however slow the machine: its edit would be one more (it came after the 3 s
+    // default when a loaded machine took that long to the stream's end).
+    const stopLater = await admin("/settings", {
+      method: "PATCH",
+      body: JSON.stringify({ STOP_BUTTON_AFTER_SECONDS: 60 }),
+    });
+    expect(stopLater.status).toBe(200);
     await withRichMessages(GROUP_CHAT);
-    // The whole table in one piece, then the end of the stream seconds later, before the Stop button would come.
+    // The whole table in one piece, then the end of the stream a moment later.
     await fakes.script("openai", { body: openaiCompletion(TABLE), stream: { pieces: 1, delayMs: 700 } });
     await postUpdate(textUpdate("@testbot a table, at once", { chatId: GROUP_CHAT }));
     await eventually(async () => (await storedHistory(GROUP_CHAT)).some((message) => message.role === "assistant"));

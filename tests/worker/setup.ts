@@ -9,13 +9,24 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeEach } from "vitest";
 import { AccessStore } from "../../src/access/access-store.ts";
 import { forgetLoadedSettings } from "../../src/config/loaded-settings.ts";
+import { listingCache } from "../../src/mcp/listing-cache.ts";
+import { forgetBotIdentities } from "../../src/telegram/bot-identity.ts";
 import type { TelegramReport } from "../fakes/server.ts";
 
-/** Every test starts from empty storage (D1, KV, Durable Objects) and fakes with no scripts. */
+/**
+ * Every test starts from empty storage (D1, KV, Durable Objects), fakes with no scripts, and none of the isolate's
+ * memory of what storage or the fakes said (access, settings, the bot's identity, MCP servers' tools): a runner's
+ * files run one after another in one workerd (`isolate: false` in vitest.config.ts), so that memory would otherwise
+ * outlive a file too. One thing does outlive a test: the runtime keeps listing a Durable Object's id
+ * (`listDurableObjectIds`) once an earlier test in the same workerd made that object, its storage wiped or not; a test
+ * that no object is made uses an id of its own.
+ */
 beforeEach(async () => {
   await reset();
   AccessStore.forgetCached();
   forgetLoadedSettings();
+  forgetBotIdentities();
+  listingCache.clear();
   await abortAllDurableObjects();
   await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
   await fetch(`${env.FAKES_URL}/__control/reset`, { method: "POST" });

@@ -1,4 +1,3 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { NO_CONNECTION, providerSetupOf } from "../../../src/config/provider-setup.ts";
 import { readSettings } from "../../../src/config/settings.ts";
@@ -78,8 +77,8 @@ describe("userFacingError", () => {
 });
 
 describe("userFacingError with the provider's setup", () => {
-  const openai = (baseUrl?: string) =>
-    providerSetupOf("openai", readSettings({ ...env, OPENAI_BASE_URL: baseUrl ?? "" } as typeof env));
+  // The provider's setup reads only its base URL.
+  const openai = (baseUrl?: string) => providerSetupOf("openai", readSettings({ OPENAI_BASE_URL: baseUrl ?? "" }));
 
   it("names the provider and the key's variable, and where it is set, when a key is refused", () => {
     const text = userFacingError(errorOf("auth"), openai());

@@ -1,12 +1,12 @@
-import { env } from "cloudflare:test";
 import { asc, desc } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
 import * as schema from "../../../src/db/chat-schema.ts";
 import { orderedLimit, preparedPer } from "../../../src/store/statements.ts";
 
-// Only the query building is under test here: D1's drizzle builds the same SQLite text as the chat object's.
-const db = drizzle(env.DB);
+// Only the query building is under test here: D1's drizzle builds the same SQLite text as the chat object's, and
+// `toSQL()` never reaches the database, so there is none.
+const db = drizzle({} as D1Database);
 
 describe("orderedLimit", () => {
   it("writes the row count into the statement's text instead of binding it", () => {
