@@ -1,6 +1,7 @@
 import type { Env } from "../env.ts";
 import { EnvReader, type IdList } from "./env-reader.ts";
 import type { PaidCap, PaidKind } from "./paid-kinds.ts";
+import { PLANS, type Plan } from "./plan-limits.ts";
 import { type Fallback, isProvider, PROVIDERS, type Provider } from "./providers.ts";
 import {
   type AnthropicWebSearch,
@@ -113,6 +114,10 @@ export interface Settings {
   guestMode: GuestMode;
   /** Variables that are set but unusable, by name, with what is wrong. Never their values. */
   problems: string[];
+
+  // --- Workers plan (issue 37) ---
+  /** The deployment's Workers plan (WORKERS_PLAN; empty: paid): what one invocation may spend (see plan-limits.ts). */
+  plan: Plan;
 }
 
 const GUEST_MODES = ["off", "admins", "known"] as const;
@@ -355,6 +360,9 @@ export function readSettings(env: Env): Settings {
     },
     playgroundUrl: read.url("PLAYGROUND_URL"),
     problems,
+
+    // --- Workers plan (issue 37) ---
+    plan: read.choice("WORKERS_PLAN", PLANS, "paid"),
   };
 }
 
