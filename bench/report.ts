@@ -1,7 +1,10 @@
+import { PLAN_LIMITS } from "../src/config/plan-limits.ts";
 import { BENCH_MODEL, PRICE_SOURCES, PRICES_READ_ON } from "./cost.ts";
 import type { CostReport } from "./cost-scenario.ts";
+import { type LimitsReport, within } from "./limits-scenario.ts";
 import type { ScenarioResult } from "./scenarios.ts";
 import type { Summary } from "./stats.ts";
+import { EXTERNAL_KINDS, SERVICE_KINDS } from "./tally-snapshot.ts";
 
 interface Report {
   date: string;
@@ -115,5 +118,37 @@ export function formatStatements(cost: CostReport): string {
       lines.push(`| \`${text}\` | ${figure(line.count)} | ${figure(line.rowsRead)} | ${figure(line.rowsWritten)} |`);
     }
   }
+  return lines.join("\n");
+}
+
+/** The limits scenario's table: each case's worst invocation against the Free and Paid plans' limits. */
+export function formatLimits(report: LimitsReport): string {
+  const free = PLAN_LIMITS.free;
+  const paid = PLAN_LIMITS.paid;
+  const lines = [
+    `Worst invocation of each case (subrequests: external by destination, then services by kind; CPU: sampled, ±1 ms). Free: ${free.external} external and ${free.services.toLocaleString("en-US")} services subrequests, ${free.cpuMs} ms CPU; Paid: ${paid.total.toLocaleString("en-US")} subrequests, ${paid.cpuMs / 1000} s CPU (default).`,
+    "",
+    "| scenario | worst invocation (subrequests) | external: Telegram / model / search / web | services: KV / D1 / R2 / DO / AI | worst invocation (CPU) | CPU ms | within Free? | within Paid? | answered whole, once |",
+    "|---|---|---|---|---|---|---|---|---|",
+  ];
+  for (const item of report.cases) {
+    const { bySubrequests: subrequests, byCpu: cpu } = item;
+    const external = EXTERNAL_KINDS.map((kind) => subrequests.external[kind]).join(" / ");
+    const services = SERVICE_KINDS.map((kind) => subrequests.services[kind]).join(" / ");
+    const verdict = (plan: "free" | "paid") => {
+      const count = within(subrequests, plan).subrequests;
+      const time = within(cpu, plan).cpu;
+      return count && time
+        ? "yes"
+        : `**no** (${[count ? "" : "subrequests", time ? "" : "CPU"].filter(Boolean).join(", ")})`;
+    };
+    lines.push(
+      `| ${item.name} | ${subrequests.kind} | ${subrequests.externalTotal}: ${external} | ${subrequests.servicesTotal}: ${services} | ${cpu.kind} | ${cpu.cpuMs.toFixed(1)} | ${verdict("free")} | ${verdict("paid")} | ${item.answered ? "yes" : "**no**"} |`,
+    );
+  }
+  lines.push(
+    "",
+    `Subrequests no invocation claimed: ${report.unattributed}; running samples outside every invocation: ${report.outsideMs.toFixed(1)} ms; profile clock against the benchmark's: ${report.clockSkewMs.toFixed(1)} ms.`,
+  );
   return lines.join("\n");
 }
