@@ -128,7 +128,7 @@ export function formatLimits(report: LimitsReport): string {
   const lines = [
     `Worst invocation of each case (subrequests: external by destination, then services by kind; CPU: sampled, ±1 ms). Free: ${free.external} external and ${free.services.toLocaleString("en-US")} services subrequests, ${free.cpuMs} ms CPU; Paid: ${paid.total.toLocaleString("en-US")} subrequests, ${paid.cpuMs / 1000} s CPU (default).`,
     "",
-    "| scenario | worst invocation (subrequests) | external: Telegram / model / search / web | services: KV / D1 / R2 / DO / AI | worst invocation (CPU) | CPU ms | within Free? | within Paid? | answered whole, once |",
+    "| scenario | worst invocation (subrequests) | external: Telegram / model / search / web | services: KV / D1 / R2 / DO / AI | worst invocation (CPU) | CPU ms (median of its kind) | within Free? | within Paid? | answered whole, once |",
     "|---|---|---|---|---|---|---|---|---|",
   ];
   for (const item of report.cases) {
@@ -143,7 +143,7 @@ export function formatLimits(report: LimitsReport): string {
         : `**no** (${[count ? "" : "subrequests", time ? "" : "CPU"].filter(Boolean).join(", ")})`;
     };
     lines.push(
-      `| ${item.name} | ${subrequests.kind} | ${subrequests.externalTotal}: ${external} | ${subrequests.servicesTotal}: ${services} | ${cpu.kind} | ${cpu.cpuMs.toFixed(1)} | ${verdict("free")} | ${verdict("paid")} | ${item.answered ? "yes" : "**no**"} |`,
+      `| ${item.name} | ${subrequests.kind} | ${subrequests.externalTotal}: ${external} | ${subrequests.servicesTotal}: ${services} | ${cpu.kind} | ${cpu.cpuMs.toFixed(1)} (${cpu.kindCpuP50Ms.toFixed(1)}) | ${verdict("free")} | ${verdict("paid")} | ${item.answered ? "yes" : "**no**"} |`,
     );
   }
   lines.push(
