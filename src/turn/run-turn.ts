@@ -156,6 +156,7 @@ function displayOptions(
     draftId: run.draftId,
     rich: richOptions(ctx, config),
     outbox: ctx.outbox,
+    subrequests: ctx.subrequests,
   };
 }
 
