@@ -71,7 +71,7 @@ function isBenchmarkWork(frame: CpuProfile["nodes"][number]["callFrame"]): boole
  * while the isolate is off the thread, so over a mostly idle case (a turn waiting on its model for a minute) most gaps
  * are waits, and the median of all gaps (what the cpu scenario, whose isolate is busy, uses) would be one of them.
  */
-export function activePeriodMicros(profile: CpuProfile): number {
+function activePeriodMicros(profile: CpuProfile): number {
   const gaps = profile.timeDeltas
     .slice(1)
     .filter((gap) => gap > 0 && gap < 2_000)

@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from "node:fs";
-import { PLAN_LIMITS } from "../src/config/plan-limits.ts";
+import { PLAN_LIMITS, type Plan } from "../src/config/plan-limits.ts";
 import { openaiCompletion } from "../tests/fakes/bodies.ts";
 import { FAKE_BRAVE_KEY } from "../tests/fakes/search-apis.ts";
 import type { Fakes } from "../tests/fakes/server.ts";
@@ -54,6 +54,8 @@ interface LimitsCase {
 }
 
 export interface LimitsReport {
+  /** The deployment's WORKERS_PLAN for these cases (what the bot holds itself to). */
+  plan: Plan;
   cases: LimitsCase[];
   /** Subrequests the wrapper could not give to an invocation (0 unless it has a gap). */
   unattributed: number;
@@ -71,6 +73,7 @@ interface Context {
   watcher: Watcher;
   rest: RestWatcher;
   quick: boolean;
+  plan: Plan;
   log: (line: string) => void;
   /** Set by each case's profile. */
   skew: number[];
@@ -80,7 +83,7 @@ interface Context {
 
 export async function limitsScenario(
   fakes: Fakes,
-  options: { quick: boolean; log: (line: string) => void; vars?: Record<string, string> },
+  options: { quick: boolean; plan: Plan; log: (line: string) => void },
 ): Promise<LimitsReport> {
   fakes.options.modelDelayMs = 0;
   const webHost = new URL(fakes.url).host;
@@ -94,7 +97,7 @@ export async function limitsScenario(
       WEB_FETCH_PRIVATE_HOSTS: webHost,
       BRAVE_SEARCH_API_KEY: FAKE_BRAVE_KEY,
       BRAVE_SEARCH_BASE_URL: `${fakes.url}/search/brave`,
-      ...options.vars,
+      WORKERS_PLAN: options.plan,
     },
   });
   const inspector = await connectInspector(INSPECTOR_PORT);
@@ -107,6 +110,7 @@ export async function limitsScenario(
     watcher: new Watcher(fakes),
     rest: new RestWatcher(inspector),
     quick: options.quick,
+    plan: options.plan,
     log: options.log,
     skew: [],
     outside: 0,
@@ -123,6 +127,7 @@ export async function limitsScenario(
     const { unattributed } = await readInvocations(inspector, context.lastId);
     const skews = [...context.skew].sort((a, b) => a - b);
     return {
+      plan: options.plan,
       cases,
       unattributed,
       clockSkewMs: skews[Math.floor(skews.length / 2)] ?? Number.NaN,
@@ -345,7 +350,7 @@ async function measure(
   chats: number[],
   run: () => Promise<boolean>,
 ): Promise<LimitsCase> {
-  context.log(`limits: ${name}`);
+  context.log(`limits: ${name} (WORKERS_PLAN=${context.plan})`);
   const { inspector, profiler } = context;
   const before = await readInvocations(inspector, context.lastId);
   const firstId = before.invocations.at(-1)?.id ?? context.lastId;
@@ -364,7 +369,7 @@ async function measure(
   const cpu = cpuByInvocation(profile, invocations, offset);
   context.outside += cpu.outsideMs;
   // For `node bench/hot.ts bench/results/limits-<case>.cpuprofile`, and for reading the invocations of a case again.
-  const file = `bench/results/limits-${name.replace(/[^a-z]+/g, "-")}`;
+  const file = `bench/results/limits-${context.plan}-${name.replace(/[^a-z]+/g, "-")}`;
   mkdirSync("bench/results", { recursive: true });
   writeFileSync(`${file}.cpuprofile`, JSON.stringify(profile));
   writeFileSync(

@@ -121,34 +121,40 @@ export function formatStatements(cost: CostReport): string {
   return lines.join("\n");
 }
 
-/** The limits scenario's table: each case's worst invocation against the Free and Paid plans' limits. */
-export function formatLimits(report: LimitsReport): string {
+/**
+ * The limits scenario's table: each case's worst invocation, with the bot deployed as Paid and as Free (WORKERS_PLAN),
+ * against both plans' limits.
+ */
+export function formatLimits(reports: LimitsReport[]): string {
   const free = PLAN_LIMITS.free;
   const paid = PLAN_LIMITS.paid;
   const lines = [
     `Worst invocation of each case (subrequests: external by destination, then services by kind; CPU: sampled, ±1 ms). Free: ${free.external} external and ${free.services.toLocaleString("en-US")} services subrequests, ${free.cpuMs} ms CPU; Paid: ${paid.total.toLocaleString("en-US")} subrequests, ${paid.cpuMs / 1000} s CPU (default).`,
     "",
-    "| scenario | worst invocation (subrequests) | external: Telegram / model / search / web | services: KV / D1 / R2 / DO / AI | worst invocation (CPU) | CPU ms (median of its kind) | within Free? | within Paid? | answered whole, once |",
-    "|---|---|---|---|---|---|---|---|---|",
+    "| WORKERS_PLAN | scenario | worst invocation (subrequests) | external: Telegram / model / search / web | services: KV / D1 / R2 / DO / AI | worst invocation (CPU) | CPU ms (median of its kind) | within Free? | within Paid? | answered whole, once |",
+    "|---|---|---|---|---|---|---|---|---|---|",
   ];
-  for (const item of report.cases) {
-    const { bySubrequests: subrequests, byCpu: cpu } = item;
-    const external = EXTERNAL_KINDS.map((kind) => subrequests.external[kind]).join(" / ");
-    const services = SERVICE_KINDS.map((kind) => subrequests.services[kind]).join(" / ");
-    const verdict = (plan: "free" | "paid") => {
-      const count = within(subrequests, plan).subrequests;
-      const time = within(cpu, plan).cpu;
-      return count && time
-        ? "yes"
-        : `**no** (${[count ? "" : "subrequests", time ? "" : "CPU"].filter(Boolean).join(", ")})`;
-    };
+  for (const report of reports)
+    for (const item of report.cases) {
+      const { bySubrequests: subrequests, byCpu: cpu } = item;
+      const external = EXTERNAL_KINDS.map((kind) => subrequests.external[kind]).join(" / ");
+      const services = SERVICE_KINDS.map((kind) => subrequests.services[kind]).join(" / ");
+      const verdict = (plan: "free" | "paid") => {
+        const count = within(subrequests, plan).subrequests;
+        const time = within(cpu, plan).cpu;
+        return count && time
+          ? "yes"
+          : `**no** (${[count ? "" : "subrequests", time ? "" : "CPU"].filter(Boolean).join(", ")})`;
+      };
+      lines.push(
+        `| ${report.plan} | ${item.name} | ${subrequests.kind} | ${subrequests.externalTotal}: ${external} | ${subrequests.servicesTotal}: ${services} | ${cpu.kind} | ${cpu.cpuMs.toFixed(1)} (${cpu.kindCpuP50Ms.toFixed(1)}) | ${verdict("free")} | ${verdict("paid")} | ${item.answered ? "yes" : "**no**"} |`,
+      );
+    }
+  for (const report of reports) {
     lines.push(
-      `| ${item.name} | ${subrequests.kind} | ${subrequests.externalTotal}: ${external} | ${subrequests.servicesTotal}: ${services} | ${cpu.kind} | ${cpu.cpuMs.toFixed(1)} (${cpu.kindCpuP50Ms.toFixed(1)}) | ${verdict("free")} | ${verdict("paid")} | ${item.answered ? "yes" : "**no**"} |`,
+      "",
+      `WORKERS_PLAN=${report.plan}: subrequests no invocation claimed: ${report.unattributed}; running samples outside every invocation: ${report.outsideMs.toFixed(1)} ms; profile clock against the benchmark's: ${report.clockSkewMs.toFixed(1)} ms.`,
     );
   }
-  lines.push(
-    "",
-    `Subrequests no invocation claimed: ${report.unattributed}; running samples outside every invocation: ${report.outsideMs.toFixed(1)} ms; profile clock against the benchmark's: ${report.clockSkewMs.toFixed(1)} ms.`,
-  );
   return lines.join("\n");
 }

@@ -1,5 +1,6 @@
 /**
- * `npm run bench [-- --quick] [-- --model-latency-ms 1000] [-- --runs 3] [-- --only cpu,reply] [-- --checkout DIR]`: the
+ * `npm run bench [-- --quick] [-- --model-latency-ms 1000] [-- --runs 3] [-- --only cpu,reply] [-- --checkout DIR]
+ * [-- --plan free]`: the
  * bot under `wrangler dev` on the local runtime, driven with real Telegram update JSON over HTTP, against fake
  * Telegram / OpenAI / Anthropic servers on 127.0.0.1. Prints a table, writes bench/results/<date>.json, and (full
  * runs) the table into BENCHMARKS.md. `--checkout DIR` runs another checkout's bot (its own node_modules) with this
@@ -53,7 +54,10 @@ rmSync(WRANGLER_LOG, { force: true });
 const fakes = await startFakes({ recordRequests: false });
 const results: ScenarioResult[][] = [];
 let cost: CostReport | undefined;
-let limits: LimitsReport | undefined;
+const limits: LimitsReport[] = [];
+/** `--plan free`: the limits scenario with the bot deployed for that plan only (default: Paid, then Free). */
+const plans =
+  text("plan") === undefined ? (["paid", "free"] as const) : ([text("plan") === "free" ? "free" : "paid"] as const);
 let bot: Bot | undefined;
 try {
   for (let run = 1; withTimed && run <= runs; run++) {
@@ -98,7 +102,8 @@ try {
   if (withLimits) {
     console.error("limits: the counting wrapper, per invocation");
     try {
-      limits = await limitsScenario(fakes, { quick, log: (line) => console.error(`  ${line}`) });
+      for (const plan of plans)
+        limits.push(await limitsScenario(fakes, { quick, plan, log: (line) => console.error(`  ${line}`) }));
     } catch (error) {
       console.error(
         `the limits scenario failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
@@ -130,12 +135,12 @@ const report = {
   scenarios: chosen,
   allRuns: results,
   ...(cost ? { cost } : {}),
-  ...(limits ? { limits } : {}),
+  ...(limits.length > 0 ? { limits } : {}),
 };
 const table = formatTable(report);
 console.log(table);
 if (cost) console.log(`\n${formatCost(cost)}\n\nStatements of one plain turn:\n\n${formatStatements(cost)}`);
-if (limits) console.log(`\nPer invocation:\n\n${formatLimits(limits)}`);
+if (limits.length > 0) console.log(`\nPer invocation:\n\n${formatLimits(limits)}`);
 
 mkdirSync("bench/results", { recursive: true });
 // Partial runs (--only) are for comparing versions by hand, and are not kept in git.
@@ -159,7 +164,7 @@ if (!quick && !only && !checkout) {
     )
     .replace(
       /<!-- limits:start -->[\s\S]*<!-- limits:end -->/,
-      limits ? `<!-- limits:start -->\n${formatLimits(limits)}\n<!-- limits:end -->` : "$&",
+      limits.length > 0 ? `<!-- limits:start -->\n${formatLimits(limits)}\n<!-- limits:end -->` : "$&",
     );
   writeFileSync("BENCHMARKS.md", updated);
   console.error("updated BENCHMARKS.md");
@@ -176,5 +181,5 @@ if (violations.length > 0) console.error(`the Bot API does not know: ${[...new S
 const broken =
   chosen.some((scenario) => scenario.integrity === false) ||
   violations.length > 0 ||
-  (limits?.cases.some((item) => !item.answered) ?? false);
+  limits.some((report) => report.cases.some((item) => !item.answered));
 process.exit(broken ? 1 : 0);
