@@ -34,7 +34,7 @@ import { chatKeyOf, chatStub } from "./chat-key.ts";
 import { chatOutbox, type OutboxState, outboxStateOf } from "./chat-outbox.ts";
 import { helperLauncherOf } from "./helper-launcher.ts";
 import { answerItems, burstFor, isPlainMessage } from "./inbox-batch.ts";
-import { type MeteredObject, meteredEnv, meterInvocations } from "./metered-invocations.ts";
+import { countBindings, type MeteredObject, meterInvocations } from "./metered-invocations.ts";
 import { UsageFlush } from "./usage-flush.ts";
 import { WakeSchedule } from "./wake-schedule.ts";
 
@@ -79,17 +79,17 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
     super(ctx, env);
     // A long turn would pass the plan's limits in one invocation: the object calls itself for a fresh one first.
     this.subrequests = new SubrequestMeter(PLAN_LIMITS[settingsOf(env).plan], {
-      renew: () => this.env.CHAT_SESSION.get(ctx.id).freshInvocation(),
+      renew: () => env.CHAT_SESSION.get(ctx.id).freshInvocation(),
     });
-    this.env = meteredEnv(env, this.subrequests);
+    countBindings(env);
     this.stores = new ChatStores(ctx.storage);
-    this.access = new ChatAccess(settingsOf(this.env), { chats: {}, admins: {} });
-    this.configs = new CachedChatConfig(new ChatConfigStore(this.env.CONFIG, tools.names));
-    this.skills = new CachedSkills(() => database(this.env));
+    this.access = new ChatAccess(settingsOf(env), { chats: {}, admins: {} });
+    this.configs = new CachedChatConfig(new ChatConfigStore(env.CONFIG, tools.names));
+    this.skills = new CachedSkills(() => database(env));
     this.usage = new UsageFlush(this.stores.usage, {
       source: ctx.id.toString(),
-      flushMs: settingsOf(this.env).usageFlushMs,
-      db: () => database(this.env),
+      flushMs: settingsOf(env).usageFlushMs,
+      db: () => database(env),
     });
     this.schedule = new WakeSchedule({
       storage: ctx.storage,

@@ -9,7 +9,7 @@ import { tools } from "../tools/index.ts";
 import { ActiveRun } from "../turn/active-run.ts";
 import { runHelperTurn } from "../turn/helper-turn.ts";
 import { chatStub } from "./chat-key.ts";
-import { type MeteredObject, meteredEnv, meterInvocations } from "./metered-invocations.ts";
+import { countBindings, type MeteredObject, meterInvocations } from "./metered-invocations.ts";
 
 /** A helper whose object died this many times mid-run reports that, instead of starting over again. */
 const MAX_ATTEMPTS = 2;
@@ -30,9 +30,9 @@ export class HelperSession extends DurableObject<Env> implements MeteredObject {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.subrequests = new SubrequestMeter(PLAN_LIMITS[settingsOf(env).plan], {
-      renew: () => this.env.HELPER_SESSION.get(ctx.id).freshInvocation(),
+      renew: () => env.HELPER_SESSION.get(ctx.id).freshInvocation(),
     });
-    this.env = meteredEnv(env, this.subrequests);
+    countBindings(env);
   }
 
   /** Takes the job and starts it at once; the same job again is a no-op. */

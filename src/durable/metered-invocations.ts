@@ -3,9 +3,11 @@ import type { SubrequestMeter } from "../lib/subrequest-meter.ts";
 
 /**
  * Counting an object's subrequests where they are made, once: at the object's entry (each of its methods, entered
- * from outside, starts an invocation), on its bindings (each call that goes to a Cloudflare service), and on the
- * global `fetch` (each request to the internet, charged to the object whose code makes it: the isolate may hold
- * several objects and the Worker, and the code that runs carries its object's meter through awaits and timers).
+ * from outside, starts an invocation), on the global `fetch` and on the bindings' classes (each request to the
+ * internet, and each call that goes to a Cloudflare service). What is counted is charged to the object whose code
+ * makes the call: the isolate may hold several objects and the Worker, and the code that runs carries its object's
+ * meter through awaits and timers. Code outside any object (the Worker's requests) is not counted. The bindings are
+ * changed in place, not wrapped, so that every cache keyed by a binding or by `env` sees the same objects as before.
  */
 
 const running = new AsyncLocalStorage<SubrequestMeter>();
@@ -51,66 +53,68 @@ export function meterInvocations(prototype: object): void {
   }
 }
 
+/** Prototypes whose methods count already (each class once per isolate). */
+const counting = new WeakSet<object>();
+const PLAIN = new Set<unknown>([Object.prototype, Array.prototype, Function.prototype]);
+
 /**
- * The object's `env` with each binding counted: a call to a binding (or to what a binding hands out: a Durable
- * Object's stub, a D1 statement) that returns a promise went to the service, and is spent from the meter.
- * Variables pass through.
+ * Makes the classes of `env`'s bindings count: a call that returns a promise went to the service, and is spent from
+ * the meter of the object whose code made it; an object a call hands back at once (a D1 statement, a session) has its
+ * class made to count too. A Durable Object namespace hands out stubs whose methods are whatever the object has: an
+ * object's code gets them wrapped, each call counted.
  */
-export function meteredEnv<E extends object>(env: E, meter: SubrequestMeter): E {
-  const wrapped = new Map<string | symbol, unknown>();
-  return new Proxy(env, {
-    get(target, property) {
-      const value: unknown = Reflect.get(target, property);
-      if (value === null || (typeof value !== "object" && typeof value !== "function")) return value;
-      if (!wrapped.has(property))
-        wrapped.set(
-          property,
-          counted(value, () => meter.spend("services")),
-        );
-      return wrapped.get(property);
-    },
-  });
+export function countBindings(env: object): void {
+  for (const value of Object.values(env)) {
+    if (value !== null && typeof value === "object") countClassOf(value);
+  }
 }
 
-/** The real object behind each counting proxy, handed to native methods in its place. */
-const originals = new WeakMap<object, object>();
+function countClassOf(instance: object): void {
+  const prototype: unknown = Object.getPrototypeOf(instance);
+  if (prototype === null || typeof prototype !== "object" || PLAIN.has(prototype) || counting.has(prototype)) return;
+  counting.add(prototype);
+  const namespace = "idFromName" in prototype;
+  for (const name of Object.getOwnPropertyNames(prototype)) {
+    const descriptor = Object.getOwnPropertyDescriptor(prototype, name);
+    const original: unknown = descriptor?.value;
+    if (name === "constructor" || typeof original !== "function" || !descriptor?.writable) continue;
+    const handsOutStubs = namespace && (name === "get" || name === "getByName");
+    Object.defineProperty(prototype, name, {
+      ...descriptor,
+      value(this: unknown, ...args: unknown[]): unknown {
+        const result: unknown = Reflect.apply(original, this, args);
+        const meter = running.getStore();
+        if (isThenable(result)) meter?.spend("services");
+        else if (handsOutStubs && meter !== undefined && isObject(result)) return countingStub(result, meter);
+        else if (isObject(result)) countClassOf(result);
+        return result;
+      },
+    });
+  }
+}
 
-/** Names that are never calls to a service (a stub answers any name, so these must not be taken for methods). */
-const NOT_CALLS = new Set<string | symbol>(["then", "constructor", "toString", "toJSON", "valueOf"]);
+/** Names a stub answers to that are not calls to the object. */
+const NOT_CALLS = new Set<string | symbol>(["then", "constructor", "toString", "toJSON", "valueOf", "id", "name"]);
 
-function counted<T extends object>(target: T, spend: () => void): T {
-  const proxy = new Proxy(target, {
-    get(inner, property) {
-      const value: unknown = Reflect.get(inner, property);
+function countingStub<Stub extends object>(stub: Stub, meter: SubrequestMeter): Stub {
+  return new Proxy(stub, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property);
       if (typeof value !== "function") return value;
-      // Native methods want their own object as `this`, never the proxy.
-      if (typeof property === "symbol" || NOT_CALLS.has(property)) return value.bind(inner);
+      // Native methods want the stub itself as `this`, never the proxy.
+      if (typeof property === "symbol" || NOT_CALLS.has(property)) return value.bind(target);
       return (...args: unknown[]) => {
-        const result: unknown = Reflect.apply(value, inner, args.map(original));
-        if (isThenable(result)) {
-          spend();
-          return result;
-        }
-        return result !== null && (typeof result === "object" || typeof result === "function")
-          ? counted(result, spend)
-          : result;
+        meter.spend("services");
+        return Reflect.apply(value, target, args);
       };
     },
   });
-  originals.set(proxy, target);
-  return proxy;
 }
 
-/** A counting proxy (or a list of them, as D1's batch takes) as the native method wants it. */
-function original(argument: unknown): unknown {
-  if (Array.isArray(argument)) return argument.map(original);
-  return (argument !== null && typeof argument === "object" && originals.get(argument)) || argument;
+function isObject(value: unknown): value is object {
+  return value !== null && (typeof value === "object" || typeof value === "function");
 }
 
 function isThenable(value: unknown): boolean {
-  return (
-    value !== null &&
-    (typeof value === "object" || typeof value === "function") &&
-    typeof (value as { then?: unknown }).then === "function"
-  );
+  return isObject(value) && typeof (value as { then?: unknown }).then === "function";
 }

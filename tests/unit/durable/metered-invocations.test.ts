@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { meteredEnv, meterInvocations } from "../../../src/durable/metered-invocations.ts";
+import { countBindings, meterInvocations } from "../../../src/durable/metered-invocations.ts";
 import { SubrequestMeter } from "../../../src/lib/subrequest-meter.ts";
 
 const LIMITS = { external: 50, services: 1_000, total: 50 };
@@ -33,33 +33,53 @@ class FakeStatement {
   }
 }
 
-describe("meteredEnv", () => {
+/** An object of its own, as a chat's object is: `work` runs with its meter. */
+class AnObject {
+  readonly subrequests = meter();
+  async work<T>(task: () => Promise<T>): Promise<T> {
+    return task();
+  }
+}
+meterInvocations(AnObject.prototype);
+
+describe("countBindings", () => {
   it("spends one services subrequest per call that goes to the service, none for what answers at once", async () => {
-    const counted = meter();
     const db = new FakeD1();
-    const env = meteredEnv({ DB: db, BOT_NAME: "Testbot" }, counted);
-    expect(env.BOT_NAME).toBe("Testbot");
-    const statement = env.DB.prepare("SELECT 1").bind(1);
-    expect(counted.left()).toBe(50);
-    expect(await statement.first()).toEqual({ one: 1 });
-    expect(counted.left()).toBe(49);
-    // The service gets its own statements back, not the counting proxies.
-    await env.DB.batch([env.DB.prepare("SELECT 2"), env.DB.prepare("SELECT 3")]);
-    expect(counted.left()).toBe(48);
+    countBindings({ DB: db, BOT_NAME: "Testbot" });
+    const object = new AnObject();
+    const left = await object.work(async () => {
+      const statement = db.prepare("SELECT 1").bind(1);
+      const before = object.subrequests.left();
+      expect(await statement.first()).toEqual({ one: 1 });
+      await db.batch([db.prepare("SELECT 2"), db.prepare("SELECT 3")]);
+      return [before, object.subrequests.left()];
+    });
+    expect(left).toEqual([50, 48]);
+    // The service gets its own statements, unchanged.
     expect(db.batches[0]!.every((item) => item instanceof FakeStatement)).toBe(true);
-    expect(counted.peak.services).toBe(2);
+  });
+
+  it("counts nothing for code outside an object (a Worker's request)", async () => {
+    const db = new FakeD1();
+    countBindings({ DB: db });
+    const object = new AnObject();
+    await db.prepare("SELECT 1").first();
+    expect(object.subrequests.peak.services).toBe(0);
   });
 });
 
-describe("meteredEnv over the real bindings", () => {
-  it("counts a call through a Durable Object's stub once, and none for its id or stub", async () => {
-    const counted = meter();
-    const bindings = meteredEnv(env, counted);
-    const stub = bindings.CHAT_SESSION.get(bindings.CHAT_SESSION.idFromName("chat:77"));
-    expect(counted.peak.services).toBe(0);
-    expect(await stub.outboxState()).toMatchObject({ waiting: 0 });
-    expect(await bindings.CONFIG.get("nothing")).toBeNull();
-    expect(counted.peak.services).toBe(2);
+describe("countBindings over the real bindings", () => {
+  it("counts a call through a Durable Object's stub and a KV read, and none for an id or a stub", async () => {
+    countBindings(env);
+    const object = new AnObject();
+    const spent = await object.work(async () => {
+      const stub = env.CHAT_SESSION.get(env.CHAT_SESSION.idFromName("chat:77"));
+      const before = object.subrequests.peak.services;
+      expect(await stub.outboxState()).toMatchObject({ waiting: 0 });
+      expect(await env.CONFIG.get("nothing")).toBeNull();
+      return [before, object.subrequests.peak.services];
+    });
+    expect(spent).toEqual([0, 2]);
   });
 });
 
