@@ -15,7 +15,7 @@ export interface SubrequestAllowance {
   allowsCourtesy(): boolean;
 }
 
-/** An allowance that always has room (where nothing is counted: tests of the display, a helper's report). */
+/** An allowance that always has room: a display given none (its unit tests). */
 export const UNMETERED: SubrequestAllowance = { allowsCourtesy: () => true };
 
 export interface SubrequestMeterOptions {
@@ -24,13 +24,11 @@ export interface SubrequestMeterOptions {
    * and resolves once it has been delivered. Called when what is left runs low.
    */
   renew: () => Promise<void>;
-  /** Left (of the total) when a fresh invocation is asked for: room for the calls already under way. */
-  renewAt?: number;
-  /** Left (of the total) below which courtesies wait: room for the answer (its pieces, the status line's removal). */
-  reserve?: number;
 }
 
+/** Left when a fresh invocation is asked for: room for the calls under way while it comes (a turn has a few). */
 const RENEW_AT = 12;
+/** Left below which courtesies wait: room for the answer (its pieces, the status line's removal, a notice). */
 const RESERVE = 8;
 
 /**
@@ -45,22 +43,17 @@ export class SubrequestMeter implements SubrequestAllowance {
   private external = 0;
   private services = 0;
   /** The most any one invocation has spent, of each (for tests and reports). */
-  private peaks = { external: 0, services: 0, total: 0 };
+  private readonly peaks = { external: 0, services: 0, total: 0 };
   /** Fresh invocations asked for so far. */
   private asked = 0;
   private renewing = false;
   /** Events delivered since the object was made: a renewal that brought none has failed. */
   private invocations = 0;
-  private readonly renewAt: number;
-  private readonly reserve: number;
 
   constructor(
     private readonly limits: SubrequestLimits,
     private readonly options: SubrequestMeterOptions,
-  ) {
-    this.renewAt = options.renewAt ?? RENEW_AT;
-    this.reserve = options.reserve ?? RESERVE;
-  }
+  ) {}
 
   /** An event was delivered to the object: a new invocation, with its limits topped up. */
   topUp(): void {
@@ -74,12 +67,10 @@ export class SubrequestMeter implements SubrequestAllowance {
   spend(pool: SubrequestPool): void {
     if (pool === "external") this.external++;
     else this.services++;
-    this.peaks = {
-      external: Math.max(this.peaks.external, this.external),
-      services: Math.max(this.peaks.services, this.services),
-      total: Math.max(this.peaks.total, this.external + this.services),
-    };
-    if (this.left() <= this.renewAt) this.renewSoon();
+    this.peaks.external = Math.max(this.peaks.external, this.external);
+    this.peaks.services = Math.max(this.peaks.services, this.services);
+    this.peaks.total = Math.max(this.peaks.total, this.external + this.services);
+    if (this.left() <= RENEW_AT) this.renewSoon();
   }
 
   /** What is left before the first of the limits. */
@@ -92,7 +83,7 @@ export class SubrequestMeter implements SubrequestAllowance {
   }
 
   allowsCourtesy(): boolean {
-    return this.left() > this.reserve;
+    return this.left() > RESERVE;
   }
 
   /** The most any one invocation has spent so far (its external and services counts, and both together). */
