@@ -15,7 +15,18 @@ import {
   SERVICE_KINDS,
   type ServiceKind,
 } from "./tally-snapshot.ts";
-import { freshMarker, groupUpdate, newChats, post, roundTrips, script, toolCall, update, Watcher } from "./traffic.ts";
+import {
+  freshMarker,
+  groupUpdate,
+  newChats,
+  photoUpdate,
+  post,
+  roundTrips,
+  script,
+  toolCall,
+  update,
+  Watcher,
+} from "./traffic.ts";
 
 /**
  * Per-invocation limits: the bot under `wrangler dev` with the counting wrapper (bench/workerd/), which counts each
@@ -98,6 +109,8 @@ export async function limitsScenario(
       BRAVE_SEARCH_API_KEY: FAKE_BRAVE_KEY,
       BRAVE_SEARCH_BASE_URL: `${fakes.url}/search/brave`,
       WORKERS_PLAN: options.plan,
+      // The photo goes to the model as an image (read back from R2).
+      VISION_MODELS: "gpt-bench",
     },
   });
   const inspector = await connectInspector(INSPECTOR_PORT);
@@ -122,6 +135,9 @@ export async function limitsScenario(
     cases.push(await plainTurns(context));
     cases.push(await toolTurns(context));
     cases.push(await conversation(context));
+    cases.push(await photoTurns(context));
+    cases.push(await burst(context));
+    cases.push(await summaryPass(context));
     cases.push(await longTurn(context, "private"));
     cases.push(await longTurn(context, "group"));
     const { unattributed } = await readInvocations(inspector, context.lastId);
@@ -223,6 +239,72 @@ async function conversation(context: Context): Promise<LimitsCase> {
     async () => {
       await roundTrips(context.bot, context.watcher, [chatId], count);
       await context.rest.until(chatId);
+      return true;
+    },
+  );
+}
+
+/** A photo with a caption: the file fetched from Telegram, stored in R2, and shown to the model. */
+async function photoTurns(context: Context): Promise<LimitsCase> {
+  const [chatId] = newChats(1) as [number];
+  await warm(context, chatId);
+  const count = context.quick ? 2 : 5;
+  return measure(
+    context,
+    "photo turn",
+    "a photo with a caption (getFile, the download, R2, the model)",
+    [chatId],
+    async () => {
+      for (let index = 0; index < count; index++) {
+        const marker = freshMarker(chatId);
+        await post(context.bot, photoUpdate(chatId, marker));
+        await answered(context, chatId, marker);
+        await context.rest.until(chatId);
+      }
+      return true;
+    },
+  );
+}
+
+/** Three messages typed 100 ms apart while a 1-second model answers: they join one turn, whose model call starts over. */
+async function burst(context: Context): Promise<LimitsCase> {
+  const [chatId] = newChats(1) as [number];
+  await warm(context, chatId);
+  return measure(context, "burst", "three messages 100 ms apart, 1-second model: one answer", [chatId], async () => {
+    context.fakes.options.modelDelayMs = 1000;
+    try {
+      const markers = [freshMarker(chatId), freshMarker(chatId), freshMarker(chatId)];
+      for (const marker of markers) {
+        await post(context.bot, update(chatId, marker));
+        await sleep(100);
+      }
+      await answered(context, chatId, markers.at(-1)!);
+      await context.rest.until(chatId);
+      return context.watcher.markers(chatId).slice(-3).join() === markers.join();
+    } finally {
+      context.fakes.options.modelDelayMs = 0;
+    }
+  });
+}
+
+/**
+ * The message that takes a chat's history past HISTORY_LIMIT (40): its answer, then a summary pass (a model call and
+ * the summary's writes) in the same drain, so in the same invocation.
+ */
+async function summaryPass(context: Context): Promise<LimitsCase> {
+  const [chatId] = newChats(1) as [number];
+  await roundTrips(context.bot, context.watcher, [chatId], 19);
+  await context.rest.until(chatId);
+  return measure(
+    context,
+    "summary pass",
+    "a turn and the summary pass after it (history past 40 messages)",
+    [chatId],
+    async () => {
+      for (let index = 0; index < 2; index++) {
+        await roundTrips(context.bot, context.watcher, [chatId], 1);
+        await context.rest.until(chatId);
+      }
       return true;
     },
   );
