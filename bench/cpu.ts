@@ -9,6 +9,8 @@ import { connectInspector, type Inspector } from "./inspector.ts";
  */
 
 export interface CpuProfile {
+  /** When sampling began, in microseconds of the monotonic clock V8 stamps samples with. */
+  startTime?: number;
   nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[];
   samples: number[];
   timeDeltas: number[];
@@ -64,8 +66,19 @@ export function cpuMsOf(
   profile: CpuProfile,
   leaveOut?: (frame: CpuProfile["nodes"][number]["callFrame"]) => boolean,
 ): number {
-  const idle = new Set(profile.nodes.filter((node) => NOT_CPU.has(node.callFrame.functionName)).map((node) => node.id));
-  const excluded = new Set<number>();
+  const notCounted = notRunningOurs(profile, leaveOut);
+  const running = profile.samples.filter((node) => !notCounted.has(node)).length;
+  return (running * samplingPeriodMicros(profile)) / 1000;
+}
+
+/** The profile's nodes whose samples are not code running for the bot: idle, or under a frame `leaveOut` picks. */
+export function notRunningOurs(
+  profile: CpuProfile,
+  leaveOut?: (frame: CpuProfile["nodes"][number]["callFrame"]) => boolean,
+): Set<number> {
+  const excluded = new Set(
+    profile.nodes.filter((node) => NOT_CPU.has(node.callFrame.functionName)).map((node) => node.id),
+  );
   if (leaveOut) {
     const byId = new Map(profile.nodes.map((node) => [node.id, node]));
     const visit = (id: number, under: boolean) => {
@@ -78,8 +91,7 @@ export function cpuMsOf(
     const children = new Set(profile.nodes.flatMap((node) => node.children ?? []));
     for (const node of profile.nodes) if (!children.has(node.id)) visit(node.id, false);
   }
-  const running = profile.samples.filter((node) => !idle.has(node) && !excluded.has(node)).length;
-  return (running * samplingPeriodMicros(profile)) / 1000;
+  return excluded;
 }
 
 /** The sampler's achieved period: the median time between two samples (the first sample's delta left out). */

@@ -1,7 +1,10 @@
+import { PLAN_LIMITS } from "../src/config/plan-limits.ts";
 import { BENCH_MODEL, PRICE_SOURCES, PRICES_READ_ON } from "./cost.ts";
 import type { CostReport } from "./cost-scenario.ts";
+import { type LimitsReport, within } from "./limits-scenario.ts";
 import type { ScenarioResult } from "./scenarios.ts";
 import type { Summary } from "./stats.ts";
+import { EXTERNAL_KINDS, SERVICE_KINDS } from "./tally-snapshot.ts";
 
 interface Report {
   date: string;
@@ -114,6 +117,44 @@ export function formatStatements(cost: CostReport): string {
       const text = line.statement.replace(/\|/g, "\\|");
       lines.push(`| \`${text}\` | ${figure(line.count)} | ${figure(line.rowsRead)} | ${figure(line.rowsWritten)} |`);
     }
+  }
+  return lines.join("\n");
+}
+
+/**
+ * The limits scenario's table: each case's worst invocation, with the bot deployed as Paid and as Free (WORKERS_PLAN),
+ * against both plans' limits.
+ */
+export function formatLimits(reports: LimitsReport[]): string {
+  const free = PLAN_LIMITS.free;
+  const paid = PLAN_LIMITS.paid;
+  const lines = [
+    "Each case's worst invocation: by subrequests (to the internet by destination, then to Cloudflare's services by kind) and by CPU (sampled, indicative: a few ms either way), against each plan's limits. Free's are held together to 50 (the page's 50 to the internet and 1,000 to services, read strictly).",
+    "",
+    `| WORKERS_PLAN | scenario | worst invocation (subrequests) | subrequests: external (Telegram / model / search / web) + services (KV / D1 / R2 / DO / AI) | worst invocation (CPU) | CPU ms (median of its kind) | Free: ${free.total} subrequests, ${free.cpuMs} ms | Paid: ${paid.total.toLocaleString("en-US")}, ${paid.cpuMs / 1000} s | answered whole, once |`,
+    "|---|---|---|---|---|---|---|---|---|",
+  ];
+  for (const report of reports)
+    for (const item of report.cases) {
+      const { bySubrequests: subrequests, byCpu: cpu } = item;
+      const external = EXTERNAL_KINDS.map((kind) => subrequests.external[kind]).join(" / ");
+      const services = SERVICE_KINDS.map((kind) => subrequests.services[kind]).join(" / ");
+      const verdict = (plan: "free" | "paid") => {
+        const count = within(subrequests, plan).subrequests;
+        const time = within(cpu, plan).cpu;
+        return count && time
+          ? "within"
+          : `**over** (${[count ? "" : "subrequests", time ? "" : "CPU"].filter(Boolean).join(", ")})`;
+      };
+      lines.push(
+        `| ${report.plan} | ${item.name} | ${subrequests.kind} | ${subrequests.externalTotal} (${external}) + ${subrequests.servicesTotal} (${services}) | ${cpu.kind} | ${cpu.cpuMs.toFixed(1)} (${cpu.kindCpuP50Ms.toFixed(1)}) | ${verdict("free")} | ${verdict("paid")} | ${item.answered ? "yes" : "**no**"} |`,
+      );
+    }
+  for (const report of reports) {
+    lines.push(
+      "",
+      `WORKERS_PLAN=${report.plan}: subrequests no invocation claimed: ${report.unattributed}; running samples outside every invocation: ${report.outsideMs.toFixed(1)} ms; profile clock against the benchmark's: ${report.clockSkewMs.toFixed(1)} ms.`,
+    );
   }
   return lines.join("\n");
 }

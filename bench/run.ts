@@ -1,5 +1,6 @@
 /**
- * `npm run bench [-- --quick] [-- --model-latency-ms 1000] [-- --runs 3] [-- --only cpu,reply] [-- --checkout DIR]`: the
+ * `npm run bench [-- --quick] [-- --model-latency-ms 1000] [-- --runs 3] [-- --only cpu,reply] [-- --checkout DIR]
+ * [-- --plan free]`: the
  * bot under `wrangler dev` on the local runtime, driven with real Telegram update JSON over HTTP, against fake
  * Telegram / OpenAI / Anthropic servers on 127.0.0.1. Prints a table, writes bench/results/<date>.json, and (full
  * runs) the table into BENCHMARKS.md. `--checkout DIR` runs another checkout's bot (its own node_modules) with this
@@ -14,7 +15,8 @@ import { startFakes } from "../tests/fakes/server.ts";
 import { type Bot, newestDevBundle, startBot } from "./bot.ts";
 import { type CostReport, costScenario } from "./cost-scenario.ts";
 import { connectProfiler } from "./cpu.ts";
-import { formatCost, formatStatements, formatTable, medianRun } from "./report.ts";
+import { type LimitsReport, limitsScenario } from "./limits-scenario.ts";
+import { formatCost, formatLimits, formatStatements, formatTable, medianRun } from "./report.ts";
 import { type ScenarioResult, scenarios } from "./scenarios.ts";
 import { bundleSize } from "./size.ts";
 
@@ -35,10 +37,14 @@ const runs = option("runs", quick ? 1 : 3);
 const only = text("only")?.split(",");
 const checkout = text("checkout");
 const unminified = flag("unminified");
-/** The timing scenarios to run (none for `--only cost`), and whether the cost scenario runs (full runs, or asked for). */
-const timed = only?.filter((name) => name !== "cost");
+/**
+ * The timing scenarios to run (none for `--only cost`), and whether the cost and limits scenarios (the counting
+ * wrapper's) run: in full runs, or when asked for.
+ */
+const timed = only?.filter((name) => name !== "cost" && name !== "limits");
 const withTimed = timed === undefined || timed.length > 0;
 const withCost = checkout === undefined && (only ? only.includes("cost") : !quick);
+const withLimits = checkout === undefined && (only ? only.includes("limits") : !quick);
 
 const INSPECTOR_PORT = 9340;
 /** What the Worker logged in this invocation's runs (a scenario that waits in vain shows why there). */
@@ -48,6 +54,10 @@ rmSync(WRANGLER_LOG, { force: true });
 const fakes = await startFakes({ recordRequests: false });
 const results: ScenarioResult[][] = [];
 let cost: CostReport | undefined;
+const limits: LimitsReport[] = [];
+/** `--plan free`: the limits scenario with the bot deployed for that plan only (default: Paid, then Free). */
+const plans =
+  text("plan") === undefined ? (["paid", "free"] as const) : ([text("plan") === "free" ? "free" : "paid"] as const);
 let bot: Bot | undefined;
 try {
   for (let run = 1; withTimed && run <= runs; run++) {
@@ -89,6 +99,17 @@ try {
       );
     }
   }
+  if (withLimits) {
+    console.error("limits: the counting wrapper, per invocation");
+    try {
+      for (const plan of plans)
+        limits.push(await limitsScenario(fakes, { quick, plan, log: (line) => console.error(`  ${line}`) }));
+    } catch (error) {
+      console.error(
+        `the limits scenario failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
+    }
+  }
 } finally {
   await bot?.stop();
   await fakes.close();
@@ -114,10 +135,12 @@ const report = {
   scenarios: chosen,
   allRuns: results,
   ...(cost ? { cost } : {}),
+  ...(limits.length > 0 ? { limits } : {}),
 };
 const table = formatTable(report);
 console.log(table);
 if (cost) console.log(`\n${formatCost(cost)}\n\nStatements of one plain turn:\n\n${formatStatements(cost)}`);
+if (limits.length > 0) console.log(`\nPer invocation:\n\n${formatLimits(limits)}`);
 
 mkdirSync("bench/results", { recursive: true });
 // Partial runs (--only) are for comparing versions by hand, and are not kept in git.
@@ -138,6 +161,10 @@ if (!quick && !only && !checkout) {
     .replace(
       /<!-- statements:start -->[\s\S]*<!-- statements:end -->/,
       cost ? `<!-- statements:start -->\n${formatStatements(cost)}\n<!-- statements:end -->` : "$&",
+    )
+    .replace(
+      /<!-- limits:start -->[\s\S]*<!-- limits:end -->/,
+      limits.length > 0 ? `<!-- limits:start -->\n${formatLimits(limits)}\n<!-- limits:end -->` : "$&",
     );
   writeFileSync("BENCHMARKS.md", updated);
   console.error("updated BENCHMARKS.md");
@@ -151,5 +178,8 @@ if (fakes.refusals.length > 0) console.error(`Telegram refused: ${fakes.refusals
 const violations = fakes.telegram.violations.map(describeViolation);
 if (violations.length > 0) console.error(`the Bot API does not know: ${[...new Set(violations)].join("; ")}`);
 // Lost, duplicated or reordered answers are bugs, not slowness: they fail the run (and CI's smoke run).
-const broken = chosen.some((scenario) => scenario.integrity === false) || violations.length > 0;
+const broken =
+  chosen.some((scenario) => scenario.integrity === false) ||
+  violations.length > 0 ||
+  limits.some((report) => report.cases.some((item) => !item.answered));
 process.exit(broken ? 1 : 0);

@@ -69,6 +69,35 @@ export interface TallySnapshot {
   objects: Record<string, ObjectTally>;
 }
 
+/** Where an outbound `fetch` went, told apart by the base URLs the bot is configured with. */
+export const EXTERNAL_KINDS = ["telegram", "model", "search", "web"] as const;
+export type ExternalKind = (typeof EXTERNAL_KINDS)[number];
+/** Which Cloudflare service a binding call went to. */
+export const SERVICE_KINDS = ["kv", "d1", "r2", "do", "ai"] as const;
+export type ServiceKind = (typeof SERVICE_KINDS)[number];
+
+/**
+ * One invocation as the platform counts its limits: a request to the Worker (its `waitUntil` work included), or an
+ * event delivered to an object (an RPC call, a fetch, an alarm). An object's subrequests and CPU go to its newest
+ * invocation, as the runtime attributes them (workerd's io-context.h: "the newest request that hasn't already
+ * completed"), so an invocation of an object runs from its delivery until the next one arrives or the object has
+ * nothing left to do. Times are the runtime's `Date.now()` (milliseconds; real time under `wrangler dev`).
+ */
+export interface InvocationTally {
+  id: number;
+  /** "worker", or the object's class and name ("ChatSession chat:42"). */
+  party: string;
+  /** The request's method and path, or the object's method ("enqueue", "alarm"). */
+  kind: string;
+  startedAt: number;
+  /** When the handler's own promise settled (its response was ready); null while it runs. */
+  handlerEndedAt: number | null;
+  /** When the invocation's work was over (or a newer one of the same object took over); null while it runs. */
+  endedAt: number | null;
+  external: Record<ExternalKind, number>;
+  services: Record<ServiceKind, number>;
+}
+
 export const COUNT_NAMES = [
   "workerRequests",
   "doRequests",

@@ -2,9 +2,12 @@ import * as z from "zod";
 import type { Inspector } from "./inspector.ts";
 import {
   COUNT_NAMES,
+  EXTERNAL_KINDS,
+  type InvocationTally,
   type ObjectTally,
   type OperationCounts,
   type PartyTally,
+  SERVICE_KINDS,
   type StatementCounts,
   type TallySnapshot,
   zeroCounts,
@@ -129,9 +132,15 @@ export class RestWatcher {
       const byName = this.waiting.get(horizonMs) ?? new Map<string, Waiter[]>();
       this.waiting.set(horizonMs, byName);
       byName.set(name, [...(byName.get(name) ?? []), { resolve, reject, deadline: Date.now() + timeoutMs }]);
-      this.polling ??= this.poll().finally(() => {
-        this.polling = undefined;
-      });
+      this.keepPolling();
+    });
+  }
+
+  private keepPolling(): void {
+    this.polling ??= this.poll().finally(() => {
+      this.polling = undefined;
+      // A wait asked for just as the poll ended (by a waiter it had just released) would otherwise never be polled.
+      if (this.waiting.size > 0) this.keepPolling();
     });
   }
 
@@ -169,4 +178,36 @@ interface Waiter {
   resolve: () => void;
   reject: (error: Error) => void;
   deadline: number;
+}
+
+const externalCounts = z.object(Object.fromEntries(EXTERNAL_KINDS.map((name) => [name, z.number()])));
+const serviceCounts = z.object(Object.fromEntries(SERVICE_KINDS.map((name) => [name, z.number()])));
+const invocationsSchema = z.object({
+  invocations: z.array(
+    z.object({
+      id: z.number(),
+      party: z.string(),
+      kind: z.string(),
+      startedAt: z.number(),
+      handlerEndedAt: z.number().nullable(),
+      endedAt: z.number().nullable(),
+      external: externalCounts,
+      services: serviceCounts,
+    }),
+  ),
+  unattributed: z.number(),
+});
+
+/**
+ * The invocations the counting wrapper saw after the one numbered `afterId` (see InvocationTally), and how many
+ * subrequests it could not give to any invocation (0 unless the wrapper has a gap).
+ */
+export async function readInvocations(
+  inspector: Inspector,
+  afterId = 0,
+): Promise<{ invocations: InvocationTally[]; unattributed: number }> {
+  const json = await inspector.evaluate(`globalThis.__benchTally.invocations(${afterId})`);
+  if (typeof json !== "string")
+    throw new Error("the runtime has no counting wrapper (start it with the counting entry)");
+  return invocationsSchema.parse(JSON.parse(json)) as { invocations: InvocationTally[]; unattributed: number };
 }

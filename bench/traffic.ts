@@ -114,6 +114,21 @@ export function update(chatId: number, text: string): string {
   return messageUpdate(chatId, () => ({ text }));
 }
 
+/** A group's message update from one of its members (`chatId` negative), as Telegram sends it to the bot. */
+export function groupUpdate(chatId: number, fromId: number, text: string): string {
+  const id = nextUpdateId++;
+  return JSON.stringify({
+    update_id: id,
+    message: {
+      message_id: id,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: chatId, type: "group", title: "Bench group" },
+      from: { id: fromId, is_bot: false, first_name: "Bench", language_code: "en" },
+      text,
+    },
+  });
+}
+
 export async function post(bot: Bot, body: string): Promise<number> {
   const started = performance.now();
   const response = await fetch(`${bot.url}/telegram/webhook`, {
@@ -282,9 +297,9 @@ export function toolCall(name: string, args: unknown) {
   return { body: openaiCompletion(null, { toolCalls: [{ name, arguments: args }] }) };
 }
 
-export async function script(fakes: Fakes, responses: unknown[]): Promise<void> {
+export async function script(fakes: Fakes, responses: unknown[], service = "openai"): Promise<void> {
   await fetch(`${fakes.url}/__control/script`, {
     method: "POST",
-    body: JSON.stringify({ service: "openai", responses }),
+    body: JSON.stringify({ service, responses }),
   });
 }

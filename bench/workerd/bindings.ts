@@ -1,10 +1,13 @@
 import type { Env } from "../../src/env.ts";
 import type { PartyTally } from "../tally-snapshot.ts";
+import { chargeService } from "./invocations.ts";
 import { countD1, objectNamed } from "./tally.ts";
 
 /**
  * The bindings a party (the Worker, or one object) is given, wrapped in proxies that count each billable operation
- * into its tally and otherwise pass every call through to the real binding unchanged.
+ * into its tally and otherwise pass every call through to the real binding unchanged. Each call that goes to the
+ * service is also a subrequest of the invocation making it (see invocations.ts); the Workers AI binding is counted
+ * where there is one (not under `wrangler dev --local`).
  */
 export function countingEnv(env: Env, party: PartyTally): Env {
   return {
@@ -15,7 +18,21 @@ export function countingEnv(env: Env, party: PartyTally): Env {
     CHAT_SESSION: countingNamespace(env.CHAT_SESSION, "ChatSession"),
     HELPER_SESSION: countingNamespace(env.HELPER_SESSION, "HelperSession"),
     AGENT_CONTAINER: countingNamespace(env.AGENT_CONTAINER, "AgentContainer"),
+    ...(env.AI ? { AI: countingAi(env.AI) } : {}),
   };
+}
+
+function countingAi(ai: Ai): Ai {
+  return new Proxy(ai, {
+    get(target, property) {
+      const value = passThrough(target, property);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        chargeService("ai");
+        return Reflect.apply(value, undefined, args);
+      };
+    },
+  });
 }
 
 /** The property of the real object, methods bound to it (native bindings refuse to be called on a proxy). */
@@ -64,6 +81,7 @@ function countingStub<Stub extends object>(stub: Stub, callee: PartyTally): Stub
       if (typeof property !== "string" || NOT_REQUESTS.has(property)) return value.bind(target);
       return (...args: unknown[]) => {
         callee.doRequests++;
+        chargeService("do");
         return Reflect.apply(value, target, args);
       };
     },
@@ -81,6 +99,7 @@ function countingD1(db: D1Database, party: PartyTally): D1Database {
         return async (list: D1PreparedStatement[]) => {
           const known = list.map((statement) => statements.get(statement));
           party.d1Calls++;
+          chargeService("d1");
           const results = await target.batch(list.map((statement, index) => known[index]?.real ?? statement));
           for (const [index, result] of results.entries()) countD1(party, known[index]?.query ?? "?", result.meta);
           return results;
@@ -89,6 +108,7 @@ function countingD1(db: D1Database, party: PartyTally): D1Database {
       if (property === "exec") {
         return async (query: string) => {
           party.d1Calls++;
+          chargeService("d1");
           party.d1Statements++;
           return target.exec(query);
         };
@@ -110,6 +130,7 @@ function countingStatement(statement: D1PreparedStatement, query: string, party:
       if (property === "all" || property === "run") {
         return async () => {
           party.d1Calls++;
+          chargeService("d1");
           const result = await target.all();
           countD1(party, query, result.meta);
           return result;
@@ -118,6 +139,7 @@ function countingStatement(statement: D1PreparedStatement, query: string, party:
       if (property === "first" || property === "raw") {
         return async (argument?: unknown) => {
           party.d1Calls++;
+          chargeService("d1");
           if (READ_ONLY.test(query) && !/\breturning\b/i.test(query)) {
             // The real call for its answer, and the same read through all() for its row counts (not billed twice:
             // only the counts of the second are kept).
@@ -165,6 +187,7 @@ function countingKv(kv: KVNamespace, party: PartyTally): KVNamespace {
       const value = passThrough(target, property);
       if (typeof value !== "function") return value;
       return (...args: unknown[]) => {
+        chargeService("kv");
         if (property === "get" || property === "getWithMetadata") {
           party.kvReads += Array.isArray(args[0]) ? args[0].length : 1;
         } else if (property === "put") party.kvWrites++;
@@ -185,6 +208,7 @@ function countingR2(bucket: R2Bucket, party: PartyTally): R2Bucket {
       const value = passThrough(target, property);
       if (typeof value !== "function" || typeof property !== "string") return value;
       return (...args: unknown[]) => {
+        chargeService("r2");
         if (R2_CLASS_A.has(property)) party.r2ClassA++;
         else if (R2_CLASS_B.has(property)) party.r2ClassB++;
         else if (property === "delete") party.r2Free++;

@@ -5,6 +5,7 @@ import {
   type TallySnapshot,
   zeroCounts,
 } from "../tally-snapshot.ts";
+import { invocationsAfter, type ObjectInvocations, objectIdle, unattributed } from "./invocations.ts";
 
 /**
  * The counters of the benchmark's counting wrapper, inside the runtime (the Worker and its Durable Objects share one
@@ -17,6 +18,10 @@ export interface LiveObject {
   tally: ObjectTally;
   /** When the calls under way began (the first of the overlapping ones). */
   activeSince: number;
+  /** Its invocations, as the platform counts its limits. */
+  invocations: ObjectInvocations;
+  /** Promises it passed to `ctx.waitUntil` that have not settled (a drain started by an RPC call that returned). */
+  waiting: number;
 }
 
 const worker: PartyTally = { ...zeroCounts(), statements: {} };
@@ -37,10 +42,20 @@ export function workerParty(): PartyTally {
 export function objectNamed(id: string, className: string, name?: string): LiveObject {
   let live = objects.get(id);
   if (!live) {
-    live = {
-      tally: { ...zeroCounts(), statements: {}, className, inFlight: 0 },
+    const tally: ObjectTally = { ...zeroCounts(), statements: {}, className, inFlight: 0 };
+    const created: LiveObject = {
+      tally,
       activeSince: 0,
+      invocations: {
+        get party() {
+          return `${className} ${tally.name ?? id.slice(0, 8)}`;
+        },
+        current: undefined,
+        busy: () => tally.inFlight > 0 || created.waiting > 0,
+      },
+      waiting: 0,
     };
+    live = created;
     objects.set(id, live);
   }
   if (name !== undefined) live.tally.name = name;
@@ -109,6 +124,17 @@ function statementKey(query: string): string {
     .slice(0, 400);
 }
 
+/** A promise the object passed to `ctx.waitUntil`: its invocation lasts until it settles. */
+export function keptAlive(live: LiveObject, promise: Promise<unknown>): void {
+  live.waiting++;
+  void promise
+    .catch(() => undefined)
+    .finally(() => {
+      live.waiting--;
+      objectIdle(live.invocations);
+    });
+}
+
 /** Calls into an object (RPC, fetch, alarm) begin and end here: its active wall time is the union of them. */
 export function enter(live: LiveObject, method: string): () => void {
   if (method === "alarm") {
@@ -122,7 +148,10 @@ export function enter(live: LiveObject, method: string): () => void {
     if (left) return;
     left = true;
     live.tally.inFlight--;
-    if (live.tally.inFlight === 0) live.tally.doActiveMs += Date.now() - live.activeSince;
+    if (live.tally.inFlight === 0) {
+      live.tally.doActiveMs += Date.now() - live.activeSince;
+      objectIdle(live.invocations);
+    }
   };
 }
 
@@ -157,7 +186,15 @@ function busy(names: string[], now: number, horizonMs: number): string[] {
   });
 }
 
-/** Makes `globalThis.__benchTally` answer: `snapshot(now, names?)` with the counts as JSON, `busy(names, now, horizonMs)` as above. */
+/** The invocations after `afterId` (see InvocationTally) as JSON, and how many subrequests no invocation claimed. */
+function invocations(afterId: number): string {
+  return JSON.stringify({ invocations: invocationsAfter(afterId), unattributed: unattributed.count });
+}
+
+/**
+ * Makes `globalThis.__benchTally` answer: `snapshot(now, names?)` with the counts as JSON, `busy(names, now,
+ * horizonMs)` as above, `invocations(afterId)` with the invocations since that one.
+ */
 export function exposeTally(): void {
-  Object.defineProperty(globalThis, "__benchTally", { value: { snapshot, busy }, configurable: true });
+  Object.defineProperty(globalThis, "__benchTally", { value: { snapshot, busy, invocations }, configurable: true });
 }

@@ -1,6 +1,7 @@
 import type { IdList } from "./id-list.ts";
 import type { AgentEgress } from "./knobs/agent-knobs.ts";
 import type { PaidCap, PaidKind } from "./paid-kinds.ts";
+import type { Plan } from "./plan-limits.ts";
 import type { Fallback, Provider } from "./providers.ts";
 import type { RichMode } from "./rich-modes.ts";
 import {
@@ -107,7 +108,7 @@ export interface Settings {
   /** Who may summon the bot as a guest in a chat it is not in (Bot API 10.0 guest mode). */
   guestMode: "off" | "admins" | "known";
   /** The account's Workers plan (WORKERS_PLAN): on Free the bot keeps within Free's limits per invocation. */
-  plan: "free" | "paid";
+  plan: Plan;
   /** Variables that are set but unusable, by name, with what is wrong. Never their values. */
   problems: string[];
   /** Where each knob's value came from (its default, a variable, the console). */

@@ -6,10 +6,12 @@ import { compactIfDue } from "../compaction/compaction.ts";
 import { keepHistory } from "../compaction/history-upkeep.ts";
 import { CachedChatConfig, ChatConfigStore, type StoredConfig } from "../config/config-store.ts";
 import { loadSettings, settingsOf } from "../config/loaded-settings.ts";
+import { PLAN_LIMITS } from "../config/plan-limits.ts";
 import { database } from "../db/database.ts";
 import type { Env } from "../env.ts";
 import type { HelperReport } from "../helpers/helper-job.ts";
 import { bestEffort } from "../lib/best-effort.ts";
+import { SubrequestMeter } from "../lib/subrequest-meter.ts";
 import { ingestServicesOf } from "../media/services.ts";
 import type { ToolOutcome } from "../protocol/run-payload.ts";
 import type { Outbox } from "../reply/outbox.ts";
@@ -32,6 +34,7 @@ import { chatKeyOf, chatStub } from "./chat-key.ts";
 import { chatOutbox, type OutboxState, outboxStateOf } from "./chat-outbox.ts";
 import { helperLauncherOf } from "./helper-launcher.ts";
 import { answerItems, burstFor, isPlainMessage } from "./inbox-batch.ts";
+import { countBindings, type MeteredObject, meterInvocations } from "./metered-invocations.ts";
 import { UsageFlush } from "./usage-flush.ts";
 import { WakeSchedule } from "./wake-schedule.ts";
 
@@ -51,9 +54,11 @@ export type Access = "allowed" | "stranger";
  * One chat (or forum topic): a durable inbox, the conversation, and the turn runner. The webhook only enqueues; the
  * drain starts as work arrives, with the alarm as its net, which the platform retries if the object dies mid-turn.
  */
-export class ChatSession extends DurableObject<Env> {
+export class ChatSession extends DurableObject<Env> implements MeteredObject {
   // Public for tests, which reach them through runInDurableObject; callers go through the methods below.
   readonly stores: ChatStores;
+  /** This invocation's subrequests against the plan's limits (see metered-invocations.ts). */
+  readonly subrequests: SubrequestMeter;
   /** The drain and the alarm behind it; tests wait for `schedule.drain` to settle. */
   readonly schedule: WakeSchedule;
   readonly usage: UsageFlush;
@@ -72,6 +77,11 @@ export class ChatSession extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    // A long turn would pass the plan's limits in one invocation: the object calls itself for a fresh one first.
+    this.subrequests = new SubrequestMeter(PLAN_LIMITS[settingsOf(env).plan], {
+      renew: () => env.CHAT_SESSION.get(ctx.id).freshInvocation(),
+    });
+    countBindings(env);
     this.stores = new ChatStores(ctx.storage);
     this.access = new ChatAccess(settingsOf(env), { chats: {}, admins: {} });
     this.configs = new CachedChatConfig(new ChatConfigStore(env.CONFIG, tools.names));
@@ -238,6 +248,12 @@ export class ChatSession extends DurableObject<Env> {
     await this.schedule.runAlarm(() => this.drain());
   }
 
+  /**
+   * Nothing: being called is the point. The object calls itself here when its invocation runs low on subrequests,
+   * and the platform tops its limits up for the event, so a long turn goes on within them (see SubrequestMeter).
+   */
+  async freshInvocation(): Promise<void> {}
+
   private async drain(): Promise<void> {
     const deadline = this.schedule.drainDeadline;
     await loadSettings(this.env);
@@ -318,6 +334,7 @@ export class ChatSession extends DurableObject<Env> {
       tasks: { changed: (chatId, threadId) => this.taskChanged(target, { chatId, threadId }) },
       helpers: helperLauncherOf(this.env),
       turnDeadline: this.schedule.drainStartedAt + TURN_WALL_MS,
+      subrequests: this.subrequests,
       now: Date.now,
     };
   }
@@ -379,3 +396,6 @@ export class ChatSession extends DurableObject<Env> {
     this.stores.meta.set("prunedAt", now);
   }
 }
+
+// Every method entered from outside the object is an invocation, counted (see metered-invocations.ts).
+meterInvocations(ChatSession.prototype);

@@ -1,12 +1,15 @@
 import { DurableObject } from "cloudflare:workers";
 import { loadSettings, settingsOf } from "../config/loaded-settings.ts";
+import { PLAN_LIMITS } from "../config/plan-limits.ts";
 import { database } from "../db/database.ts";
 import type { Env } from "../env.ts";
 import { type HelperJob, type HelperReport, helperJobSchema, helperReportSchema } from "../helpers/helper-job.ts";
+import { SubrequestMeter } from "../lib/subrequest-meter.ts";
 import { tools } from "../tools/index.ts";
 import { ActiveRun } from "../turn/active-run.ts";
 import { runHelperTurn } from "../turn/helper-turn.ts";
 import { chatStub } from "./chat-key.ts";
+import { countBindings, type MeteredObject, meterInvocations } from "./metered-invocations.ts";
 
 /** A helper whose object died this many times mid-run reports that, instead of starting over again. */
 const MAX_ATTEMPTS = 2;
@@ -16,11 +19,21 @@ const MAX_ATTEMPTS = 2;
  * and ends at 15 minutes; a helper's time limit is at most 13), and its report, kept until the chat's object has
  * taken it into its inbox. See src/turn/helpers.ts for why a helper is an object of its own.
  */
-export class HelperSession extends DurableObject<Env> {
+export class HelperSession extends DurableObject<Env> implements MeteredObject {
   /** The helper's turn while it runs in this instance: a stop reaches it here. */
   private run: ActiveRun | undefined;
   /** The alarm's work, for tests to wait on. */
   work: Promise<void> | undefined;
+  /** This invocation's subrequests against the plan's limits, as in a chat's object (see ChatSession). */
+  readonly subrequests: SubrequestMeter;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.subrequests = new SubrequestMeter(PLAN_LIMITS[settingsOf(env).plan], {
+      renew: () => env.HELPER_SESSION.get(ctx.id).freshInvocation(),
+    });
+    countBindings(env);
+  }
 
   /** Takes the job and starts it at once; the same job again is a no-op. */
   async start(job: HelperJob): Promise<void> {
@@ -43,6 +56,9 @@ export class HelperSession extends DurableObject<Env> {
     this.work = this.runJob();
     await this.work;
   }
+
+  /** Nothing: being called starts a fresh invocation, as ChatSession's. */
+  async freshInvocation(): Promise<void> {}
 
   /** Runs the job (unless it has a report already), keeps the report, and hands it to the chat's inbox. */
   private async runJob(): Promise<void> {
@@ -90,6 +106,9 @@ export class HelperSession extends DurableObject<Env> {
     return report;
   }
 }
+
+// Every method entered from outside the object is an invocation, counted (see metered-invocations.ts).
+meterInvocations(HelperSession.prototype);
 
 /** A report for a helper that made no model call (stopped or out of time before it ran again). */
 function endedBefore(job: HelperJob, outcome: HelperReport["outcome"], text: string): HelperReport {

@@ -54,6 +54,8 @@ export class PacedWriter {
         this.schedule();
         return;
       }
+      // The invocation's subrequests are low: this update is skipped; the final answer has their room.
+      if (!this.options.pacer.mayGo()) return;
       if ((await this.options.write()) === "again") this.schedule();
     });
     // A write that throws is logged and the stream goes on (its next text is written in the next slot).

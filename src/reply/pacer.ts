@@ -1,8 +1,12 @@
+import type { SubrequestAllowance } from "../lib/subrequest-meter.ts";
+
 export interface PacerOptions {
   /** At least this long between two calls. */
   minIntervalMs: number;
   /** At most this many calls in any 60 seconds (groups: Telegram allows about 20 a minute). */
   perMinute?: number;
+  /** The invocation's subrequests: while they run low, streamed calls (courtesies) do not go at all. */
+  allowance?: SubrequestAllowance;
   now?: () => number;
 }
 
@@ -46,6 +50,14 @@ export class Pacer {
         : 0;
     const free = Math.max(now, this.last + this.options.minIntervalMs, this.blockedUntil, byCap);
     return this.reserved && !reserved ? free + this.options.minIntervalMs : free;
+  }
+
+  /**
+   * Whether a streamed call may go at all: not while the invocation's subrequests are low (what is left is the
+   * answer's). A call that may not is skipped, not delayed: the next change asks again.
+   */
+  mayGo(): boolean {
+    return this.options.allowance?.allowsCourtesy() ?? true;
   }
 
   /** How long Telegram asked to wait, from now (0 when it did not). */

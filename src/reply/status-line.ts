@@ -79,7 +79,8 @@ export class StatusLine implements StepView {
   private flush(): void {
     this.timer = undefined;
     const text = this.text;
-    if (text === undefined || this.closed) {
+    // Nothing to show, or the invocation's subrequests are low (the next step or the close tries again).
+    if (text === undefined || this.closed || !this.pacer.mayGo()) {
       this.pacer.release();
       return;
     }

@@ -1,5 +1,6 @@
 import type { Settings } from "../config/settings.ts";
 import { bestEffort } from "../lib/best-effort.ts";
+import { type SubrequestAllowance, UNMETERED } from "../lib/subrequest-meter.ts";
 import type { TelegramClient } from "../telegram/client.ts";
 import type { ChatTarget } from "../telegram/incoming-message.ts";
 import { AnswerDelivery, type RichOptions } from "./answer-delivery.ts";
@@ -46,6 +47,11 @@ export interface TurnDisplayOptions {
   /** The chat's outbox: the final answer and the notices go through it, in order behind whatever waits there. */
   outbox: Outbox;
   /**
+   * The invocation's subrequests: while they run low, the courtesies (drafts, edits, the status line, "typing…", the
+   * 👀) wait and the final answer keeps their room. Unset: never low.
+   */
+  subrequests?: SubrequestAllowance;
+  /**
    * Told once, when the display first asks Telegram to show anything (text, a step, the Stop button, the answer, a
    * failure); "typing…" and the 👀 reaction do not count. Until then the turn may start over with more messages.
    */
@@ -74,21 +80,25 @@ export class TurnDisplay {
   private readonly clock = new DisplayClock();
   private statusMessage: number | undefined;
   private shown = false;
+  /** The invocation's subrequests, which every courtesy asks first. */
+  private readonly allowance: SubrequestAllowance;
 
   constructor(private readonly options: TurnDisplayOptions) {
     const { telegram, target, privateChat, stream } = options;
+    this.allowance = options.subrequests ?? UNMETERED;
+    const { allowance } = this;
     // In a group the answer's edits and the status line share the group's limit; in a private chat drafts are not
     // messages, so the status line paces itself apart from them (one message a second).
     const pacer = new Pacer(
       privateChat
-        ? { minIntervalMs: stream.draftIntervalMs }
-        : { minIntervalMs: stream.editIntervalMs, perMinute: GROUP_CALLS_PER_MINUTE },
+        ? { minIntervalMs: stream.draftIntervalMs, allowance }
+        : { minIntervalMs: stream.editIntervalMs, perMinute: GROUP_CALLS_PER_MINUTE, allowance },
     );
     this.delivery = new AnswerDelivery(target, options.rich, options.outbox);
     const view = this.viewOf(pacer);
     this.answer = view.answer;
     this.status = view.steps;
-    this.typing = new Typing(telegram, target, this.clock);
+    this.typing = new Typing(telegram, target, this.clock, allowance);
     if (options.interactive) {
       this.clock.after(stream.stopButtonAfterMs, () => {
         this.showing();
@@ -201,17 +211,17 @@ export class TurnDisplay {
       return { answer: rich, steps: rich };
     };
     if (!interactive)
-      return { answer: new FinalAnswer(delivery), steps: statusLine(privateChat ? perSecond() : pacer) };
+      return { answer: new FinalAnswer(delivery), steps: statusLine(privateChat ? perSecond(this.allowance) : pacer) };
     if (!privateChat) return edited(pacer, pacer);
     // In a private chat drafts are not messages: a status line paces itself apart from them (one message a second).
-    if (this.options.draftsRefused) return edited(perSecond(), perSecond());
+    if (this.options.draftsRefused) return edited(perSecond(this.allowance), perSecond(this.allowance));
     const withoutDrafts = () => {
       this.options.onDraftsRefused();
-      return edited(perSecond(), perSecond());
+      return edited(perSecond(this.allowance), perSecond(this.allowance));
     };
     const plainDrafts = (): AnswerView => ({
       answer: new DraftAnswer(telegram, target, pacer, delivery, () => withoutDrafts().answer),
-      steps: statusLine(perSecond()),
+      steps: statusLine(perSecond(this.allowance)),
     });
     if (!delivery.richAvailable) return plainDrafts();
     const rich = new RichDraftAnswer({ telegram, target, pacer, delivery, draftId, plain: plainDrafts, withoutDrafts });
@@ -223,12 +233,12 @@ export class TurnDisplay {
     const { ackReaction, messageId, privateChat, telegram, target } = this.options;
     if (messageId === undefined || ackReaction === "off" || (ackReaction === "private" && !privateChat)) return;
     this.clock.after(ACK_AFTER_MS, () => {
-      if (this.answer.visible) return;
+      if (this.answer.visible || !this.allowance.allowsCourtesy()) return;
       void bestEffort("acknowledging a message", () => telegram.setReaction(target, messageId, "👀"));
     });
   }
 }
 
-function perSecond(): Pacer {
-  return new Pacer({ minIntervalMs: 1000 });
+function perSecond(allowance: SubrequestAllowance): Pacer {
+  return new Pacer({ minIntervalMs: 1000, allowance });
 }

@@ -1,3 +1,4 @@
+import { type SubrequestAllowance, UNMETERED } from "../lib/subrequest-meter.ts";
 import type { TelegramClient } from "../telegram/client.ts";
 import type { ChatTarget } from "../telegram/incoming-message.ts";
 import type { DisplayClock } from "./display-clock.ts";
@@ -22,6 +23,8 @@ export class Typing {
     private readonly telegram: Pick<TelegramClient, "sendTyping">,
     private readonly target: ChatTarget,
     private readonly clock: DisplayClock,
+    /** While the invocation's subrequests are low, a renewal is skipped (the next one asks again). */
+    private readonly allowance: SubrequestAllowance = UNMETERED,
   ) {
     clock.after(TYPING_AFTER_MS, () => this.send());
   }
@@ -32,9 +35,11 @@ export class Typing {
   }
 
   private send(): void {
-    this.inFlight = this.telegram.sendTyping(this.target).catch(() => {
-      // Typing is a courtesy; a failure here must not fail the turn.
-    });
+    if (this.allowance.allowsCourtesy()) {
+      this.inFlight = this.telegram.sendTyping(this.target).catch(() => {
+        // Typing is a courtesy; a failure here must not fail the turn.
+      });
+    }
     this.clock.after(RENEW_MS, () => this.send());
   }
 }

@@ -5,6 +5,7 @@ import type { ConfigReader } from "../config/config-store.ts";
 import type { Settings } from "../config/settings.ts";
 import type { Env } from "../env.ts";
 import type { HelperJob } from "../helpers/helper-job.ts";
+import type { SubrequestAllowance } from "../lib/subrequest-meter.ts";
 import type { IngestServices } from "../media/ingest.ts";
 import type { Outbox } from "../reply/outbox.ts";
 import type { TurnSkills } from "../skills/skill.ts";
@@ -64,5 +65,7 @@ export interface ChatContext {
   helpers: HelperLauncher;
   /** When a running turn must end (epoch ms), well within the alarm's 15 minutes. */
   turnDeadline: number;
+  /** The invocation's subrequests against the plan's limits: a turn's courtesies ask it first. */
+  subrequests: SubrequestAllowance;
   now: () => number;
 }

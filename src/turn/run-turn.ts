@@ -164,6 +164,7 @@ function displayOptions(
     draftId: run.draftId,
     rich: richOptions(ctx, config),
     outbox: ctx.outbox,
+    subrequests: ctx.subrequests,
   };
 }
 

@@ -476,3 +476,15 @@ describe("speech and guest mode", () => {
     expect(wrong.problems).toEqual(["GUEST_MODE must be one of off, admins, known"]);
   });
 });
+
+describe("WORKERS_PLAN", () => {
+  it("is paid when empty or unset, free when the deploy says so, and names a value it does not know", () => {
+    expect(settingsWith({}).plan).toBe("paid");
+    expect(settingsWith({ WORKERS_PLAN: "" }).plan).toBe("paid");
+    expect(settingsWith({ WORKERS_PLAN: "free" }).plan).toBe("free");
+    expect(settingsWith({ WORKERS_PLAN: "Paid" }).plan).toBe("paid");
+    const wrong = settingsWith({ WORKERS_PLAN: "enterprise" });
+    expect(wrong.plan).toBe("paid");
+    expect(wrong.problems).toEqual(["WORKERS_PLAN must be one of paid, free"]);
+  });
+});

@@ -94,4 +94,20 @@ describe("PacedWriter", () => {
     await writer.close();
     expect(calls).toBe(2);
   });
+
+  it("skips an update while the invocation's subrequests are low; the next change writes again", async () => {
+    let low = true;
+    const pacer = new Pacer({ minIntervalMs: 0, allowance: { allowsCourtesy: () => !low } });
+    const { calls, write, started } = scriptedWrites();
+    const writer = new PacedWriter({ pacer, write });
+    writer.schedule();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(calls).toHaveLength(0);
+    low = false;
+    writer.schedule();
+    await started(1);
+    calls[0]!.land("done");
+    await writer.close();
+    expect(calls).toHaveLength(1);
+  });
 });

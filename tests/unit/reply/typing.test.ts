@@ -58,4 +58,20 @@ describe("Typing (fake timers)", () => {
     vi.advanceTimersByTime(10_000);
     expect(telegram.sent).toHaveLength(2);
   });
+
+  it("skips a renewal while the invocation's subrequests are low, and sends the next once they are not", () => {
+    const telegram = scriptedTelegram();
+    const clock = new DisplayClock();
+    let low = false;
+    new Typing(telegram, target, clock, { allowsCourtesy: () => !low });
+    vi.advanceTimersByTime(TYPING_AFTER_MS);
+    expect(telegram.sent).toHaveLength(1);
+    low = true;
+    vi.advanceTimersByTime(4500);
+    expect(telegram.sent).toHaveLength(1);
+    low = false;
+    vi.advanceTimersByTime(4500);
+    expect(telegram.sent).toHaveLength(2);
+    clock.stop();
+  });
 });
