@@ -3,6 +3,7 @@ import { PaidCalls } from "../budget/paid-calls.ts";
 import { effectiveConfigOf } from "../config/config-store.ts";
 import { dayKey } from "../config/zones.ts";
 import { bestEffort } from "../lib/best-effort.ts";
+import { notice, type PressAnswer, privately } from "../telegram/press-answer.ts";
 import type { ButtonPress } from "../telegram/update.ts";
 import { TurnTrust } from "../tools/context.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
@@ -15,22 +16,22 @@ import { toolContext } from "../turn/tool-context.ts";
  * does); either way the request message says what became of it, and the conversation records it for the model.
  * Returns what the presser is told.
  */
-export async function answerConfirmation(ctx: ChatContext, press: ButtonPress, byAdmin: boolean): Promise<string> {
+export async function answerConfirmation(ctx: ChatContext, press: ButtonPress, byAdmin: boolean): Promise<PressAnswer> {
   const match = PENDING_BUTTON.exec(press.data);
-  if (!match) return "That button is not known any more.";
+  if (!match) return privately("That button is not known any more.");
   const [, answer, id] = match;
   const waiting = (ctx.stores.meta.get("pendingActions") ?? []).find((entry) => entry.id === id);
   if (waiting && !byAdmin && !waiting.askers.includes(press.userId)) {
-    return "Only the person who asked, or an admin, can answer this.";
+    return privately("Only the person who asked, or an admin, can answer this.");
   }
   const action = takePending(ctx, id!);
-  if (!action) return "That request has expired or was already answered.";
+  if (!action) return privately("That request has expired or was already answered.");
   const note = async (text: string) =>
-    bestEffort("updating a confirmation message", () => ctx.telegram.editMenu(ctx.target, press.messageId, text, []));
+    bestEffort("updating a confirmation message", () => ctx.telegram.editPressed(ctx.target, press.message, text, []));
   if (answer === "decline") {
     await note(`✖️ Not done: ${action.summary}.`);
     recordForTheModel(ctx, `[The person declined: ${action.summary}.]`);
-    return "Not done.";
+    return notice("Not done.");
   }
   const { config } = await effectiveConfigOf(ctx.configs, ctx.chat.id, ctx.settings);
   const paid = new PaidCalls(
@@ -51,7 +52,7 @@ export async function answerConfirmation(ctx: ChatContext, press: ButtonPress, b
     ctx,
     `[The person confirmed: ${action.summary}. ${outcome.isError ? "It failed" : "Result"}: ${result}]`,
   );
-  return outcome.isError ? "It could not be done." : "Done.";
+  return notice(outcome.isError ? "It could not be done." : "Done.");
 }
 
 /** The model learns what became of its request in the next turn, from the conversation itself. */

@@ -21,6 +21,7 @@ import type { InboxItem } from "../store/inbox-store.ts";
 import { TaskRepository } from "../tasks/task-repository.ts";
 import { TelegramClient } from "../telegram/client.ts";
 import type { ChatDescription, ChatTarget, GuestQuery, IncomingMessage } from "../telegram/incoming-message.ts";
+import type { PressAnswer } from "../telegram/press-answer.ts";
 import type { ButtonPress, GenerationStop } from "../telegram/update.ts";
 import { tools } from "../tools/index.ts";
 import { RunSlot } from "../turn/active-run.ts";
@@ -221,7 +222,7 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
   }
 
   /** A press of one of this chat's buttons; returns what the presser is told. */
-  async pressButton(press: ButtonPress, byAdmin: boolean): Promise<string> {
+  async pressButton(press: ButtonPress, byAdmin: boolean): Promise<PressAnswer> {
     // A confirm button acts on who may do what now, not on what the last batch read.
     this.access = new ChatAccess(settingsOf(this.env), await new AccessStore(this.env.CONFIG).read());
     return pressButton(this.context(), press, byAdmin);

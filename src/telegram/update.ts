@@ -83,10 +83,16 @@ const messageSchema = baseMessageSchema.extend({ reply_to_message: baseMessageSc
 export type TelegramMessage = z.infer<typeof messageSchema>;
 type TelegramUser = z.infer<typeof userSchema>;
 
-/** A press of an inline button: who pressed, on which message, and the button's data. */
+/**
+ * A press of an inline button: who pressed, on which message, and the button's data. With the bot's
+ * `callback_query_mode` (Bot API 10.5) a press on one of its own messages may come with `inline_message_id` and no
+ * `message`; `chat_instance` (always there) names the chat either way.
+ */
 const callbackQuerySchema = z.looseObject({
   id: z.string().min(1).max(200),
   from: userSchema,
+  chat_instance: z.string().max(200).optional(),
+  inline_message_id: z.string().min(1).max(200).optional(),
   message: z
     .looseObject({
       message_id: z.number().int(),
@@ -115,13 +121,30 @@ export const updateSchema = z.looseObject({
 });
 export type TelegramUpdate = z.infer<typeof updateSchema>;
 
+/** The message a button was pressed on: one in a chat, or one Telegram names only by its inline id (10.5). */
+export type PressedMessage = { kind: "message"; messageId: number } | { kind: "inline"; inlineMessageId: string };
+
 /** A button press the bot handles: on one of its messages in a chat, with the button's data. */
 export interface ButtonPress {
   queryId: string;
   userId: number;
   chat: { id: number; type: ChatDescription["type"] };
   threadId?: number;
-  messageId: number;
+  message: PressedMessage;
+  /** Telegram's id of the chat the message is in (`chat_instance`), when it sent one. */
+  chatInstance?: string;
+  data: string;
+}
+
+/**
+ * A press on a message Telegram names only by its inline id (no `message`, Bot API 10.5's callback_query_mode): the
+ * chat it belongs to is found from `chat_instance` (see press-routes.ts).
+ */
+export interface InlinePress {
+  queryId: string;
+  userId: number;
+  inlineMessageId: string;
+  chatInstance: string | undefined;
   data: string;
 }
 
@@ -135,7 +158,21 @@ export function buttonPressOf(update: TelegramUpdate): ButtonPress | undefined {
     userId: query.from.id,
     chat: { id: message.chat.id, type: message.chat.type },
     ...(isForumTopic && message.message_thread_id !== undefined ? { threadId: message.message_thread_id } : {}),
-    messageId: message.message_id,
+    message: { kind: "message", messageId: message.message_id },
+    ...(query.chat_instance !== undefined ? { chatInstance: query.chat_instance } : {}),
+    data: query.data,
+  };
+}
+
+/** A press without `message` (its data and inline id kept), or undefined for any other update. */
+export function inlinePressOf(update: TelegramUpdate): InlinePress | undefined {
+  const query = update.callback_query;
+  if (!query || query.message || query.inline_message_id === undefined || query.data === undefined) return undefined;
+  return {
+    queryId: query.id,
+    userId: query.from.id,
+    inlineMessageId: query.inline_message_id,
+    chatInstance: query.chat_instance,
     data: query.data,
   };
 }
