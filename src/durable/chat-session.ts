@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { AccessStore } from "../access/access-store.ts";
 import { ChatAccess } from "../access/chat-access.ts";
 import { pressButton } from "../commands/button-press.ts";
+import { isQuestionButton, tapQuestion } from "../commands/question-press.ts";
 import { compactIfDue } from "../compaction/compaction.ts";
 import { keepHistory } from "../compaction/history-upkeep.ts";
 import { CachedChatConfig, ChatConfigStore, type StoredConfig } from "../config/config-store.ts";
@@ -28,6 +29,7 @@ import { RunSlot } from "../turn/active-run.ts";
 import type { Burst } from "../turn/burst.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
 import { stopHelpers } from "../turn/helpers.ts";
+import { expireQuestions, nextQuestionExpiry } from "../turn/questions.ts";
 import { enqueueDueTasks } from "../turn/scheduled-task.ts";
 import { agentContainersOf } from "./agent-containers.ts";
 import { recordInDirectory, rememberChat } from "./chat-directory-entry.ts";
@@ -99,6 +101,7 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
         nextTaskAt: () => this.stores.meta.get("nextTaskAt"),
         nextUsageFlushAt: () => this.usage.nextFlushAt(),
         nextOutboxAt: () => this.stores.outbox.nextTryAt(),
+        nextExpiryAt: () => nextQuestionExpiry(this),
       },
       atOnce: { drain: () => this.drain(), keepAlive: (running) => ctx.waitUntil(running) },
       budgetMs: ALARM_BUDGET_MS,
@@ -225,7 +228,20 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
   async pressButton(press: ButtonPress, byAdmin: boolean): Promise<PressAnswer> {
     // A confirm button acts on who may do what now, not on what the last batch read.
     this.access = new ChatAccess(settingsOf(this.env), await new AccessStore(this.env.CONFIG).read());
-    return pressButton(this.context(), press, byAdmin);
+    if (!isQuestionButton(press.data)) return pressButton(this.context(), press, byAdmin);
+    const tap = await tapQuestion(this.context(), press, byAdmin);
+    if (tap.choice) await this.enqueueChoice(press.queryId, tap.choice);
+    return tap.answer;
+  }
+
+  /** A person's choice (a question's button) queued as their message: once per tap, in order with the rest. */
+  private async enqueueChoice(queryId: string, message: IncomingMessage): Promise<void> {
+    const entry = { kind: "message" as const, message };
+    const id = this.stores.inbox.enqueue(`choice:${queryId}`, entry, Date.now(), this.schedule.drainsAtOnce());
+    if (id === undefined) return;
+    this.burst?.close();
+    this.compaction?.abort();
+    await this.schedule.workArrived(0);
   }
 
   /**
@@ -260,6 +276,7 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
     await loadSettings(this.env);
     // What Telegram could not take before goes first, if its time has come (newer answers queue behind it).
     await bestEffort("the outbox", () => this.outbox().flush());
+    await bestEffort("expiring questions", () => expireQuestions(this.context()));
     await this.queueDueTasks();
     for (;;) {
       const items = this.stores.inbox.takePending(BATCH_SIZE);

@@ -44,6 +44,20 @@ const pendingActionSchema = z.object({
 });
 export type PendingAction = z.infer<typeof pendingActionSchema>;
 
+/** A question the model asked with buttons (ask_user), waiting for a tap (see src/turn/questions.ts). */
+const openQuestionSchema = z.object({
+  id: z.string().regex(/^[a-z0-9]{10}$/),
+  question: z.string().max(300),
+  choices: z.array(z.string().max(40)).min(2).max(8),
+  /** Who may answer besides an admin: the people the turn answered. */
+  askers: z.array(z.number().int()).max(100),
+  /** The message with the buttons. */
+  messageId: z.number().int(),
+  askedAt: z.number(),
+  expiresAt: z.number(),
+});
+export type OpenQuestion = z.infer<typeof openQuestionSchema>;
+
 /** A background helper this chat started that has not reported yet. */
 const runningHelperSchema = z.object({
   /** Its object's id. */
@@ -115,6 +129,8 @@ export const chatMetaSchemas = {
   helpers: z.array(runningHelperSchema),
   /** How many helpers this chat has started: the next one's number is one more. */
   helperCount: z.number().int(),
+  /** Questions with buttons waiting for a tap, oldest first. */
+  questions: z.array(openQuestionSchema).max(20),
 };
 
 export type ChatMetaKey = keyof typeof chatMetaSchemas;

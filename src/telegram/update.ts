@@ -128,6 +128,8 @@ export type PressedMessage = { kind: "message"; messageId: number } | { kind: "i
 export interface ButtonPress {
   queryId: string;
   userId: number;
+  /** The presser's name as Telegram gave it. */
+  userName?: string;
   chat: { id: number; type: ChatDescription["type"] };
   threadId?: number;
   message: PressedMessage;
@@ -143,6 +145,7 @@ export interface ButtonPress {
 export interface InlinePress {
   queryId: string;
   userId: number;
+  userName: string;
   inlineMessageId: string;
   chatInstance: string | undefined;
   data: string;
@@ -156,6 +159,7 @@ export function buttonPressOf(update: TelegramUpdate): ButtonPress | undefined {
   return {
     queryId: query.id,
     userId: query.from.id,
+    userName: displayName(query.from),
     chat: { id: message.chat.id, type: message.chat.type },
     ...(isForumTopic && message.message_thread_id !== undefined ? { threadId: message.message_thread_id } : {}),
     message: { kind: "message", messageId: message.message_id },
@@ -171,6 +175,7 @@ export function inlinePressOf(update: TelegramUpdate): InlinePress | undefined {
   return {
     queryId: query.id,
     userId: query.from.id,
+    userName: displayName(query.from),
     inlineMessageId: query.inline_message_id,
     chatInstance: query.chat_instance,
     data: query.data,

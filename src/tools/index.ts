@@ -1,3 +1,4 @@
+import { askUser } from "./ask-user.ts";
 import { generateImageTool } from "./generate-image.ts";
 import { searchHistory } from "./history-search.ts";
 import { forget, recall, remember } from "./memory.ts";
@@ -27,4 +28,5 @@ export const tools = new ToolRegistry([
   generateImageTool,
   useSkill,
   spawn,
+  askUser,
 ]);

@@ -8,6 +8,7 @@ import type { HelperSpawner, ToolContext, TurnTrust } from "../tools/context.ts"
 import { semanticIndexOf } from "../tools/semantic-index.ts";
 import type { ChatContext } from "./chat-context.ts";
 import { askToConfirm } from "./pending-actions.ts";
+import { askQuestion } from "./questions.ts";
 import { actingUser, sendersAreAdmins } from "./senders.ts";
 
 /** Who is asking and where, for the tools of one turn. */
@@ -54,7 +55,12 @@ export function toolContext(
     },
     storeGenerated: generatedMediaStore(ctx.env),
     paid: turn.paid,
-    ...(turn.canAsk === false ? {} : { confirm: (action) => askToConfirm(ctx, { ...action, askers: senders }) }),
+    ...(turn.canAsk === false
+      ? {}
+      : {
+          confirm: (action) => askToConfirm(ctx, { ...action, askers: senders }),
+          ask: (question) => askQuestion(ctx, { ...question, askers: senders }),
+        }),
     tasksChanged: (chatId, threadId) => ctx.tasks.changed(chatId, threadId),
     ...(turn.helpers ? { helpers: turn.helpers } : {}),
     history: chatHistoryOf(ctx),

@@ -133,6 +133,7 @@ async function routedInlinePress(c: Context<WebhookEnv>, update: TelegramUpdate)
   return {
     queryId: inline.queryId,
     userId: inline.userId,
+    userName: inline.userName,
     chat: { id: route.chatId, type: route.type },
     message: { kind: "inline", inlineMessageId: inline.inlineMessageId },
     chatInstance: inline.chatInstance,
