@@ -23,7 +23,7 @@ import { TaskRepository } from "../tasks/task-repository.ts";
 import { TelegramClient } from "../telegram/client.ts";
 import type { ChatDescription, ChatTarget, GuestQuery, IncomingMessage } from "../telegram/incoming-message.ts";
 import type { PressAnswer } from "../telegram/press-answer.ts";
-import type { ButtonPress, GenerationStop } from "../telegram/update.ts";
+import type { ButtonPress, GenerationStop, WidgetTap } from "../telegram/update.ts";
 import { tools } from "../tools/index.ts";
 import { RunSlot } from "../turn/active-run.ts";
 import type { Burst } from "../turn/burst.ts";
@@ -31,6 +31,7 @@ import type { ChatContext } from "../turn/chat-context.ts";
 import { stopHelpers } from "../turn/helpers.ts";
 import { expireQuestions, nextQuestionExpiry } from "../turn/questions.ts";
 import { enqueueDueTasks } from "../turn/scheduled-task.ts";
+import { keepWidgetData, tapWidget } from "../turn/widgets.ts";
 import { agentContainersOf } from "./agent-containers.ts";
 import { recordInDirectory, rememberChat } from "./chat-directory-entry.ts";
 import { chatKeyOf, chatStub } from "./chat-key.ts";
@@ -230,14 +231,28 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
     this.access = new ChatAccess(settingsOf(this.env), await new AccessStore(this.env.CONFIG).read());
     if (!isQuestionButton(press.data)) return pressButton(this.context(), press, byAdmin);
     const tap = await tapQuestion(this.context(), press, byAdmin);
-    if (tap.choice) await this.enqueueChoice(press.queryId, tap.choice);
+    if (tap.choice) await this.enqueueChoice(`choice:${press.queryId}`, tap.choice);
     return tap.answer;
   }
 
+  /**
+   * A tap in one of this chat's widgets: answered from the stored state at once (the answer is the widget's new
+   * state, kept in Telegram as its chat data after the answer); a tap that needs the model is queued as the person's
+   * message.
+   */
+  async widgetQuery(tap: WidgetTap): Promise<string> {
+    const result = tapWidget(this.context(), tap);
+    if (result.choice) await this.enqueueChoice(`widget:${tap.queryId}`, result.choice);
+    if (result.chatData !== undefined) {
+      this.ctx.waitUntil(keepWidgetData(this.context(), tap.messageId, result.chatData));
+    }
+    return result.answer;
+  }
+
   /** A person's choice (a question's button) queued as their message: once per tap, in order with the rest. */
-  private async enqueueChoice(queryId: string, message: IncomingMessage): Promise<void> {
+  private async enqueueChoice(key: string, message: IncomingMessage): Promise<void> {
     const entry = { kind: "message" as const, message };
-    const id = this.stores.inbox.enqueue(`choice:${queryId}`, entry, Date.now(), this.schedule.drainsAtOnce());
+    const id = this.stores.inbox.enqueue(key, entry, Date.now(), this.schedule.drainsAtOnce());
     if (id === undefined) return;
     this.burst?.close();
     this.compaction?.abort();

@@ -2,6 +2,7 @@ import * as z from "zod";
 import { paidUnitsSchema } from "../config/paid-kinds.ts";
 import { helperHoldSchema } from "../helpers/helper-job.ts";
 import { chatDescriptionSchema, chatTargetSchema } from "../telegram/incoming-message.ts";
+import { widgetStateSchema } from "../widgets/widget-kinds.ts";
 
 /** What a chat has spent on one calendar day (in its time zone). */
 const dailySpendSchema = z.object({
@@ -57,6 +58,18 @@ const openQuestionSchema = z.object({
   expiresAt: z.number(),
 });
 export type OpenQuestion = z.infer<typeof openQuestionSchema>;
+
+/** A widget this chat was shown (show_widget) and the state its object keeps for it, which is its chat data. */
+const shownWidgetSchema = z.object({
+  messageId: z.number().int(),
+  kind: z.enum(["checklist", "choice", "chart", "html"]),
+  title: z.string().max(120),
+  /** A checklist's items, a choice's options, a chart's labels (none for the model's own HTML). */
+  labels: z.array(z.string().max(80)).max(30),
+  state: widgetStateSchema,
+  sentAt: z.number(),
+});
+export type ShownWidget = z.infer<typeof shownWidgetSchema>;
 
 /** A background helper this chat started that has not reported yet. */
 const runningHelperSchema = z.object({
@@ -129,6 +142,10 @@ export const chatMetaSchemas = {
   helpers: z.array(runningHelperSchema),
   /** How many helpers this chat has started: the next one's number is one more. */
   helperCount: z.number().int(),
+  /** The widgets shown here lately (the newest 20), with their state. */
+  widgets: z.array(shownWidgetSchema).max(20),
+  /** Telegram refused a widget here (no such method, not allowed): answers that would be widgets are messages until. */
+  widgetsRefused: z.object({ until: z.number(), reason: z.string().max(300) }),
   /** Questions with buttons waiting for a tap, oldest first. */
   questions: z.array(openQuestionSchema).max(20),
 };

@@ -87,7 +87,7 @@ const userSchema = z.looseObject({
 });
 
 /** 10.4: a query a widget sent (a tap): who, which message's widget, and its data (1-64 bytes). */
-const _widgetQuerySchema = z.looseObject({
+export const widgetQuerySchema = z.looseObject({
   id: z.string().min(1).max(200),
   from: userSchema,
   chat_instance: z.string().max(200).optional(),

@@ -349,6 +349,37 @@ export class TelegramClient {
     return sent.inline_message_id;
   }
 
+  /**
+   * A widget (Bot API 10.4): one self-contained HTML document (checked against src/widgets/widget-rules.ts before),
+   * its state as chat data, able to send queries. Made once: a refusal or an unavailable Telegram is the caller's to
+   * turn into the same answer as a message. Returns the message's id.
+   */
+  async sendWidget(target: ChatTarget, widget: { html: string; chatData: string; caption?: string }): Promise<number> {
+    const sent = await api105(this.quick).sendWidget({
+      chat_id: target.chatId,
+      ...threadOf(target),
+      html: widget.html,
+      chat_data: widget.chatData,
+      allow_queries: true,
+      ...(widget.caption ? { caption: cutText(widget.caption, 1024) } : {}),
+    });
+    return sent.message_id;
+  }
+
+  /** A widget message's new chat data (its state, shown again when the widget is reopened). With retries. */
+  async editWidgetData(target: ChatTarget, messageId: number, chatData: string): Promise<void> {
+    await api105(this.api).editMessageWidgetData({
+      chat_id: target.chatId,
+      message_id: messageId,
+      chat_data: chatData,
+    });
+  }
+
+  /** The answer to a widget's query (at most 1,024 bytes), within Telegram's 15 seconds: made once. */
+  async answerWidgetQuery(queryId: string, data: string): Promise<void> {
+    await api105(this.quick).answerWidgetQuery({ widget_query_id: queryId, ...(data === "" ? {} : { data }) });
+  }
+
   /** "typing…", once: it is renewed every few seconds anyway, and a late one would show under the answer. */
   async sendTyping(target: ChatTarget): Promise<void> {
     await this.quick.sendChatAction(target.chatId, "typing", threadOf(target));

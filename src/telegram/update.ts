@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { widgetQuerySchema } from "./bot-api-10-5.ts";
 import type {
   ChatDescription,
   GuestQuery,
@@ -118,6 +119,8 @@ export const updateSchema = z.looseObject({
   /** Bot API 10.0: the bot was summoned as a guest in a chat it is not in; answered with answerGuestQuery. */
   guest_message: messageSchema.extend({ guest_query_id: z.string().min(1).max(200) }).optional(),
   stopped_message_generation: generationStoppedSchema.optional(),
+  /** Bot API 10.4: a widget of the bot's sent a query (a tap); answered with answerWidgetQuery within 15 seconds. */
+  widget_query: widgetQuerySchema.optional(),
 });
 export type TelegramUpdate = z.infer<typeof updateSchema>;
 
@@ -178,6 +181,30 @@ export function inlinePressOf(update: TelegramUpdate): InlinePress | undefined {
     userName: displayName(query.from),
     inlineMessageId: query.inline_message_id,
     chatInstance: query.chat_instance,
+    data: query.data,
+  };
+}
+
+/** A tap in one of the bot's widgets: who, which message's widget in which chat, and the widget's data. */
+export interface WidgetTap {
+  queryId: string;
+  userId: number;
+  userName: string;
+  chatId: number;
+  messageId: number;
+  data: string;
+}
+
+/** A widget query from a widget in a chat's message, or undefined (none, or one in an inline message). */
+export function widgetTapOf(update: TelegramUpdate): WidgetTap | undefined {
+  const query = update.widget_query;
+  if (!query?.chat || query.message_id === undefined || query.chat.type === "channel") return undefined;
+  return {
+    queryId: query.id,
+    userId: query.from.id,
+    userName: displayName(query.from),
+    chatId: query.chat.id,
+    messageId: query.message_id,
     data: query.data,
   };
 }

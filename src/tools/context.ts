@@ -3,6 +3,7 @@ import type { Settings } from "../config/settings.ts";
 import type { MemoryRepository } from "../memory/memory-repository.ts";
 import type { Skill } from "../skills/skill.ts";
 import type { TaskRepository } from "../tasks/task-repository.ts";
+import type { WidgetSpec } from "../widgets/widget-kinds.ts";
 import type { ChatHistory } from "./chat-history.ts";
 
 /** Who is asking and where: every tool handler gets this, and scopes all its data by `chatId`. */
@@ -47,6 +48,8 @@ export interface ToolContext {
    * message. Returns what the model is told. Absent where no one can tap (a guest's turn, a helper, a confirmed call).
    */
   ask?: (question: QuestionRequest) => Promise<string>;
+  /** Shows an answer as a widget (or, where one cannot go, as a message). Returns what the model is told. */
+  showWidget?: (widget: WidgetSpec) => Promise<string>;
   /** Tells a chat's (or forum topic's) object that its scheduled tasks changed, so it re-arms its alarm. */
   tasksChanged: (chatId: number, threadId?: number) => Promise<void>;
   /** This chat's (or forum topic's) own stored history, for search_history; absent outside the chat's object. */

@@ -4,6 +4,7 @@ import { searchHistory } from "./history-search.ts";
 import { forget, recall, remember } from "./memory.ts";
 import { ToolRegistry } from "./registry.ts";
 import { sendMessage } from "./send-message.ts";
+import { showWidget } from "./show-widget.ts";
 import { spawn } from "./spawn.ts";
 import { cancelTask, listTasks, pauseTask, resumeTask, scheduleTask, updateTask } from "./task-tools.ts";
 import { useSkill } from "./use-skill.ts";
@@ -29,4 +30,5 @@ export const tools = new ToolRegistry([
   useSkill,
   spawn,
   askUser,
+  showWidget,
 ]);

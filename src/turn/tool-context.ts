@@ -10,6 +10,7 @@ import type { ChatContext } from "./chat-context.ts";
 import { askToConfirm } from "./pending-actions.ts";
 import { askQuestion } from "./questions.ts";
 import { actingUser, sendersAreAdmins } from "./senders.ts";
+import { showWidget } from "./widgets.ts";
 
 /** Who is asking and where, for the tools of one turn. */
 export function toolContext(
@@ -60,6 +61,7 @@ export function toolContext(
       : {
           confirm: (action) => askToConfirm(ctx, { ...action, askers: senders }),
           ask: (question) => askQuestion(ctx, { ...question, askers: senders }),
+          showWidget: (widget) => showWidget(ctx, widget, senders),
         }),
     tasksChanged: (chatId, threadId) => ctx.tasks.changed(chatId, threadId),
     ...(turn.helpers ? { helpers: turn.helpers } : {}),

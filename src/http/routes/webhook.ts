@@ -25,6 +25,8 @@ import {
   inlinePressOf,
   type TelegramUpdate,
   updateSchema,
+  type WidgetTap,
+  widgetTapOf,
 } from "../../telegram/update.ts";
 
 const MAX_BODY_BYTES = 1_000_000;
@@ -66,6 +68,7 @@ export function webhookRoutes(): Hono<WebhookEnv> {
       if (press) return answerButton(c, press);
       if (update.callback_query) return answerUnroutedPress(c, update.callback_query.id);
       if (update.guest_message) return routeGuestQuery(c, update);
+      if (update.widget_query) return answerWidgetTap(c, widgetTapOf(update), update.widget_query.id);
       const stop = generationStopOf(update);
       if (stop) return stopGeneration(c, stop);
       let message = incomingMessageOf(update);
@@ -171,6 +174,24 @@ async function tellPresser(telegram: TelegramClient, queryId: string, answer: Pr
   } catch (error) {
     console.warn("answering a button press failed", errorText(error));
   }
+}
+
+/**
+ * A tap in one of the bot's widgets (Bot API 10.4) goes to its chat's object, which answers from the widget's stored
+ * state; the answer goes to Telegram after the 200, well within its 15 seconds. A tap the bot cannot place, or from a
+ * chat it does not serve, gets an empty answer (the widget stays as it is).
+ */
+async function answerWidgetTap(c: Context<WebhookEnv>, tap: WidgetTap | undefined, queryId: string): Promise<Response> {
+  let answer = "";
+  if (tap && (await isChatAllowedAnywhere(settingsOf(c.env), c.env.CONFIG, tap.chatId))) {
+    answer = await chatStub(c.env, { chatId: tap.chatId }).widgetQuery(tap);
+  }
+  c.executionCtx.waitUntil(
+    telegramFor(c.env)
+      .answerWidgetQuery(queryId, answer)
+      .catch((error: unknown) => console.warn("answering a widget query failed", errorText(error))),
+  );
+  return answered({ ok: true, result: "answered" });
 }
 
 /**
