@@ -26,7 +26,7 @@ export const widgetStateSchema = z.object({
 export type WidgetState = z.infer<typeof widgetStateSchema>;
 
 const STYLE =
-  "<style>body{margin:0;font:15px system-ui,sans-serif;color:var(--tg-text-color,#222)}" +
+  "<style>*{box-sizing:border-box}body{margin:0;font:15px system-ui,sans-serif;color:var(--tg-text-color,#222)}" +
   "h3{margin:4px 0 8px;font-size:16px}label,button{display:block;width:100%;text-align:left;margin:4px 0;" +
   "padding:8px;border-radius:8px;border:1px solid #ccc;background:none;font:inherit;color:inherit}" +
   ".on{background:#d6f5d6;border-color:#5b5}.done{text-decoration:line-through;opacity:.6}</style>";
