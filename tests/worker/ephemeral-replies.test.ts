@@ -1,4 +1,6 @@
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { ChatSession } from "../../src/durable/chat-session.ts";
 import {
   buttonPress,
   fakes,
@@ -8,6 +10,8 @@ import {
   postUpdate,
   STRANGER_CHAT,
   say,
+  session,
+  settled,
 } from "./helpers.ts";
 
 /** A press Telegram knows of (the fake then takes an ephemeral reply to it), posted to the webhook. */
@@ -46,6 +50,39 @@ describe("ephemeral replies to presses that are not the presser's", () => {
     expect((ephemeral!.result as { receiver_user: { id: number } }).receiver_user.id).toBe(OTHER_PRIVATE_CHAT);
     const { messages } = await fakes.chatMessages(GROUP_CHAT);
     expect(messages.map((message) => message.text)).not.toContain("Only the bot's admins can change the model.");
+  });
+
+  it("tells a member who presses someone else's confirmation privately, and the request stays waiting", async () => {
+    const menu = await say("/model", { chatId: GROUP_CHAT, fromId: PRIVATE_CHAT });
+    const messageId = (menu.result as { message_id: number }).message_id;
+    await settled(GROUP_CHAT);
+    await runInDurableObject(session(GROUP_CHAT), (instance: ChatSession) => {
+      instance.stores.meta.set("pendingActions", [
+        {
+          id: "abcdefabcdef",
+          tool: "send_message",
+          argumentsText: JSON.stringify({ text: "hi" }),
+          summary: "send “hi”",
+          askers: [PRIVATE_CHAT],
+          createdAt: Date.now(),
+        },
+      ]);
+    });
+    const id = await pressKnown(
+      buttonPress("confirm:abcdefabcdef", { chatId: GROUP_CHAT, fromId: OTHER_PRIVATE_CHAT, messageId }),
+    );
+    await fakes.wait("telegram", { method: "answerCallbackQuery" });
+    const ephemeral = (await fakes.requests("telegram", { method: "sendMessage" })).find(
+      (request) => bodyOf(request).ephemeral_message_parameters !== undefined,
+    );
+    expect(bodyOf(ephemeral!)).toMatchObject({
+      text: "Only the person who asked, or an admin, can answer this.",
+      ephemeral_message_parameters: { callback_query_id: id },
+    });
+    const waiting = await runInDurableObject(session(GROUP_CHAT), (instance: ChatSession) =>
+      instance.stores.meta.get("pendingActions"),
+    );
+    expect(waiting?.map((action) => action.id)).toEqual(["abcdefabcdef"]);
   });
 
   it("tells a stranger's press privately that the bot is private", async () => {

@@ -110,6 +110,25 @@ describe("answers that are widgets (show_widget)", () => {
     expect(toolResult.messages.find((message) => message.role === "tool")!.content).toContain("private chats only");
   });
 
+  it("in a group a choice arrives as a question with buttons, once", async () => {
+    await fakes.script(
+      "openai",
+      openaiToolCalls([
+        { name: "show_widget", arguments: { kind: "choice", title: "Which laptop?", items: ["Air", "X1", "XPS"] } },
+      ]),
+      openaiText("Tap one."),
+    );
+    await say("@testbot help me choose between these three laptops", { chatId: GROUP_CHAT });
+    await settled(GROUP_CHAT);
+    expect(await fakes.requests("telegram", { method: "sendWidget" })).toHaveLength(0);
+    const questions = (await fakes.requests("telegram", { method: "sendMessage", chatId: GROUP_CHAT })).filter(
+      (request) => bodyOf(request).reply_markup !== undefined && sentText(request).includes("Which laptop?"),
+    );
+    expect(questions).toHaveLength(1);
+    const keyboard = (bodyOf(questions[0]!).reply_markup as { inline_keyboard: { text: string }[][] }).inline_keyboard;
+    expect(keyboard.flat().map((button) => button.text)).toEqual(["Air", "X1", "XPS"]);
+  });
+
   it("a choice's tap continues the conversation with what was chosen", async () => {
     await fakes.script(
       "openai",
