@@ -2,9 +2,7 @@ import type { RunAllowance } from "../adapters/agent-runs.ts";
 import { fitHistory } from "../adapters/fit-history.ts";
 import { type MediaLibrary, withFilesAsText } from "../adapters/media-parts.ts";
 import { functionTools } from "../adapters/request-tools.ts";
-import { runToolLoop } from "../adapters/tool-loop.ts";
 import type { Adapter } from "../adapters/types.ts";
-import { addSpend, exhaustedLimit, latestSpend } from "../budget/budget.ts";
 import type { PaidCalls } from "../budget/paid-calls.ts";
 import { bytesForTokens, estimateTokens, summarySection, tokensOfBytes } from "../compaction/summary.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
@@ -15,21 +13,22 @@ import { errorText } from "../lib/errors.ts";
 import type { ChatMcp } from "../mcp/chat-mcp.ts";
 import { planMedia } from "../media/load.ts";
 import { mediaShelfOf } from "../media/services.ts";
-import { type AgentEvent, BUDGET_RAN_OUT } from "../protocol/events.ts";
+import type { AgentEvent } from "../protocol/events.ts";
 import { jsonBytesOfAll, utf8Bytes } from "../protocol/json-size.ts";
 import type { HistoryMessage } from "../protocol/messages.ts";
 import { agentToolsPath, type ModelTool, WORKER_CALLBACK_HOST } from "../protocol/run-payload.ts";
 import { mintRunToken } from "../protocol/run-token.ts";
 import { NO_SKILLS, type TurnSkills } from "../skills/skill.ts";
-import { skillsSection } from "../skills/skill-prompt.ts";
 import type { DailySpend, HistorySummary } from "../store/chat-meta.ts";
 import { TurnTrust } from "../tools/context.ts";
-import { USE_SKILL } from "../tools/use-skill.ts";
 import type { ActiveRun } from "./active-run.ts";
 import type { ChatContext } from "./chat-context.ts";
+import { armTools, runEngine } from "./engine/turn-engine.ts";
+import type { TurnPolicy } from "./engine/turn-policy.ts";
+import { turnPrompt } from "./engine/turn-prompt.ts";
+import { turnTools } from "./engine/turn-tools.ts";
 import { helperSpawner } from "./helpers.ts";
 import { meteredServerSearches, serverSearchOf, withServerSearch } from "./server-search.ts";
-import { buildSystemPrompt } from "./system-prompt.ts";
 import type { Tally } from "./tally.ts";
 import { toolContext } from "./tool-context.ts";
 import type { AdmittedTurn } from "./turn-request.ts";
@@ -42,7 +41,9 @@ export interface ConversationInput {
   model: string;
   run: ActiveRun;
   mcp: ChatMcp;
-  /** The day's spend before the turn, and the turn's own tally and paid calls: a long tool loop stops at the budget. */
+  /** What kind of turn it is (a chat's or a scheduled task's): its tools, streaming, stops and cap. */
+  policy: TurnPolicy;
+  /** The day's spend before the turn (an agent's allowance), and the turn's own tally and paid calls. */
   spend: DailySpend;
   tally: Tally;
   paid: PaidCalls;
@@ -69,14 +70,14 @@ export interface Conversation {
  * descriptions, and any message of the window or the summary that holds content from outside the chat.
  */
 function startingTrust(input: {
-  request: AdmittedTurn;
+  policy: TurnPolicy;
   adapter: Adapter;
   mcp: ChatMcp;
   summary: HistorySummary | undefined;
   window: readonly HistoryMessage[];
 }): TurnTrust {
-  const { request, adapter, mcp, summary, window } = input;
-  if (request.kind === "task") return new TurnTrust("a scheduled task's prompt");
+  const { policy, adapter, mcp, summary, window } = input;
+  if (policy.untrusted !== undefined) return new TurnTrust(policy.untrusted);
   if (adapter.kind === "agent") return new TurnTrust("the agent's own tools");
   if (mcp.tools.length > 0 || mcp.note !== undefined) return new TurnTrust("the MCP servers' tool descriptions");
   if (summary?.outside) return new TurnTrust(`the summary of earlier messages, which holds ${summary.outside}`);
@@ -85,39 +86,37 @@ function startingTrust(input: {
 }
 
 /**
- * What the model is given and how it is asked: the chat's tools (its MCP servers' included, narrowed by its
- * allowlist) wired to the running turn, the history window with the summary of what it no longer shows, the files
- * it may see, and the system prompt. Returns the adapter's events: `runToolLoop` over a model adapter, or an agent
- * adapter's own loop.
+ * What the model is given and how it is asked: the turn's tools and system prompt as the engine assembles them for
+ * its policy (chat or scheduled task), wired to the running turn, the history window with the summary of what it no
+ * longer shows, and the files it may see. Returns the adapter's events: the engine's loop over a model adapter, or an
+ * agent adapter's own loop.
  */
 export async function startConversation(ctx: ChatContext, input: ConversationInput): Promise<Conversation> {
-  const { request, config, adapter, run } = input;
+  const { request, config, adapter, run, policy } = input;
   const signal = input.signal ?? run.signal;
   const { settings, stores } = ctx;
   const registry = ctx.registry.extendedWith(input.mcp.tools);
   const serverSearch = serverSearchOf(settings, config, adapter.kind);
-  // Anthropic's server-side search, where it is used, takes the place of `web_search`.
-  const allowed = registry
-    .allowed(config.tools, settings)
-    .filter((tool) => serverSearch === undefined || tool.name !== "web_search");
-  // Skills read on demand: with use_skill for a model, as native skills for an agent (its runner installs them).
   const skills = await skillsOf(ctx);
-  const readsSkills = adapter.kind === "model" && skills.listed.length > 0 && allowed.some((t) => t.name === USE_SKILL);
-  const tools = allowed.filter((tool) => tool.name !== USE_SKILL || readsSkills);
-  const skillText = skillsSection(
-    adapter.kind === "agent" || readsSkills ? skills : { ...skills, listed: [] },
-    adapter.kind === "agent" ? "native" : "use_skill",
-  );
+  const offered = turnTools({
+    policy,
+    registry,
+    allowlist: config.tools,
+    settings,
+    adapterKind: adapter.kind,
+    skills,
+    serverSearch: serverSearch !== undefined,
+  });
   const summary = stores.meta.get("summary");
   const window = [
     ...fitHistory(stores.history.window(settings.historyLimit, summary?.throughId ?? 0), {
       // The skills given whole and listed take their part of the window.
-      fixedBytes: utf8Bytes(skillText),
+      fixedBytes: utf8Bytes(offered.skillText),
       maxBytes: bytesForTokens(settings.historyWindowTokens),
     }),
     ...request.users,
   ];
-  const trust = startingTrust({ request, adapter, mcp: input.mcp, summary, window });
+  const trust = startingTrust({ policy, adapter, mcp: input.mcp, summary, window });
   const context = toolContext(ctx, {
     senders: request.senders,
     trust,
@@ -125,31 +124,27 @@ export async function startConversation(ctx: ChatContext, input: ConversationInp
     paid: input.paid,
     helpers: helperSpawner(ctx, { senders: request.senders, trust, config, tally: input.tally, paid: input.paid }),
   });
-  run.useTools(
-    cappedTools(settings.toolResultsMaxChars, (name, argumentsText) =>
-      registry.execute(name, argumentsText, context, config.tools),
-    ),
-  );
-
+  armTools(run, policy, (name, argumentsText) => registry.execute(name, argumentsText, context, config.tools));
   // The rolling summary (compaction) stands in for what the window no longer shows.
-  const systemPrompt =
-    withNote(
-      buildSystemPrompt({
-        botName: settings.botName,
-        ...(config.systemPrompt ? { chatPrompt: config.systemPrompt } : {}),
-        ...(skillText ? { skills: skillText } : {}),
-        chat: {
-          type: ctx.chat.type,
-          ...(ctx.chat.title ? { title: ctx.chat.title } : {}),
-          isForumTopic: ctx.target.threadId !== undefined,
-        },
-        toolNames: [...tools.map((tool) => tool.name), ...(serverSearch ? ["web_search"] : [])],
-        now: new Date(ctx.now()),
-        timezone: config.timezone,
-      }),
-      input.mcp.note,
-    ) + summarySection(summary);
-  const modelTools = tools.map((tool) => registry.modelTool(tool));
+  const systemPrompt = turnPrompt({
+    policy,
+    facts: {
+      botName: settings.botName,
+      ...(config.systemPrompt ? { chatPrompt: config.systemPrompt } : {}),
+      chat: {
+        type: ctx.chat.type,
+        ...(ctx.chat.title ? { title: ctx.chat.title } : {}),
+        isForumTopic: ctx.target.threadId !== undefined,
+      },
+      now: new Date(ctx.now()),
+      timezone: config.timezone,
+    },
+    toolNames: offered.toolNames,
+    skillText: offered.skillText,
+    mcpNote: input.mcp.note,
+    tail: summarySection(summary),
+  });
+  const { modelTools } = offered;
 
   switch (adapter.kind) {
     case "model": {
@@ -159,8 +154,10 @@ export async function startConversation(ctx: ChatContext, input: ConversationInp
         model: input.model,
         told: input.told ?? new Set(),
       });
-      const events = runToolLoop({
+      const events = runEngine({
+        policy,
         adapter,
+        run,
         request: {
           model: input.model,
           system: systemPrompt,
@@ -169,22 +166,6 @@ export async function startConversation(ctx: ChatContext, input: ConversationInp
           ...(media ? { media } : {}),
           signal,
         },
-        executeTool: (name, argumentsText) => run.execute(name, argumentsText),
-        // Someone is watching a chat's turn; a task's turn only delivers its end.
-        stream: request.kind !== "task",
-        // A long tool loop stops at the daily budget rather than running past it (the stored spend, which holds
-        // what helpers started meanwhile have been given, plus this turn's own).
-        stopBeforeCall: () =>
-          exhaustedLimit(
-            addSpend(
-              latestSpend(input.spend, stores.meta.get("spend")),
-              input.tally.usage,
-              input.tally.costUsd + input.paid.costUsd,
-            ),
-            config.budget,
-          ) === undefined
-            ? undefined
-            : BUDGET_RAN_OUT,
         ...(serverSearch ? { prepareCall: withServerSearch(serverSearch, input.paid) } : {}),
       });
       return {
@@ -265,31 +246,6 @@ function estimatedInputTokens(
   return tokensOfBytes(fixed, 1) + messages.reduce((sum, message) => sum + estimateTokens(message), 0);
 }
 
-/** Results are capped per tool; the whole turn's are capped too, so many calls cannot flood the context. */
-function cappedTools(
-  maxChars: number,
-  execute: (name: string, argumentsText: string) => ReturnType<ActiveRun["execute"]>,
-): Parameters<ActiveRun["useTools"]>[0] {
-  let fed = 0;
-  return async (name, argumentsText) => {
-    if (fed >= maxChars) {
-      return {
-        isError: true,
-        content: `Error: this turn has already read ${fed.toLocaleString("en-US")} characters of tool results; no more are given. Answer with what you have.`,
-      };
-    }
-    const outcome = await execute(name, argumentsText);
-    const room = maxChars - fed;
-    fed += Math.min(outcome.content.length, room);
-    return outcome.content.length <= room
-      ? outcome
-      : {
-          ...outcome,
-          content: `${outcome.content.slice(0, room)}\n[cut: this turn's tool results reached their limit]`,
-        };
-  };
-}
-
 /** What is left of the chat's daily budget for an agent run: the proxy refuses its calls once it is spent. */
 function allowanceOf(config: EffectiveConfig, spend: DailySpend, price: ModelPrice | undefined): RunAllowance {
   const { dailyTokens, dailyCostUsd } = config.budget;
@@ -303,10 +259,6 @@ function allowanceOf(config: EffectiveConfig, spend: DailySpend, price: ModelPri
 /** Where a chat keeps the session of each agent, so that switching agents resumes neither in the other. */
 export function sessionKeyOf(provider: Provider): "agentSessionId" | "codexSessionId" {
   return provider === "codex-agent" ? "codexSessionId" : "agentSessionId";
-}
-
-function withNote(systemPrompt: string, note: string | undefined): string {
-  return note === undefined ? systemPrompt : `${systemPrompt}\n\n${note}`;
 }
 
 function toolCallbackUrl(route: ToolCallbackRoute, chatKey: string): string {

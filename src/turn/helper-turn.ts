@@ -1,8 +1,6 @@
 import type { DrizzleD1Database } from "drizzle-orm/d1";
-import { errorEventOf } from "../adapters/errors.ts";
 import { createAdapter } from "../adapters/index.ts";
 import { functionTools } from "../adapters/request-tools.ts";
-import { runToolLoop } from "../adapters/tool-loop.ts";
 import { PaidCalls } from "../budget/paid-calls.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
 import { ChatConfigStore, effectiveConfigOf } from "../config/config-store.ts";
@@ -11,24 +9,25 @@ import { DEFAULT_MODELS, isModelProvider, type ModelProvider } from "../config/p
 import { builtInProvider, type Settings } from "../config/settings.ts";
 import { dayKey } from "../config/zones.ts";
 import type { Env } from "../env.ts";
-import { helperStop } from "../helpers/helper-budget.ts";
 import type { HelperJob, HelperReport } from "../helpers/helper-job.ts";
-import { isHelperTool } from "../helpers/helper-tools.ts";
 import { errorText } from "../lib/errors.ts";
 import { openChatMcp } from "../mcp/chat-mcp.ts";
 import { generatedMediaStore } from "../media/services.ts";
 import { MemoryRepository } from "../memory/memory-repository.ts";
 import { userFacingError } from "../reply/error-text.ts";
 import { NO_SKILLS, type TurnSkills } from "../skills/skill.ts";
-import { skillsSection } from "../skills/skill-prompt.ts";
 import { readableSkill, skillsForChat } from "../skills/skill-store.ts";
 import { TaskRepository } from "../tasks/task-repository.ts";
 import { type ToolContext, TurnTrust } from "../tools/context.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
-import { USE_SKILL } from "../tools/use-skill.ts";
 import type { ActiveRun } from "./active-run.ts";
 import { answerEnding } from "./answer-ending.ts";
-import { buildSystemPrompt } from "./system-prompt.ts";
+import { drain } from "./engine/drain.ts";
+import { sliceStop } from "./engine/stop-conditions.ts";
+import { armTools, runEngine } from "./engine/turn-engine.ts";
+import { turnPrompt } from "./engine/turn-prompt.ts";
+import { turnTools } from "./engine/turn-tools.ts";
+import { helperPolicy } from "./policies/helper-policy.ts";
 import { Tally } from "./tally.ts";
 
 /** What a helper's turn works with, in its own object. */
@@ -39,12 +38,6 @@ export interface HelperTurnContext {
   registry: ToolRegistry;
   now: () => number;
 }
-
-const HELPER_INSTRUCTIONS =
-  "You are working as a background helper for this chat. Nobody watches your steps: only your final answer is " +
-  "posted in the chat, as your report. Do the task completely with your tools, then answer with the report itself " +
-  "(short, with the sources you used). You cannot send messages, schedule tasks, change the chat's memory or start " +
-  "helpers; do not offer to.";
 
 /**
  * A helper's one turn: the chat's model (a model provider's; an agent chat's helper uses the built-in provider), the
@@ -93,81 +86,55 @@ export async function runHelperTurn(ctx: HelperTurnContext, job: HelperJob, run:
   }
 
   const trust = new TurnTrust(job.untrustedSource);
+  const slice = sliceStop(job.slice, { tally, paid });
+  const policy = helperPolicy(settings, { untrusted: job.untrustedSource, slice });
   const mcp = await openChatMcp(
     config.mcpServers.filter((server) => config.tools?.some((name) => name.startsWith(`${server.name}__`)) ?? true),
     { env: ctx.env, settings, signal: run.signal },
   );
   try {
     const registry = ctx.registry.extendedWith(mcp.tools);
-    const skills = await skillsOf(ctx, job.chat.id);
-    const usable = registry.allowed(config.tools, settings).filter((tool) => isHelperTool(tool.name));
-    const readsSkills = skills.listed.length > 0 && usable.some((tool) => tool.name === USE_SKILL);
-    const tools = usable.filter((tool) => tool.name !== USE_SKILL || readsSkills);
-    const names = new Set(tools.map((tool) => tool.name));
+    const offered = turnTools({
+      policy,
+      registry,
+      allowlist: config.tools,
+      settings,
+      adapterKind: "model",
+      skills: await skillsOf(ctx, job.chat.id),
+      serverSearch: false,
+    });
     const context = helperToolContext(ctx, job, { trust, timezone: config.timezone, paid });
-    let fed = 0;
-    const executeTool = async (name: string, argumentsText: string) => {
-      if (!names.has(name)) {
-        return { isError: true, content: `Error: "${name}" is not a tool a background helper may use.` };
-      }
-      if (fed >= settings.toolResultsMaxChars) {
-        return { isError: true, content: "Error: this helper has read all the tool results it may; report now." };
-      }
-      const outcome = await registry.execute(name, argumentsText, context, config.tools);
-      const room = settings.toolResultsMaxChars - fed;
-      fed += Math.min(outcome.content.length, room);
-      return outcome.content.length <= room ? outcome : { ...outcome, content: outcome.content.slice(0, room) };
-    };
-
-    const system = [
-      buildSystemPrompt({
+    armTools(run, policy, (name, argumentsText) => registry.execute(name, argumentsText, context, config.tools));
+    const system = turnPrompt({
+      policy,
+      facts: {
         botName: settings.botName,
         ...(config.systemPrompt ? { chatPrompt: config.systemPrompt } : {}),
-        skills: skillsSection(readsSkills ? skills : { ...skills, listed: [] }, "use_skill"),
         chat: {
           type: job.chat.type,
           ...(job.chat.title ? { title: job.chat.title } : {}),
           isForumTopic: job.target.threadId !== undefined,
         },
-        toolNames: tools.map((tool) => tool.name),
         now: new Date(started),
         timezone: config.timezone,
-      }),
-      HELPER_INSTRUCTIONS,
-      ...(mcp.note ? [mcp.note] : []),
-    ].join("\n\n");
-
-    let last = { tokens: 0, costUsd: 0 };
-    let before = { tokens: 0, costUsd: 0 };
-    let outOfSlice: string | undefined;
-    const events = runToolLoop({
+      },
+      toolNames: offered.toolNames,
+      skillText: offered.skillText,
+      mcpNote: mcp.note,
+    });
+    const events = runEngine({
+      policy,
       adapter: choice.adapter,
+      run,
       request: {
         model,
         system,
         messages: [{ role: "user", content: `Task:\n${job.task}` }],
-        tools: functionTools(tools.map((tool) => registry.modelTool(tool))),
+        tools: functionTools(offered.modelTools),
         signal: run.signal,
       },
-      executeTool,
-      stopBeforeCall: () => {
-        outOfSlice = helperStop(job.slice, { tokens: spentTokens(tally), costUsd: tally.costUsd + paid.costUsd }, last);
-        return outOfSlice;
-      },
     });
-    try {
-      for await (const event of events) {
-        tally.apply(event);
-        if (event.type === "usage") {
-          const now = { tokens: spentTokens(tally), costUsd: tally.costUsd };
-          last = { tokens: now.tokens - before.tokens, costUsd: now.costUsd - before.costUsd };
-          before = now;
-        }
-        if (tally.finished) break;
-      }
-    } catch (thrown) {
-      tally.error = errorEventOf(thrown, provider);
-    }
+    await drain(events, tally, provider);
     switch (run.stopReason) {
       case "deadline":
         return report(
@@ -181,7 +148,7 @@ export async function runHelperTurn(ctx: HelperTurnContext, job: HelperJob, run:
         break;
     }
     if (tally.error) {
-      return report("failed", outOfSlice ? `It stopped: ${outOfSlice}.` : userFacingError(tally.error), trust);
+      return report("failed", slice.stopped ? `It stopped: ${slice.stopped}.` : userFacingError(tally.error), trust);
     }
     // A cut or withheld report says so, as a chat's answer does.
     const { shown } = answerEnding(tally.result?.trim() ?? "", tally.finish);
@@ -256,8 +223,4 @@ async function skillsOf(ctx: HelperTurnContext, chatId: number): Promise<TurnSki
     console.warn(`chat ${chatId}: a helper goes on without skills`, errorText(error));
     return NO_SKILLS;
   }
-}
-
-function spentTokens(tally: Tally): number {
-  return tally.usage.inputTokens + tally.usage.outputTokens;
 }
