@@ -47,14 +47,19 @@ export async function answerConfirmation(ctx: ChatContext, press: ButtonPress, b
   const outcome = await ctx.registry.execute(action.tool, action.argumentsText, context, config.tools);
   const result = outcome.content.replace(/^Error:\s*/, "");
   await note(outcome.isError ? `⚠️ Not done: ${action.summary}. ${result}` : `✅ Done: ${action.summary}. ${result}`);
+  // A confirmed fetch brings a page in: its text is marked as outside content, like any tool's.
   recordForTheModel(
     ctx,
     `[The person confirmed: ${action.summary}. ${outcome.isError ? "It failed" : "Result"}: ${result}]`,
+    context.trust.untrustedSource,
   );
   return outcome.isError ? "It could not be done." : "Done.";
 }
 
 /** The model learns what became of its request in the next turn, from the conversation itself. */
-function recordForTheModel(ctx: ChatContext, text: string): void {
-  ctx.stores.history.append([{ role: "user", content: text }], ctx.now());
+function recordForTheModel(ctx: ChatContext, text: string, outside?: string): void {
+  ctx.stores.history.append(
+    [{ role: "user", content: text, ...(outside === undefined ? {} : { outside }) }],
+    ctx.now(),
+  );
 }

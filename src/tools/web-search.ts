@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { addressesIn } from "./outward-policy.ts";
 import { defineTool, ToolError } from "./registry.ts";
 import { searchWeb, type WebResult, WebSearchError } from "./search-backends.ts";
 
@@ -30,6 +31,8 @@ export const webSearch = defineTool({
     }
     context.paid.record("search", 1);
     if (results.length === 0) return { content: `No web results for "${query}".` };
+    // A result's address may be read without asking: fetching it composes nothing.
+    context.trust.noteShown(results.flatMap((result) => addressesIn(result.url)));
     const lines = results.map((result, index) =>
       [
         `${index + 1}. ${result.title}`,

@@ -24,6 +24,7 @@ import { NO_SKILLS, type TurnSkills } from "../skills/skill.ts";
 import { skillsSection } from "../skills/skill-prompt.ts";
 import type { DailySpend, HistorySummary } from "../store/chat-meta.ts";
 import { TurnTrust } from "../tools/context.ts";
+import { noteAddressesPeopleWrote } from "../tools/outward-policy.ts";
 import { USE_SKILL } from "../tools/use-skill.ts";
 import type { ActiveRun } from "./active-run.ts";
 import type { ChatContext } from "./chat-context.ts";
@@ -118,6 +119,7 @@ export async function startConversation(ctx: ChatContext, input: ConversationInp
     ...request.users,
   ];
   const trust = startingTrust({ request, adapter, mcp: input.mcp, summary, window });
+  noteAddressesPeopleWrote(trust, window);
   const context = toolContext(ctx, {
     senders: request.senders,
     trust,

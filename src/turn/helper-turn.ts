@@ -92,7 +92,7 @@ export async function runHelperTurn(ctx: HelperTurnContext, job: HelperJob, run:
     return report("failed", `The helper could not run: ${choice.kind === "unavailable" ? choice.problem : provider}.`);
   }
 
-  const trust = new TurnTrust(job.untrustedSource);
+  const trust = new TurnTrust(job.untrustedSource, { privateFrom: job.privateSource });
   const mcp = await openChatMcp(
     config.mcpServers.filter((server) => config.tools?.some((name) => name.startsWith(`${server.name}__`)) ?? true),
     { env: ctx.env, settings, signal: run.signal },
