@@ -10,7 +10,7 @@ import type { Keyboard } from "../telegram/client.ts";
 /** Characters of the details per page: with the header, well within Telegram's 4,096. */
 const PAGE_CHARS = 2_800;
 /** At most this much of the details is kept to be shown (a send_message text is at most 20,000). */
-export const MAX_DETAIL_CHARS = 30_000;
+const MAX_DETAIL_CHARS = 30_000;
 
 /** A held call's arguments, with what the chat knows about the places they name. */
 export interface HeldCallFacts {
