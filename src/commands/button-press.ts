@@ -3,7 +3,7 @@ import type { ChatTarget } from "../telegram/incoming-message.ts";
 import type { ButtonPress } from "../telegram/update.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
 import { pressHelperStop } from "../turn/helpers.ts";
-import { PENDING_BUTTON } from "../turn/pending-actions.ts";
+import { PENDING_BUTTON, PENDING_PAGE_BUTTON, showPendingPage } from "../turn/pending-actions.ts";
 import { answerConfirmation } from "./confirm-action.ts";
 import { chooseModel, isModelButton, modelChoiceOf, modelMenu } from "./model-menu.ts";
 
@@ -11,6 +11,11 @@ import { chooseModel, isModelButton, modelChoiceOf, modelMenu } from "./model-me
 export async function pressButton(ctx: ChatContext, press: ButtonPress, byAdmin: boolean): Promise<string> {
   if (isModelButton(press.data)) return pressModelButton(ctx, press, byAdmin);
   if (PENDING_BUTTON.test(press.data)) return answerConfirmation(ctx, press, byAdmin);
+  if (PENDING_PAGE_BUTTON.test(press.data)) {
+    const target: ChatTarget =
+      press.threadId === undefined ? { chatId: press.chat.id } : { chatId: press.chat.id, threadId: press.threadId };
+    return showPendingPage(ctx, { data: press.data, messageId: press.messageId, target });
+  }
   const helper = /^hstop:(\d{1,9})$/.exec(press.data);
   if (helper) return pressHelperStop(ctx, { number: Number(helper[1]), userId: press.userId, byAdmin });
   const stop = /^stop:(.+)$/.exec(press.data);

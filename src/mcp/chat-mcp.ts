@@ -2,7 +2,8 @@ import { MAX_TOOLS_PER_SERVER, type McpServerConfig, namespacedToolName } from "
 import type { Settings } from "../config/settings.ts";
 import type { Env } from "../env.ts";
 import { modelToolSchema } from "../protocol/run-payload.ts";
-import { type Tool, ToolError } from "../tools/registry.ts";
+import { addressesIn, outwardHold } from "../tools/outward-policy.ts";
+import { heldForConfirmation, type Tool, ToolError } from "../tools/registry.ts";
 import { type ListedTool, McpConnection, McpServerError, schemaValidator } from "./connection.ts";
 import { identityOf, resolveHeaders } from "./headers.ts";
 import { listingCache } from "./listing-cache.ts";
@@ -140,6 +141,10 @@ function mcpTool(input: { server: string; name: string; entry: ListedTool; conne
       }
       const checked = validate(raw);
       if (!checked.valid) return { kind: "invalid", problem: checked.errorMessage ?? "they do not match its schema" };
+      // Its arguments reach the server: one with side effects waits for the person in an untrusted turn.
+      const send = { kind: "mcp", server, tool: entry.name, readOnly: entry.readOnly === true } as const;
+      const held = outwardHold(context.trust, send);
+      if (held) return { kind: "ran", result: await heldForConfirmation(name, raw, held, context) };
       // Whatever the server answers, nobody in the chat wrote it.
       context.trust.markUntrusted(`the MCP server ${server}`);
       let result: Awaited<ReturnType<McpConnection["callTool"]>>;
@@ -149,7 +154,9 @@ function mcpTool(input: { server: string; name: string; entry: ListedTool; conne
         if (error instanceof McpServerError) throw new ToolError(`The MCP server ${server} ${error.message}.`);
         throw error;
       }
-      return { kind: "ran", result: { content: resultText(result), isError: result.isError === true } };
+      const text = resultText(result);
+      context.trust.noteShown(addressesIn(text));
+      return { kind: "ran", result: { content: text, isError: result.isError === true } };
     },
   };
 }

@@ -9,6 +9,8 @@ export interface ListedTool {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  /** The server declares the tool has no side effects (annotations.readOnlyHint): it may run in an untrusted turn. */
+  readOnly?: boolean;
 }
 
 /** What a server answered to a call (MCP's CallToolResult, the parts the bot reads). */
@@ -72,7 +74,12 @@ export class McpConnection {
       for (const tool of listed.tools) {
         // `$schema` names the server's draft; providers want the schema alone, as the bot's own tools give it.
         const { $schema: _draft, ...inputSchema } = tool.inputSchema;
-        tools.push({ name: tool.name, description: tool.description ?? tool.title ?? "", inputSchema });
+        tools.push({
+          name: tool.name,
+          description: tool.description ?? tool.title ?? "",
+          inputSchema,
+          ...(tool.annotations?.readOnlyHint === true ? { readOnly: true } : {}),
+        });
       }
       cursor = listed.nextCursor;
       if (cursor === undefined) break;

@@ -75,12 +75,18 @@ export interface PendingActionRequest {
  * What a turn has read. Text a model reads can steer it, so once a turn has read something nobody in the chat wrote
  * (now, or in the earlier messages, summary or memories it was given), the tools that act beyond the answer (sending
  * to another chat, creating or changing scheduled work) need the person's confirmation for the rest of the turn.
+ * Reading the chat's own remembered facts or searched history marks it as holding private data: with outside content
+ * too, a tool that sends data to a place the model chose needs confirmation (outward-policy.ts).
  */
 export class TurnTrust {
   private source: string | undefined;
+  private privateFrom: string | undefined;
+  /** Addresses the model was shown (written by a person, or in outside content): fetching one composes nothing. */
+  private readonly shown = new Set<string>();
 
-  constructor(untrustedFrom?: string) {
+  constructor(untrustedFrom?: string, marks: { privateFrom?: string | undefined } = {}) {
     this.source = untrustedFrom;
+    this.privateFrom = marks.privateFrom;
   }
 
   /** Call before the content is read, so that even a failure's text counts. */
@@ -88,9 +94,28 @@ export class TurnTrust {
     this.source ??= source;
   }
 
+  /** Call when the turn reads the chat's own data (its facts, its searched history). */
+  markPrivate(source: string): void {
+    this.privateFrom ??= source;
+  }
+
   /** What made the turn untrusted, if anything. */
   get untrustedSource(): string | undefined {
     return this.source;
+  }
+
+  /** What private data of the chat the turn has read, if any. */
+  get privateSource(): string | undefined {
+    return this.privateFrom;
+  }
+
+  /** Remembers the addresses in text the model was given as it is (not text it wrote from the chat's data). */
+  noteShown(addresses: Iterable<string>): void {
+    for (const address of addresses) this.shown.add(address);
+  }
+
+  wasShown(address: string): boolean {
+    return this.shown.has(address);
   }
 }
 

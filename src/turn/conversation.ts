@@ -21,6 +21,7 @@ import { mintRunToken } from "../protocol/run-token.ts";
 import { NO_SKILLS, type TurnSkills } from "../skills/skill.ts";
 import type { DailySpend, HistorySummary } from "../store/chat-meta.ts";
 import { TurnTrust } from "../tools/context.ts";
+import { noteAddressesPeopleWrote } from "../tools/outward-policy.ts";
 import type { ActiveRun } from "./active-run.ts";
 import type { ChatContext } from "./chat-context.ts";
 import { armTools, runEngine } from "./engine/turn-engine.ts";
@@ -117,6 +118,7 @@ export async function startConversation(ctx: ChatContext, input: ConversationInp
     ...request.users,
   ];
   const trust = startingTrust({ policy, adapter, mcp: input.mcp, summary, window });
+  noteAddressesPeopleWrote(trust, window);
   const context = toolContext(ctx, {
     senders: request.senders,
     trust,

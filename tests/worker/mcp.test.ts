@@ -123,7 +123,12 @@ describe("a chat's MCP server", () => {
     await configure({ tools: ["calc__*"], mcpServers: [openServer()] });
     await fakes.script("openai", openaiText("ok"));
     await say("list", { count: 3 });
-    expect(toolNames((await openaiRequests())[2]!).sort()).toEqual(["calc__add", "calc__fail", "calc__long_text"]);
+    expect(toolNames((await openaiRequests())[2]!).sort()).toEqual([
+      "calc__add",
+      "calc__fail",
+      "calc__long_text",
+      "calc__post_note",
+    ]);
 
     // An allowlist entry must name one of the chat's servers.
     const refused = await configure({ tools: ["search__*"], mcpServers: [openServer()] });
