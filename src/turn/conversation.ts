@@ -15,6 +15,7 @@ import { errorText } from "../lib/errors.ts";
 import type { ChatMcp } from "../mcp/chat-mcp.ts";
 import { planMedia } from "../media/load.ts";
 import { mediaShelfOf } from "../media/services.ts";
+import { outsideOfPeople } from "../memory/people.ts";
 import { type AgentEvent, BUDGET_RAN_OUT } from "../protocol/events.ts";
 import { jsonBytesOfAll, utf8Bytes } from "../protocol/json-size.ts";
 import type { HistoryMessage } from "../protocol/messages.ts";
@@ -29,6 +30,7 @@ import type { ActiveRun } from "./active-run.ts";
 import type { ChatContext } from "./chat-context.ts";
 import { helperSpawner } from "./helpers.ts";
 import { meteredServerSearches, serverSearchOf, withServerSearch } from "./server-search.ts";
+import { speakersOf } from "./speakers.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
 import type { Tally } from "./tally.ts";
 import { toolContext } from "./tool-context.ts";
@@ -118,6 +120,9 @@ export async function startConversation(ctx: ChatContext, input: ConversationInp
     ...request.users,
   ];
   const trust = startingTrust({ request, adapter, mcp: input.mcp, summary, window });
+  const people = await speakersOf(ctx, request);
+  const fromPeople = outsideOfPeople(people);
+  if (fromPeople) trust.markUntrusted(fromPeople);
   const context = toolContext(ctx, {
     senders: request.senders,
     trust,
@@ -144,6 +149,7 @@ export async function startConversation(ctx: ChatContext, input: ConversationInp
           isForumTopic: ctx.target.threadId !== undefined,
         },
         toolNames: [...tools.map((tool) => tool.name), ...(serverSearch ? ["web_search"] : [])],
+        people,
         now: new Date(ctx.now()),
         timezone: config.timezone,
       }),
