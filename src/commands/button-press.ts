@@ -5,12 +5,14 @@ import type { ChatContext } from "../turn/chat-context.ts";
 import { pressHelperStop } from "../turn/helpers.ts";
 import { PENDING_BUTTON } from "../turn/pending-actions.ts";
 import { answerConfirmation } from "./confirm-action.ts";
+import { isMemoryButton, pressMemoryButton } from "./memory-command.ts";
 import { chooseModel, isModelButton, modelChoiceOf, modelMenu } from "./model-menu.ts";
 
 /** A press of one of this chat's buttons; returns what the presser is told. */
 export async function pressButton(ctx: ChatContext, press: ButtonPress, byAdmin: boolean): Promise<string> {
   if (isModelButton(press.data)) return pressModelButton(ctx, press, byAdmin);
   if (PENDING_BUTTON.test(press.data)) return answerConfirmation(ctx, press, byAdmin);
+  if (isMemoryButton(press.data)) return pressMemoryButton(ctx, press, byAdmin);
   const helper = /^hstop:(\d{1,9})$/.exec(press.data);
   if (helper) return pressHelperStop(ctx, { number: Number(helper[1]), userId: press.userId, byAdmin });
   const stop = /^stop:(.+)$/.exec(press.data);

@@ -5,6 +5,7 @@ import { MemoryRepository } from "../../src/memory/memory-repository.ts";
 import { canSee, type MemoryAudience } from "../../src/memory/visibility.ts";
 import type { RecordedRequest } from "../fakes/server.ts";
 import {
+  buttonPress,
   fakes,
   GROUP_CHAT,
   OTHER_PRIVATE_CHAT,
@@ -12,6 +13,9 @@ import {
   openaiToolCalls,
   PRIVATE_CHAT,
   post,
+  postUpdate,
+  say,
+  sentText,
   settled,
   textUpdate,
 } from "./helpers.ts";
@@ -134,5 +138,94 @@ describe("a memory of each person", () => {
     expect(inPrivate.map((fact) => fact.content).sort()).toEqual(
       [`fact ${ADA}/${ADA}/false`, `fact ${ADA}/${ADA}/true`, `fact ${ADA}/null/false`].sort(),
     );
+  });
+});
+
+type Keyboard = { text: string; callback_data: string }[][];
+const keyboardOf = (request: RecordedRequest) =>
+  ((request.body as { reply_markup?: { inline_keyboard: Keyboard } }).reply_markup?.inline_keyboard ?? []).flat();
+const messageIdOf = (request: RecordedRequest) => (request.result as { message_id: number }).message_id;
+
+describe("people see and control what is kept", () => {
+  async function seed() {
+    const memories = new MemoryRepository(database(env));
+    const fact = (chatId: number, content: string, more: { aboutUser?: number; private?: boolean; by?: number }) =>
+      memories.add({
+        chatId,
+        content,
+        createdBy: more.by ?? more.aboutUser ?? null,
+        createdAt: Date.parse("2026-11-20T10:00:00Z"),
+        outside: null,
+        aboutUser: more.aboutUser ?? null,
+        private: more.private ?? false,
+      });
+    return {
+      shared: await fact(ADA, "Ada is vegetarian.", { aboutUser: ADA }),
+      secret: await fact(ADA, "Ada is saving for a *boat*.", { aboutUser: ADA, private: true }),
+      group: await fact(GROUP_CHAT, "The family eats at 7.", { by: BO }),
+      bos: await fact(BO, "Bo is allergic to peanuts.", { aboutUser: BO, private: true }),
+    };
+  }
+
+  it("/memory in a group shows the asker's facts the group may see, and only they or an admin forget them", async () => {
+    const ids = await seed();
+    const menu = await say("/memory", { chatId: GROUP_CHAT, fromId: ADA, firstName: "Ada" });
+    const text = sentText(menu);
+    expect(text).toContain(`#${ids.shared} Ada is vegetarian.`);
+    expect(text).toContain(`#${ids.group} The family eats at 7.`);
+    expect(text).not.toMatch(/boat|peanuts/);
+    const button = keyboardOf(menu).find((entry) => entry.text === `🗑 #${ids.shared}`)!;
+    expect(button.callback_data).toBe(`mem:${ADA}:${ids.shared}`);
+
+    // Someone else (not an admin) presses Ada's button: refused, nothing forgotten.
+    const stranger = 501;
+    await postUpdate(
+      buttonPress(button.callback_data, { chatId: GROUP_CHAT, fromId: stranger, messageId: messageIdOf(menu) }),
+    );
+    const [refused] = await fakes.wait("telegram", { method: "answerCallbackQuery" });
+    expect((refused!.body as { text: string }).text).toBe("Only the person it is about, or an admin, can forget this.");
+    expect(await new MemoryRepository(database(env)).byId(ids.shared)).toBeDefined();
+
+    await postUpdate(
+      buttonPress(button.callback_data, { chatId: GROUP_CHAT, fromId: ADA, messageId: messageIdOf(menu) }),
+    );
+    const [, done] = await fakes.wait("telegram", { method: "answerCallbackQuery", count: 2 });
+    expect((done!.body as { text: string }).text).toBe(`Forgot #${ids.shared}.`);
+    expect(await new MemoryRepository(database(env)).byId(ids.shared)).toBeUndefined();
+    const [edit] = await fakes.wait("telegram", { method: "editMessageText", chatId: GROUP_CHAT });
+    expect(JSON.stringify(edit!.body)).not.toContain("vegetarian");
+  });
+
+  it("/memory in private shows everything kept about the person, private facts marked; a forged button is refused", async () => {
+    const ids = await seed();
+    const menu = await say("/memory", { chatId: ADA, fromId: ADA });
+    expect(sentText(menu)).toContain(`#${ids.secret} Ada is saving for a *boat*. <i>(private)</i>`);
+    expect(sentText(menu)).not.toContain("peanuts");
+    // A button naming Bo's fact, pressed in Ada's chat (Telegram would never send it; a forged one is refused).
+    await postUpdate(buttonPress(`mem:${ADA}:${ids.bos}`, { chatId: ADA, fromId: ADA, messageId: messageIdOf(menu) }));
+    const [refused] = await fakes.wait("telegram", { method: "answerCallbackQuery" });
+    expect((refused!.body as { text: string }).text).toBe("That fact is not kept in this chat.");
+    expect(await new MemoryRepository(database(env)).byId(ids.bos)).toBeDefined();
+  });
+
+  it("'forget that' deletes the person's own fact; nobody else's model can forget it", async () => {
+    const ids = await seed();
+    await fakes.script(
+      "openai",
+      openaiToolCalls([{ name: "forget", arguments: { id: ids.shared } }]),
+      openaiText("Forgotten."),
+    );
+    const [, second] = await tell("@testbot forget Ada's diet", { chatId: GROUP_CHAT, fromId: BO, firstName: "Bo" }, 2);
+    expect(JSON.stringify(second!.body)).toContain(`No fact with id ${ids.shared} in this chat.`);
+    expect(await new MemoryRepository(database(env)).byId(ids.shared)).toBeDefined();
+
+    await fakes.script(
+      "openai",
+      openaiToolCalls([{ name: "forget", arguments: { id: ids.secret } }]),
+      openaiText("Forgotten."),
+    );
+    const [, mine] = await tell("forget that", { chatId: ADA, fromId: ADA, firstName: "Ada" }, 2);
+    expect(JSON.stringify(mine!.body)).toContain(`Forgot fact ${ids.secret}.`);
+    expect(await new MemoryRepository(database(env)).byId(ids.secret)).toBeUndefined();
   });
 });
