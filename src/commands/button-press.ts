@@ -5,6 +5,7 @@ import type { ChatContext } from "../turn/chat-context.ts";
 import { pressHelperStop } from "../turn/helpers.ts";
 import { PENDING_BUTTON, PENDING_PAGE_BUTTON, showPendingPage } from "../turn/pending-actions.ts";
 import { answerConfirmation } from "./confirm-action.ts";
+import { isMemoryButton, pressMemoryButton } from "./memory-command.ts";
 import { chooseModel, isModelButton, modelChoiceOf, modelMenu } from "./model-menu.ts";
 
 /** A press of one of this chat's buttons; returns what the presser is told. */
@@ -16,6 +17,7 @@ export async function pressButton(ctx: ChatContext, press: ButtonPress, byAdmin:
       press.threadId === undefined ? { chatId: press.chat.id } : { chatId: press.chat.id, threadId: press.threadId };
     return showPendingPage(ctx, { data: press.data, messageId: press.messageId, target });
   }
+  if (isMemoryButton(press.data)) return pressMemoryButton(ctx, press, byAdmin);
   const helper = /^hstop:(\d{1,9})$/.exec(press.data);
   if (helper) return pressHelperStop(ctx, { number: Number(helper[1]), userId: press.userId, byAdmin });
   const stop = /^stop:(.+)$/.exec(press.data);

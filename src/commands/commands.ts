@@ -13,6 +13,7 @@ import type { ChatContext } from "../turn/chat-context.ts";
 import { helpersText, stopHelpers } from "../turn/helpers.ts";
 import { runTurn } from "../turn/run-turn.ts";
 import { userMessageOf } from "../turn/user-message.ts";
+import { memoryMenu } from "./memory-command.ts";
 import { modelMenu } from "./model-menu.ts";
 import { approveText } from "./pairing.ts";
 import { skillsText } from "./skills-command.ts";
@@ -83,6 +84,12 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
     case "provider":
       await reply(await setProvider(ctx, message));
       break;
+    case "memory": {
+      const menu = await memoryMenu(ctx, message.from?.id);
+      if (menu.keyboard.length === 0) await reply(menu.text);
+      else await ctx.telegram.sendMenu(ctx.target, menu.text, menu.keyboard);
+      break;
+    }
     case "tasks": {
       const helpers = helpersText(ctx);
       await reply(

@@ -1,6 +1,7 @@
 import type { PaidCallGate } from "../budget/paid-calls.ts";
 import type { Settings } from "../config/settings.ts";
 import type { MemoryRepository } from "../memory/memory-repository.ts";
+import type { MemoryAudience } from "../memory/visibility.ts";
 import type { Skill } from "../skills/skill.ts";
 import type { TaskRepository } from "../tasks/task-repository.ts";
 import type { ChatHistory } from "./chat-history.ts";
@@ -21,6 +22,11 @@ export interface ToolContext {
   settings: Settings;
   /** Facts the chat's tools remember (their SQL is the repository's). */
   memories: MemoryRepository;
+  /**
+   * Who is speaking where, for the people's memories (src/memory/visibility.ts); absent where a turn has no people of
+   * its own (a background helper): the memory tools then keep to the chat's facts.
+   */
+  audience?: MemoryAudience;
   /** Scheduled tasks: every read and change of them, shared with the admin API. */
   tasks: TaskRepository;
   /** The chat's skills by name (its own, else the bot's), for use_skill. */

@@ -13,6 +13,7 @@ import { errorText } from "../lib/errors.ts";
 import type { ChatMcp } from "../mcp/chat-mcp.ts";
 import { planMedia } from "../media/load.ts";
 import { mediaShelfOf } from "../media/services.ts";
+import { outsideOfPeople } from "../memory/people.ts";
 import type { AgentEvent } from "../protocol/events.ts";
 import { jsonBytesOfAll, utf8Bytes } from "../protocol/json-size.ts";
 import type { HistoryMessage } from "../protocol/messages.ts";
@@ -30,6 +31,7 @@ import { turnPrompt } from "./engine/turn-prompt.ts";
 import { turnTools } from "./engine/turn-tools.ts";
 import { helperSpawner } from "./helpers.ts";
 import { meteredServerSearches, serverSearchOf, withServerSearch } from "./server-search.ts";
+import { speakersOf } from "./speakers.ts";
 import type { Tally } from "./tally.ts";
 import { toolContext } from "./tool-context.ts";
 import type { AdmittedTurn } from "./turn-request.ts";
@@ -119,6 +121,9 @@ export async function startConversation(ctx: ChatContext, input: ConversationInp
   ];
   const trust = startingTrust({ policy, adapter, mcp: input.mcp, summary, window });
   noteAddressesPeopleWrote(trust, window);
+  const people = await speakersOf(ctx, request);
+  const fromPeople = outsideOfPeople(people);
+  if (fromPeople) trust.markUntrusted(fromPeople);
   const context = toolContext(ctx, {
     senders: request.senders,
     trust,
@@ -140,6 +145,7 @@ export async function startConversation(ctx: ChatContext, input: ConversationInp
       },
       now: new Date(ctx.now()),
       timezone: config.timezone,
+      people,
     },
     toolNames: offered.toolNames,
     skillText: offered.skillText,

@@ -35,6 +35,7 @@ export function toolContext(
     trust,
     settings: ctx.settings,
     memories: new MemoryRepository(ctx.db),
+    audience: { chatId: ctx.chat.id, isPrivate: ctx.chat.type === "private", speakers: senders },
     tasks: new TaskRepository(ctx.db),
     readSkill: (name) => readableSkill(ctx.db, ctx.chat.id, name),
     timezone: turn.timezone,
