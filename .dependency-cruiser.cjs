@@ -106,8 +106,7 @@ module.exports = {
       severity: "error",
       from: {
         orphan: true,
-        // no-ajv.ts stands in for a package through wrangler.toml's [alias], which is how it is reached.
-        pathNot: ["\\.d\\.ts$", "^src/worker\\.ts$", "^src/db/chat-migrations/", "^src/mcp/no-ajv\\.ts$"],
+        pathNot: ["\\.d\\.ts$", "^src/worker\\.ts$", "^src/db/chat-migrations/"],
       },
       to: {},
     },

@@ -124,7 +124,7 @@ function toolsOf(
 /** One server tool as a registry `Tool`: arguments checked against the server's JSON Schema before calling out. */
 function mcpTool(input: { server: string; name: string; entry: ListedTool; connection: McpConnection }): Tool {
   const { server, name, entry, connection } = input;
-  let validate: ReturnType<typeof schemaValidator.getValidator> | undefined;
+  let validate: ReturnType<typeof schemaValidator> | undefined;
   return {
     name,
     description: (entry.description || `${entry.name} from the MCP server ${server}`).slice(0, DESCRIPTION_MAX),
@@ -135,7 +135,7 @@ function mcpTool(input: { server: string; name: string; entry: ListedTool; conne
         return { kind: "invalid", problem: "the arguments must be a JSON object" };
       }
       try {
-        validate ??= schemaValidator.getValidator(entry.inputSchema);
+        validate ??= schemaValidator(entry.inputSchema);
       } catch {
         throw new ToolError(`The MCP server ${server} gave ${entry.name} an input schema the bot cannot check.`);
       }

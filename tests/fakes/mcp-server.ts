@@ -171,7 +171,8 @@ export async function startFakeMcp(): Promise<FakeMcp> {
       return;
     }
     const mcp = serverFor(path);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // Answers as an SSE stream here (a stateful session answers in JSON), so that the bot's client reads both.
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
     response.on("close", () => {
       void transport.close();
       void mcp.close();

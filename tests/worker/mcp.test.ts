@@ -56,7 +56,7 @@ const toolResults = (body: { messages: ChatMessages }) =>
   body.messages.filter((message) => message.role === "tool").map((message) => String(message.content));
 
 describe("a chat's MCP server", () => {
-  it("offers its tools, namespaced, and an OpenAI chat calls one through the MCP SDK client", async () => {
+  it("offers its tools, namespaced, and an OpenAI chat calls one through the MCP client", async () => {
     expect((await configure({ mcpServers: [openServer()] })).status).toBe(200);
     await fakes.script(
       "openai",
