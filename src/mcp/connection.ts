@@ -51,6 +51,8 @@ const toolsPage = z.object({
       title: z.string().optional(),
       description: z.string().optional(),
       inputSchema: z.record(z.string(), z.unknown()),
+      // MCP's ToolAnnotations: only readOnlyHint is read (a hint the server gives, trusted as its owner's word).
+      annotations: z.looseObject({ readOnlyHint: z.boolean().optional() }).optional(),
     }),
   ),
   nextCursor: z.string().optional(),
