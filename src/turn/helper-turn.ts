@@ -60,25 +60,7 @@ export async function runHelperTurn(ctx: HelperTurnContext, job: HelperJob, run:
     { day: dayKey(started, config.timezone), tokens: 0, costUsd: 0, noticeSent: false },
     () => tally.costUsd,
   );
-  const report = (outcome: HelperReport["outcome"], text: string, trust?: TurnTrust): HelperReport => ({
-    id: job.id,
-    number: job.number,
-    label: job.label,
-    outcome,
-    text,
-    ...(trust?.untrustedSource === undefined ? {} : { untrustedSource: trust.untrustedSource }),
-    usage: {
-      provider: tally.answeredBy.provider,
-      model: tally.answeredBy.model,
-      inputTokens: tally.usage.inputTokens,
-      outputTokens: tally.usage.outputTokens,
-      toolCalls: tally.toolCalls,
-      costUsd: tally.cost === null && paid.costUsd === 0 ? null : (tally.cost ?? 0) + paid.costUsd,
-      ...(Object.keys(paid.units).length > 0 ? { paidUnits: paid.units } : {}),
-      durationMs: ctx.now() - started,
-    },
-    finishedAt: ctx.now(),
-  });
+  const report = reporter(ctx, job, { tally, paid, started });
   if (!config.enabled) return report("failed", "The bot is disabled in this chat, so the helper did not run.");
   const choice = createAdapter(provider, { settings, env: ctx.env, agentContainers: () => undefined });
   if (choice.kind === "unavailable" || choice.adapter.kind !== "model") {
@@ -135,29 +117,62 @@ export async function runHelperTurn(ctx: HelperTurnContext, job: HelperJob, run:
       },
     });
     await drain(events, tally, provider);
-    switch (run.stopReason) {
-      case "deadline":
-        return report(
-          "timeout",
-          `It ran out of time (${Math.round(job.timeLimitMs / 1000)} s) before it finished.`,
-          trust,
-        );
-      case "stopped":
-        return report("stopped", "It was stopped.", trust);
-      case undefined:
-        break;
-    }
-    if (tally.error) {
-      return report("failed", slice.stopped ? `It stopped: ${slice.stopped}.` : userFacingError(tally.error), trust);
-    }
-    // A cut or withheld report says so, as a chat's answer does.
-    const { shown } = answerEnding(tally.result?.trim() ?? "", tally.finish);
-    return report("answered", shown === "…" ? "(The helper finished without a report.)" : shown, trust);
+    const [outcome, text] = helperEnding(run, job, { tally, slice });
+    return report(outcome, text, trust);
   } catch (error) {
     return report("failed", `⚠️ The helper failed: ${errorText(error).slice(0, 200)}`, trust);
   } finally {
     await mcp.close();
   }
+}
+
+/** The report of a helper's turn, with what it used so far. */
+function reporter(
+  ctx: HelperTurnContext,
+  job: HelperJob,
+  meter: { tally: Tally; paid: PaidCalls; started: number },
+): (outcome: HelperReport["outcome"], text: string, trust?: TurnTrust) => HelperReport {
+  const { tally, paid, started } = meter;
+  return (outcome, text, trust) => ({
+    id: job.id,
+    number: job.number,
+    label: job.label,
+    outcome,
+    text,
+    ...(trust?.untrustedSource === undefined ? {} : { untrustedSource: trust.untrustedSource }),
+    usage: {
+      provider: tally.answeredBy.provider,
+      model: tally.answeredBy.model,
+      inputTokens: tally.usage.inputTokens,
+      outputTokens: tally.usage.outputTokens,
+      toolCalls: tally.toolCalls,
+      costUsd: tally.cost === null && paid.costUsd === 0 ? null : (tally.cost ?? 0) + paid.costUsd,
+      ...(Object.keys(paid.units).length > 0 ? { paidUnits: paid.units } : {}),
+      durationMs: ctx.now() - started,
+    },
+    finishedAt: ctx.now(),
+  });
+}
+
+/** How a helper's turn ended, as its report says it: stopped, out of time or of its slice, failed, or answered. */
+function helperEnding(
+  run: ActiveRun,
+  job: HelperJob,
+  turn: { tally: Tally; slice: { stopped: string | undefined } },
+): [HelperReport["outcome"], string] {
+  const { tally, slice } = turn;
+  switch (run.stopReason) {
+    case "deadline":
+      return ["timeout", `It ran out of time (${Math.round(job.timeLimitMs / 1000)} s) before it finished.`];
+    case "stopped":
+      return ["stopped", "It was stopped."];
+    case undefined:
+      break;
+  }
+  if (tally.error) return ["failed", slice.stopped ? `It stopped: ${slice.stopped}.` : userFacingError(tally.error)];
+  // A cut or withheld report says so, as a chat's answer does.
+  const { shown } = answerEnding(tally.result?.trim() ?? "", tally.finish);
+  return ["answered", shown === "…" ? "(The helper finished without a report.)" : shown];
 }
 
 /** The chat's model when it is a model provider's; an agent chat's helpers use the built-in provider. */
