@@ -12,7 +12,6 @@ import type { ModelPrice } from "../config/settings-lists.ts";
 import { errorText } from "../lib/errors.ts";
 import type { ChatMcp } from "../mcp/chat-mcp.ts";
 import { planMedia } from "../media/load.ts";
-import { mediaShelfOf } from "../media/services.ts";
 import type { AgentEvent } from "../protocol/events.ts";
 import { jsonBytesOfAll, utf8Bytes } from "../protocol/json-size.ts";
 import type { HistoryMessage } from "../protocol/messages.ts";
@@ -251,7 +250,7 @@ async function mediaFor(
 ): Promise<MediaLibrary | undefined> {
   const windowBytes = jsonBytesOfAll(input.window);
   const plan = await planMedia({
-    shelf: mediaShelfOf(ctx.env, ctx.settings, ctx.telegram.api),
+    shelf: ctx.ingest.shelf,
     history: input.window,
     newFrom: input.window.length - input.newMessages,
     model: input.model,

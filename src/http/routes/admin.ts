@@ -10,6 +10,7 @@ import { ChatConfigStore, type StoredConfig } from "../../config/config-store.ts
 import { settingsOf } from "../../config/loaded-settings.ts";
 import { listChatDirectory } from "../../db/chat-directory.ts";
 import { dailyUsage, usageReport } from "../../db/usage.ts";
+import { secretsOf } from "../../durable/bindings.ts";
 import { chatStub } from "../../durable/chat-key.ts";
 import type { Env } from "../../env.ts";
 import { errorText } from "../../lib/errors.ts";
@@ -169,7 +170,10 @@ function chatStateRoutes(admin: Hono<AdminEnv>): void {
     const settings = settingsOf(c.env);
     const config = resolveConfig(stored.state === "valid" ? stored.config : undefined, settings);
     return c.json(
-      { chatId, servers: await describeMcpServers(config, { env: c.env, settings, refresh: refresh === "1" }) },
+      {
+        chatId,
+        servers: await describeMcpServers(config, { secrets: secretsOf(c.env), settings, refresh: refresh === "1" }),
+      },
       200,
     );
   });
