@@ -1,6 +1,4 @@
 import { resolveConfig, VOICE_REPLIES, type VoiceReplies } from "../config/chat-config.ts";
-import { workersAiBinding } from "../env.ts";
-import { speakerOf } from "../media/speech.ts";
 import type { IncomingMessage } from "../telegram/incoming-message.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
 
@@ -27,11 +25,7 @@ export async function voiceText(ctx: ChatContext, message: IncomingMessage): Pro
     return `In a group, only the bot's admins can change spoken answers. Now: ${describe(current)}`;
   }
   if (next !== "off") {
-    const speaker = speakerOf(ctx.settings.speech, {
-      openaiApiKey: ctx.settings.openaiApiKey,
-      ai: workersAiBinding(ctx.env),
-      timeoutMs: ctx.settings.providerTimeoutMs,
-    });
+    const speaker = ctx.speaker();
     if ("unavailable" in speaker) return `🔇 Spoken answers are not available: ${speaker.unavailable}.`;
   }
   await ctx.configs.put(ctx.chat.id, { ...own, voiceReplies: next });

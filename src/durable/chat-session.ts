@@ -1,9 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
 import { AccessStore } from "../access/access-store.ts";
 import { ChatAccess } from "../access/chat-access.ts";
+import { pairingAccessOf } from "../access/pairing-access.ts";
 import { pressButton } from "../commands/button-press.ts";
 import { compactIfDue } from "../compaction/compaction.ts";
 import { keepHistory } from "../compaction/history-upkeep.ts";
+import { ConfigProblemsStore } from "../config/config-problems.ts";
 import { CachedChatConfig, ChatConfigStore, type StoredConfig } from "../config/config-store.ts";
 import { loadSettings, settingsOf } from "../config/loaded-settings.ts";
 import { PLAN_LIMITS } from "../config/plan-limits.ts";
@@ -12,7 +14,7 @@ import type { Env } from "../env.ts";
 import type { HelperReport } from "../helpers/helper-job.ts";
 import { bestEffort } from "../lib/best-effort.ts";
 import { SubrequestMeter } from "../lib/subrequest-meter.ts";
-import { ingestServicesOf } from "../media/services.ts";
+import { generatedMediaStore, ingestServicesOf } from "../media/services.ts";
 import type { ToolOutcome } from "../protocol/run-payload.ts";
 import type { Outbox } from "../reply/outbox.ts";
 import { CachedSkills } from "../skills/skill-store.ts";
@@ -28,7 +30,7 @@ import type { Burst } from "../turn/burst.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
 import { stopHelpers } from "../turn/helpers.ts";
 import { enqueueDueTasks } from "../turn/scheduled-task.ts";
-import { agentContainersOf } from "./agent-containers.ts";
+import { adapterSourcesOf, mcpOpenerOf, mediaBucket, semanticIndexOf, speakerSourceOf } from "./bindings.ts";
 import { recordInDirectory, rememberChat } from "./chat-directory-entry.ts";
 import { chatKeyOf, chatStub } from "./chat-key.ts";
 import { chatOutbox, type OutboxState, outboxStateOf } from "./chat-outbox.ts";
@@ -314,18 +316,25 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
       type: target.chatId > 0 ? "private" : "group",
       isForum: target.threadId !== undefined,
     };
+    const telegram = this.telegram();
+    const bucket = mediaBucket(this.env);
     return {
-      env: this.env,
       settings,
       stores: this.stores,
       db: database(this.env),
-      telegram: this.telegram(),
+      telegram,
       outbox: this.outbox(),
       registry: tools,
-      ingest: ingestServicesOf(this.env, settings, this.telegram().api),
+      ingest: ingestServicesOf(bucket, settings, telegram.api),
       configs: this.configs,
       skills: this.skills,
-      agentContainers: agentContainersOf(this.env),
+      adapters: adapterSourcesOf(this.env, settings),
+      mcp: mcpOpenerOf(this.env, settings),
+      semanticIndex: semanticIndexOf(this.env, settings, chatKeyOf(target)),
+      storeGenerated: generatedMediaStore(bucket),
+      speaker: speakerSourceOf(this.env, settings),
+      configProblems: new ConfigProblemsStore(this.env.CONFIG),
+      pairing: pairingAccessOf(this.env.CONFIG, telegram, Date.now),
       chatKey: chatKeyOf(target),
       target,
       chat,

@@ -97,35 +97,7 @@ export async function planMedia(input: MediaPlanInput): Promise<MediaPlan> {
     );
   }
 
-  // This turn's own text files share the per-turn cap (newest first). An earlier turn's file counts in the window:
-  // it gets an excerpt from the room the window's messages leave, or a line saying it is not shown again.
-  const texts = located.filter(
-    ({ attachment }) =>
-      attachment.kind === "document" && documentKind(attachment.mediaType, attachment.fileName) === "text",
-  );
-  const rooms = { fresh: media.documentTextMaxChars, earlier: Math.max(0, input.textRoom) };
-  for (const { attachment, fresh } of [
-    ...texts.filter((item) => item.fresh).reverse(),
-    ...texts.filter((item) => !item.fresh).reverse(),
-  ]) {
-    const room = fresh ? rooms.fresh : rooms.earlier;
-    const cap = fresh ? room : Math.min(EARLIER_FILE_EXCERPT, room);
-    if (cap < 200) {
-      library.set(attachment.key, {
-        kind: "omitted",
-        reason: fresh
-          ? "this message's files together are longer than one turn reads"
-          : "an earlier file, not shown again: the conversation has no room for it (ask for it to be sent again)",
-      });
-      continue;
-    }
-    const bytes = await shelf.get(attachment.key);
-    if (!bytes) continue;
-    const text = textOf(bytes, cap, fresh ? "" : " (an earlier file, read in full when it was sent)");
-    if (fresh) rooms.fresh -= text.length;
-    else rooms.earlier -= text.length;
-    library.set(attachment.key, { kind: "text", text });
-  }
+  await loadTexts(located, { shelf, library, perTurnChars: media.documentTextMaxChars, textRoom: input.textRoom });
   for (const { attachment, fresh } of located) {
     if (attachment.kind !== "document") continue;
     const kind = documentKind(attachment.mediaType, attachment.fileName);
@@ -139,6 +111,48 @@ export async function planMedia(input: MediaPlanInput): Promise<MediaPlan> {
     }
   }
   return { library, notices };
+}
+
+/**
+ * This turn's own text files share the per-turn cap (newest first). An earlier turn's file counts in the window: it
+ * gets an excerpt from the room the window's messages leave, or a line saying it is not shown again.
+ */
+async function loadTexts(
+  located: readonly Located[],
+  into: {
+    shelf: NonNullable<MediaPlanInput["shelf"]>;
+    library: Map<string, MediaContent>;
+    perTurnChars: number;
+    textRoom: number;
+  },
+): Promise<void> {
+  const texts = located.filter(
+    ({ attachment }) =>
+      attachment.kind === "document" && documentKind(attachment.mediaType, attachment.fileName) === "text",
+  );
+  const rooms = { fresh: into.perTurnChars, earlier: Math.max(0, into.textRoom) };
+  for (const { attachment, fresh } of [
+    ...texts.filter((item) => item.fresh).reverse(),
+    ...texts.filter((item) => !item.fresh).reverse(),
+  ]) {
+    const room = fresh ? rooms.fresh : rooms.earlier;
+    const cap = fresh ? room : Math.min(EARLIER_FILE_EXCERPT, room);
+    if (cap < 200) {
+      into.library.set(attachment.key, {
+        kind: "omitted",
+        reason: fresh
+          ? "this message's files together are longer than one turn reads"
+          : "an earlier file, not shown again: the conversation has no room for it (ask for it to be sent again)",
+      });
+      continue;
+    }
+    const bytes = await into.shelf.get(attachment.key);
+    if (!bytes) continue;
+    const text = textOf(bytes, cap, fresh ? "" : " (an earlier file, read in full when it was sent)");
+    if (fresh) rooms.fresh -= text.length;
+    else rooms.earlier -= text.length;
+    into.library.set(attachment.key, { kind: "text", text });
+  }
 }
 
 function textOf(bytes: ArrayBuffer, maxChars: number, why: string): string {

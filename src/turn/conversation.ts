@@ -2,7 +2,7 @@ import type { RunAllowance } from "../adapters/agent-runs.ts";
 import { fitHistory } from "../adapters/fit-history.ts";
 import { type MediaLibrary, withFilesAsText } from "../adapters/media-parts.ts";
 import { functionTools } from "../adapters/request-tools.ts";
-import type { Adapter } from "../adapters/types.ts";
+import type { Adapter, AgentAdapter, ModelAdapter } from "../adapters/types.ts";
 import type { PaidCalls } from "../budget/paid-calls.ts";
 import { bytesForTokens, estimateTokens, summarySection, tokensOfBytes } from "../compaction/summary.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
@@ -12,7 +12,6 @@ import type { ModelPrice } from "../config/settings-lists.ts";
 import { errorText } from "../lib/errors.ts";
 import type { ChatMcp } from "../mcp/chat-mcp.ts";
 import { planMedia } from "../media/load.ts";
-import { mediaShelfOf } from "../media/services.ts";
 import { outsideOfPeople } from "../memory/people.ts";
 import type { AgentEvent } from "../protocol/events.ts";
 import { jsonBytesOfAll, utf8Bytes } from "../protocol/json-size.ts";
@@ -27,10 +26,10 @@ import type { ActiveRun } from "./active-run.ts";
 import type { ChatContext } from "./chat-context.ts";
 import { armTools, runEngine } from "./engine/turn-engine.ts";
 import type { TurnPolicy } from "./engine/turn-policy.ts";
-import { turnPrompt } from "./engine/turn-prompt.ts";
+import { type PromptFacts, turnPrompt } from "./engine/turn-prompt.ts";
 import { turnTools } from "./engine/turn-tools.ts";
 import { helperSpawner } from "./helpers.ts";
-import { meteredServerSearches, serverSearchOf, withServerSearch } from "./server-search.ts";
+import { meteredServerSearches, type ServerSearch, serverSearchOf, withServerSearch } from "./server-search.ts";
 import { speakersOf } from "./speakers.ts";
 import type { Tally } from "./tally.ts";
 import { toolContext } from "./tool-context.ts";
@@ -135,82 +134,110 @@ export async function startConversation(ctx: ChatContext, input: ConversationInp
   // The rolling summary (compaction) stands in for what the window no longer shows.
   const systemPrompt = turnPrompt({
     policy,
-    facts: {
-      botName: settings.botName,
-      ...(config.systemPrompt ? { chatPrompt: config.systemPrompt } : {}),
-      chat: {
-        type: ctx.chat.type,
-        ...(ctx.chat.title ? { title: ctx.chat.title } : {}),
-        isForumTopic: ctx.target.threadId !== undefined,
-      },
-      now: new Date(ctx.now()),
-      timezone: config.timezone,
-      people,
-    },
+    facts: { ...chatFacts(ctx, config), people },
     toolNames: offered.toolNames,
     skillText: offered.skillText,
     mcpNote: input.mcp.note,
     tail: summarySection(summary),
   });
   const { modelTools } = offered;
+  const assembled: Assembled = { systemPrompt, window, modelTools, trust, signal, skills, serverSearch };
+  return {
+    events:
+      adapter.kind === "model"
+        ? await modelEvents(ctx, input, adapter, assembled)
+        : await agentEvents(ctx, input, adapter, assembled),
+    trust,
+    estimatedInputTokens: () => estimatedInputTokens(systemPrompt, window, modelTools),
+  };
+}
 
-  switch (adapter.kind) {
-    case "model": {
-      const media = await mediaFor(ctx, {
-        window,
-        newMessages: request.users.length,
-        model: input.model,
-        told: input.told ?? new Set(),
-      });
-      const events = runEngine({
-        policy,
-        adapter,
-        run,
-        request: {
-          model: input.model,
-          system: systemPrompt,
-          messages: window,
-          tools: functionTools(modelTools),
-          ...(media ? { media } : {}),
-          signal,
-        },
-        ...(serverSearch ? { prepareCall: withServerSearch(serverSearch, input.paid) } : {}),
-      });
-      return {
-        events: serverSearch
-          ? meteredServerSearches(events, { search: serverSearch, paid: input.paid, trust })
-          : events,
-        trust,
-        estimatedInputTokens: () => estimatedInputTokens(systemPrompt, window, modelTools),
-      };
-    }
-    case "agent": {
-      const sessionId = stores.meta.get(sessionKeyOf(input.provider));
-      const token = await mintRunToken(settings.botToken ?? "", {
-        chatKey: ctx.chatKey,
-        runId: run.id,
-        // A little past the turn's own deadline: the run is stopped by then, and the token useless after.
-        expiresAt: ctx.turnDeadline + 60_000,
-      });
-      const events = adapter.run({
-        chatKey: ctx.chatKey,
-        model: input.model,
-        systemPrompt,
-        history: withFilesAsText(window, "files are not passed to the agent"),
-        tools: modelTools,
-        ...(sessionId ? { sessionId } : {}),
-        toolCallback: { url: toolCallbackUrl(settings.toolCallback, ctx.chatKey), token },
-        skills: skills.listed.map(({ name, description, body }) => ({ name, description, body })),
-        signal,
-        allowance: allowanceOf(config, input.spend, settings.modelPrices.get(input.model)),
-      });
-      return {
-        events,
-        trust,
-        estimatedInputTokens: () => estimatedInputTokens(systemPrompt, window, modelTools),
-      };
-    }
-  }
+/** The turn as the engine assembled it, for the adapter that answers it. */
+interface Assembled {
+  systemPrompt: string;
+  window: HistoryMessage[];
+  modelTools: ModelTool[];
+  trust: TurnTrust;
+  signal: AbortSignal;
+  skills: TurnSkills;
+  serverSearch: ServerSearch | undefined;
+}
+
+/** What the prompt says of this chat: its name, its kind, its topic and its clock. */
+function chatFacts(ctx: ChatContext, config: EffectiveConfig): PromptFacts {
+  return {
+    botName: ctx.settings.botName,
+    ...(config.systemPrompt ? { chatPrompt: config.systemPrompt } : {}),
+    chat: {
+      type: ctx.chat.type,
+      ...(ctx.chat.title ? { title: ctx.chat.title } : {}),
+      isForumTopic: ctx.target.threadId !== undefined,
+    },
+    now: new Date(ctx.now()),
+    timezone: config.timezone,
+  };
+}
+
+/** A model's turn: the engine's loop over the window and the files the model may see (and the provider's search). */
+async function modelEvents(
+  ctx: ChatContext,
+  input: ConversationInput,
+  adapter: ModelAdapter,
+  turn: Assembled,
+): Promise<AsyncGenerator<AgentEvent>> {
+  const { window, serverSearch } = turn;
+  const media = await mediaFor(ctx, {
+    window,
+    newMessages: input.request.users.length,
+    model: input.model,
+    told: input.told ?? new Set(),
+  });
+  const events = runEngine({
+    policy: input.policy,
+    adapter,
+    run: input.run,
+    request: {
+      model: input.model,
+      system: turn.systemPrompt,
+      messages: window,
+      tools: functionTools(turn.modelTools),
+      ...(media ? { media } : {}),
+      signal: turn.signal,
+    },
+    ...(serverSearch ? { prepareCall: withServerSearch(serverSearch, input.paid) } : {}),
+  });
+  return serverSearch
+    ? meteredServerSearches(events, { search: serverSearch, paid: input.paid, trust: turn.trust })
+    : events;
+}
+
+/** An agent's turn: its own loop in its container, resuming its session, calling the chat's tools back. */
+async function agentEvents(
+  ctx: ChatContext,
+  input: ConversationInput,
+  adapter: AgentAdapter,
+  turn: Assembled,
+): Promise<AsyncGenerator<AgentEvent>> {
+  const { settings, stores } = ctx;
+  const sessionId = stores.meta.get(sessionKeyOf(input.provider));
+  const token = await mintRunToken(settings.botToken ?? "", {
+    chatKey: ctx.chatKey,
+    runId: input.run.id,
+    // A little past the turn's own deadline: the run is stopped by then, and the token useless after.
+    expiresAt: ctx.turnDeadline + 60_000,
+  });
+  return adapter.run({
+    chatKey: ctx.chatKey,
+    model: input.model,
+    systemPrompt: turn.systemPrompt,
+    history: withFilesAsText(turn.window, "files are not passed to the agent"),
+    tools: turn.modelTools,
+    ...(sessionId ? { sessionId } : {}),
+    toolCallback: { url: toolCallbackUrl(settings.toolCallback, ctx.chatKey), token },
+    skills: turn.skills.listed.map(({ name, description, body }) => ({ name, description, body })),
+    signal: turn.signal,
+    allowance: allowanceOf(input.config, input.spend, settings.modelPrices.get(input.model)),
+  });
 }
 
 /** The chat's skills; a turn goes on without them when they cannot be read (D1 down), rather than failing. */
@@ -230,7 +257,7 @@ async function mediaFor(
 ): Promise<MediaLibrary | undefined> {
   const windowBytes = jsonBytesOfAll(input.window);
   const plan = await planMedia({
-    shelf: mediaShelfOf(ctx.env, ctx.settings, ctx.telegram.api),
+    shelf: ctx.ingest.shelf,
     history: input.window,
     newFrom: input.window.length - input.newMessages,
     model: input.model,

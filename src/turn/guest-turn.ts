@@ -1,17 +1,23 @@
 import { functionTools } from "../adapters/request-tools.ts";
+import type { ModelAdapter } from "../adapters/types.ts";
 import { latestSpend } from "../budget/budget.ts";
+import type { PaidCalls } from "../budget/paid-calls.ts";
+import type { EffectiveConfig } from "../config/chat-config.ts";
 import { effectiveConfigOf } from "../config/config-store.ts";
 import { providerSetupOf } from "../config/provider-setup.ts";
+import type { Provider } from "../config/providers.ts";
 import { bestEffort } from "../lib/best-effort.ts";
 import { errorText } from "../lib/errors.ts";
 import { redactSecrets } from "../lib/redact.ts";
 import type { AgentErrorEvent } from "../protocol/events.ts";
 import { userFacingError } from "../reply/error-text.ts";
 import { NO_SKILLS } from "../skills/skill.ts";
+import type { DailySpend } from "../store/chat-meta.ts";
 import type { GuestQuery } from "../telegram/incoming-message.ts";
 import { renderOne, renderPieces } from "../telegram/render.ts";
 import { TELEGRAM_MESSAGE_LIMIT } from "../telegram/split.ts";
 import { TurnTrust } from "../tools/context.ts";
+import type { ActiveRun } from "./active-run.ts";
 import { type Admission, admit } from "./admission.ts";
 import { answerEnding } from "./answer-ending.ts";
 import type { ChatContext } from "./chat-context.ts";
@@ -23,6 +29,7 @@ import { turnTools } from "./engine/turn-tools.ts";
 import { chooseModel } from "./model-chain.ts";
 import { guestPolicy } from "./policies/guest-policy.ts";
 import { recordGuestTurn, type TurnCost } from "./record.ts";
+import type { Tally } from "./tally.ts";
 import { toolContext } from "./tool-context.ts";
 import { turnMeters } from "./turn-meters.ts";
 import type { TurnRequest } from "./turn-request.ts";
@@ -80,57 +87,17 @@ export async function answerGuestQuery(ctx: ChatContext, inboxId: number, query:
     spend: admission.spend,
   });
   const cost: TurnCost = { tally, paid, spend: admission.spend, started, outside: undefined };
-  const policy = guestPolicy(ctx.settings, {
-    name: query.from.name,
-    budget: {
-      spent: () => latestSpend(admission.spend, ctx.stores.meta.get("spend")),
+  try {
+    await guestTurn(ctx, query, {
+      config,
+      adapter: choice.adapter,
+      provider: choice.provider,
+      model: choice.model,
+      run,
       tally,
       paid,
-      budget: config.budget,
-    },
-  });
-  try {
-    const { modelTools, toolNames } = turnTools({
-      policy,
-      registry: ctx.registry,
-      allowlist: config.tools,
-      settings: ctx.settings,
-      adapterKind: "model",
-      skills: NO_SKILLS,
-      serverSearch: false,
+      spend: admission.spend,
     });
-    const context = toolContext(ctx, {
-      senders: [query.from.id],
-      trust: new TurnTrust(policy.untrusted),
-      timezone: config.timezone,
-      paid,
-    });
-    armTools(run, policy, (name, argumentsText) => ctx.registry.execute(name, argumentsText, context, config.tools));
-    const system = turnPrompt({
-      policy,
-      facts: {
-        botName: ctx.settings.botName,
-        ...(config.systemPrompt ? { chatPrompt: config.systemPrompt } : {}),
-        chat: { type: query.chatType, isForumTopic: false },
-        now: new Date(ctx.now()),
-        timezone: config.timezone,
-      },
-      toolNames,
-      skillText: "",
-    });
-    const events = runEngine({
-      policy,
-      adapter: choice.adapter,
-      run,
-      request: {
-        model: choice.model,
-        system,
-        messages: [{ role: "user", content: guestMessage(query) }],
-        tools: functionTools(modelTools),
-        signal: run.signal,
-      },
-    });
-    await drain(events, tally, choice.provider);
   } finally {
     ctx.runs.end(run);
   }
@@ -149,6 +116,74 @@ export async function answerGuestQuery(ctx: ChatContext, inboxId: number, query:
       return false;
     });
   recordGuestTurn(ctx, request, { kind: "answered", text, delivered }, cost);
+}
+
+/** The guest's one turn: the engine under the guest policy, from the query alone, fed to the tally. */
+async function guestTurn(
+  ctx: ChatContext,
+  query: GuestQuery,
+  turn: {
+    config: EffectiveConfig;
+    adapter: ModelAdapter;
+    provider: Provider;
+    model: string;
+    run: ActiveRun;
+    tally: Tally;
+    paid: PaidCalls;
+    spend: DailySpend;
+  },
+): Promise<void> {
+  const { config, run, tally, paid } = turn;
+  const policy = guestPolicy(ctx.settings, {
+    name: query.from.name,
+    budget: {
+      spent: () => latestSpend(turn.spend, ctx.stores.meta.get("spend")),
+      tally,
+      paid,
+      budget: config.budget,
+    },
+  });
+  const { modelTools, toolNames } = turnTools({
+    policy,
+    registry: ctx.registry,
+    allowlist: config.tools,
+    settings: ctx.settings,
+    adapterKind: "model",
+    skills: NO_SKILLS,
+    serverSearch: false,
+  });
+  const context = toolContext(ctx, {
+    senders: [query.from.id],
+    trust: new TurnTrust(policy.untrusted),
+    timezone: config.timezone,
+    paid,
+  });
+  armTools(run, policy, (name, argumentsText) => ctx.registry.execute(name, argumentsText, context, config.tools));
+  const system = turnPrompt({
+    policy,
+    facts: {
+      botName: ctx.settings.botName,
+      ...(config.systemPrompt ? { chatPrompt: config.systemPrompt } : {}),
+      chat: { type: query.chatType, isForumTopic: false },
+      now: new Date(ctx.now()),
+      timezone: config.timezone,
+    },
+    toolNames,
+    skillText: "",
+  });
+  const events = runEngine({
+    policy,
+    adapter: turn.adapter,
+    run,
+    request: {
+      model: turn.model,
+      system,
+      messages: [{ role: "user", content: guestMessage(query) }],
+      tools: functionTools(modelTools),
+      signal: run.signal,
+    },
+  });
+  await drain(events, tally, turn.provider);
 }
 
 const GUEST_REFUSALS: Record<Extract<Admission, { kind: "refused" }>["reason"], string> = {

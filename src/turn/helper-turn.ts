@@ -1,18 +1,17 @@
 import type { DrizzleD1Database } from "drizzle-orm/d1";
-import { createAdapter } from "../adapters/index.ts";
+import { type AdapterSources, createAdapter } from "../adapters/index.ts";
 import { functionTools } from "../adapters/request-tools.ts";
 import { PaidCalls } from "../budget/paid-calls.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
-import { ChatConfigStore, effectiveConfigOf } from "../config/config-store.ts";
+import { type ConfigReader, effectiveConfigOf } from "../config/config-store.ts";
 import { PAID_KINDS, type PaidCap, type PaidKind } from "../config/paid-kinds.ts";
 import { DEFAULT_MODELS, isModelProvider, type ModelProvider } from "../config/providers.ts";
 import { builtInProvider, type Settings } from "../config/settings.ts";
 import { dayKey } from "../config/zones.ts";
-import type { Env } from "../env.ts";
 import type { HelperJob, HelperReport } from "../helpers/helper-job.ts";
 import { errorText } from "../lib/errors.ts";
-import { openChatMcp } from "../mcp/chat-mcp.ts";
-import { generatedMediaStore } from "../media/services.ts";
+import type { McpOpener } from "../mcp/chat-mcp.ts";
+import type { GeneratedStore } from "../media/services.ts";
 import { MemoryRepository } from "../memory/memory-repository.ts";
 import { userFacingError } from "../reply/error-text.ts";
 import { NO_SKILLS, type TurnSkills } from "../skills/skill.ts";
@@ -32,8 +31,11 @@ import { Tally } from "./tally.ts";
 
 /** What a helper's turn works with, in its own object. */
 export interface HelperTurnContext {
-  env: Env;
   settings: Settings;
+  configs: ConfigReader;
+  adapters: AdapterSources;
+  mcp: McpOpener;
+  storeGenerated: GeneratedStore;
   db: DrizzleD1Database;
   registry: ToolRegistry;
   now: () => number;
@@ -48,11 +50,7 @@ export interface HelperTurnContext {
 export async function runHelperTurn(ctx: HelperTurnContext, job: HelperJob, run: ActiveRun): Promise<HelperReport> {
   const started = ctx.now();
   const { settings } = ctx;
-  const { config } = await effectiveConfigOf(
-    new ChatConfigStore(ctx.env.CONFIG, ctx.registry.names),
-    job.chat.id,
-    settings,
-  );
+  const { config } = await effectiveConfigOf(ctx.configs, job.chat.id, settings);
   const { provider, model } = helperModelOf(config, settings);
   const tally = new Tally({ provider, model }, (name) => settings.modelPrices.get(name));
   const paid = new PaidCalls(
@@ -60,27 +58,9 @@ export async function runHelperTurn(ctx: HelperTurnContext, job: HelperJob, run:
     { day: dayKey(started, config.timezone), tokens: 0, costUsd: 0, noticeSent: false },
     () => tally.costUsd,
   );
-  const report = (outcome: HelperReport["outcome"], text: string, trust?: TurnTrust): HelperReport => ({
-    id: job.id,
-    number: job.number,
-    label: job.label,
-    outcome,
-    text,
-    ...(trust?.untrustedSource === undefined ? {} : { untrustedSource: trust.untrustedSource }),
-    usage: {
-      provider: tally.answeredBy.provider,
-      model: tally.answeredBy.model,
-      inputTokens: tally.usage.inputTokens,
-      outputTokens: tally.usage.outputTokens,
-      toolCalls: tally.toolCalls,
-      costUsd: tally.cost === null && paid.costUsd === 0 ? null : (tally.cost ?? 0) + paid.costUsd,
-      ...(Object.keys(paid.units).length > 0 ? { paidUnits: paid.units } : {}),
-      durationMs: ctx.now() - started,
-    },
-    finishedAt: ctx.now(),
-  });
+  const report = reporter(ctx, job, { tally, paid, started });
   if (!config.enabled) return report("failed", "The bot is disabled in this chat, so the helper did not run.");
-  const choice = createAdapter(provider, { settings, env: ctx.env, agentContainers: () => undefined });
+  const choice = createAdapter(provider, ctx.adapters);
   if (choice.kind === "unavailable" || choice.adapter.kind !== "model") {
     return report("failed", `The helper could not run: ${choice.kind === "unavailable" ? choice.problem : provider}.`);
   }
@@ -88,10 +68,7 @@ export async function runHelperTurn(ctx: HelperTurnContext, job: HelperJob, run:
   const trust = new TurnTrust(job.untrustedSource, { privateFrom: job.privateSource });
   const slice = sliceStop(job.slice, { tally, paid });
   const policy = helperPolicy(settings, { untrusted: job.untrustedSource, slice });
-  const mcp = await openChatMcp(
-    config.mcpServers.filter((server) => config.tools?.some((name) => name.startsWith(`${server.name}__`)) ?? true),
-    { env: ctx.env, settings, signal: run.signal },
-  );
+  const mcp = await ctx.mcp(config, run.signal);
   try {
     const registry = ctx.registry.extendedWith(mcp.tools);
     const offered = turnTools({
@@ -135,29 +112,62 @@ export async function runHelperTurn(ctx: HelperTurnContext, job: HelperJob, run:
       },
     });
     await drain(events, tally, provider);
-    switch (run.stopReason) {
-      case "deadline":
-        return report(
-          "timeout",
-          `It ran out of time (${Math.round(job.timeLimitMs / 1000)} s) before it finished.`,
-          trust,
-        );
-      case "stopped":
-        return report("stopped", "It was stopped.", trust);
-      case undefined:
-        break;
-    }
-    if (tally.error) {
-      return report("failed", slice.stopped ? `It stopped: ${slice.stopped}.` : userFacingError(tally.error), trust);
-    }
-    // A cut or withheld report says so, as a chat's answer does.
-    const { shown } = answerEnding(tally.result?.trim() ?? "", tally.finish);
-    return report("answered", shown === "…" ? "(The helper finished without a report.)" : shown, trust);
+    const [outcome, text] = helperEnding(run, job, { tally, slice });
+    return report(outcome, text, trust);
   } catch (error) {
     return report("failed", `⚠️ The helper failed: ${errorText(error).slice(0, 200)}`, trust);
   } finally {
     await mcp.close();
   }
+}
+
+/** The report of a helper's turn, with what it used so far. */
+function reporter(
+  ctx: HelperTurnContext,
+  job: HelperJob,
+  meter: { tally: Tally; paid: PaidCalls; started: number },
+): (outcome: HelperReport["outcome"], text: string, trust?: TurnTrust) => HelperReport {
+  const { tally, paid, started } = meter;
+  return (outcome, text, trust) => ({
+    id: job.id,
+    number: job.number,
+    label: job.label,
+    outcome,
+    text,
+    ...(trust?.untrustedSource === undefined ? {} : { untrustedSource: trust.untrustedSource }),
+    usage: {
+      provider: tally.answeredBy.provider,
+      model: tally.answeredBy.model,
+      inputTokens: tally.usage.inputTokens,
+      outputTokens: tally.usage.outputTokens,
+      toolCalls: tally.toolCalls,
+      costUsd: tally.cost === null && paid.costUsd === 0 ? null : (tally.cost ?? 0) + paid.costUsd,
+      ...(Object.keys(paid.units).length > 0 ? { paidUnits: paid.units } : {}),
+      durationMs: ctx.now() - started,
+    },
+    finishedAt: ctx.now(),
+  });
+}
+
+/** How a helper's turn ended, as its report says it: stopped, out of time or of its slice, failed, or answered. */
+function helperEnding(
+  run: ActiveRun,
+  job: HelperJob,
+  turn: { tally: Tally; slice: { stopped: string | undefined } },
+): [HelperReport["outcome"], string] {
+  const { tally, slice } = turn;
+  switch (run.stopReason) {
+    case "deadline":
+      return ["timeout", `It ran out of time (${Math.round(job.timeLimitMs / 1000)} s) before it finished.`];
+    case "stopped":
+      return ["stopped", "It was stopped."];
+    case undefined:
+      break;
+  }
+  if (tally.error) return ["failed", slice.stopped ? `It stopped: ${slice.stopped}.` : userFacingError(tally.error)];
+  // A cut or withheld report says so, as a chat's answer does.
+  const { shown } = answerEnding(tally.result?.trim() ?? "", tally.finish);
+  return ["answered", shown === "…" ? "(The helper finished without a report.)" : shown];
 }
 
 /** The chat's model when it is a model provider's; an agent chat's helpers use the built-in provider. */
@@ -210,7 +220,7 @@ function helperToolContext(
     isChatAllowed: () => false,
     sendMessage: refuse,
     sendPhoto: refuse,
-    storeGenerated: generatedMediaStore(ctx.env),
+    storeGenerated: ctx.storeGenerated,
     paid: turn.paid,
     tasksChanged: refuse,
   };

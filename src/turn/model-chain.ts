@@ -1,5 +1,5 @@
 import { type ChainLink, FallbackChain } from "../adapters/fallback-chain.ts";
-import { type AdapterSources, createAdapter } from "../adapters/index.ts";
+import { createAdapter } from "../adapters/index.ts";
 import type { Adapter } from "../adapters/types.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
 import { DEFAULT_MODELS, type Provider } from "../config/providers.ts";
@@ -18,10 +18,6 @@ export type ModelChoice =
     }
   | { kind: "unavailable"; provider: Provider; problem: string };
 
-function sourcesOf(ctx: ChatContext): AdapterSources {
-  return { settings: ctx.settings, env: ctx.env, agentContainers: ctx.agentContainers };
-}
-
 /**
  * The turn's provider and model (`/agent` names its own provider), and its adapter: the chat's own, or, when the chat
  * has fallbacks, a chain over it and every fallback whose provider is ready here (a fallback without its key is
@@ -30,7 +26,7 @@ function sourcesOf(ctx: ChatContext): AdapterSources {
 export function chooseModel(ctx: ChatContext, request: TurnRequest, config: EffectiveConfig): ModelChoice {
   const provider = request.providerOverride ?? config.provider;
   const model = provider === config.provider ? config.model : DEFAULT_MODELS[provider];
-  const choice = createAdapter(provider, sourcesOf(ctx));
+  const choice = createAdapter(provider, ctx.adapters);
   if (choice.kind === "unavailable") return { kind: "unavailable", provider, problem: choice.problem };
   const own = choice.adapter;
   const adapter = request.providerOverride ? own : withFallbacks(ctx, config, { provider, model, own });
@@ -46,7 +42,7 @@ function withFallbacks(
   if (own.kind !== "model" || config.fallbacks.length === 0) return own;
   const rest: ChainLink[] = [];
   for (const fallback of config.fallbacks) {
-    const choice = createAdapter(fallback.provider, sourcesOf(ctx));
+    const choice = createAdapter(fallback.provider, ctx.adapters);
     if (choice.kind === "ready" && choice.adapter.kind === "model") {
       rest.push({ provider: fallback.provider, model: fallback.model, adapter: choice.adapter });
     }

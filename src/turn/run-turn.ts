@@ -4,7 +4,6 @@ import { effectiveConfigOf } from "../config/config-store.ts";
 import { providerSetupOf } from "../config/provider-setup.ts";
 import { isProvider } from "../config/providers.ts";
 import { redactSecrets } from "../lib/redact.ts";
-import { openChatMcp } from "../mcp/chat-mcp.ts";
 import type { AgentErrorEvent } from "../protocol/events.ts";
 import type { RichOptions } from "../reply/answer-delivery.ts";
 import { notSetUpText, userFacingError } from "../reply/error-text.ts";
@@ -70,10 +69,7 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
   const admitted: AdmittedTurn = { ...request, users: await usersOf(ctx, request.input, paid) };
 
   // The chat's MCP servers' tools join the registry for this turn (only servers the allowlist leaves a tool of).
-  const mcp = await openChatMcp(
-    config.mcpServers.filter((server) => config.tools?.some((name) => name.startsWith(`${server.name}__`)) ?? true),
-    { env: ctx.env, settings: ctx.settings, signal: run.signal },
-  );
+  const mcp = await ctx.mcp(config, run.signal);
   try {
     const meter = {
       // The stored spend holds what helpers started meanwhile were given.

@@ -1,11 +1,9 @@
 import type { PaidCallGate } from "../budget/paid-calls.ts";
-import { generatedMediaStore } from "../media/services.ts";
 import { MemoryRepository } from "../memory/memory-repository.ts";
 import { readableSkill } from "../skills/skill-store.ts";
 import { TaskRepository } from "../tasks/task-repository.ts";
 import type { ChatHistory } from "../tools/chat-history.ts";
 import type { HelperSpawner, ToolContext, TurnTrust } from "../tools/context.ts";
-import { semanticIndexOf } from "../tools/semantic-index.ts";
 import type { ChatContext } from "./chat-context.ts";
 import { askToConfirm } from "./pending-actions.ts";
 import { actingUser, sendersAreAdmins } from "./senders.ts";
@@ -53,7 +51,7 @@ export function toolContext(
     sendPhoto: async (photo) => {
       await ctx.telegram.sendPhoto(ctx.target, photo);
     },
-    storeGenerated: generatedMediaStore(ctx.env),
+    storeGenerated: ctx.storeGenerated,
     paid: turn.paid,
     ...(turn.canAsk === false ? {} : { confirm: (action) => askToConfirm(ctx, { ...action, askers: senders }) }),
     tasksChanged: (chatId, threadId) => ctx.tasks.changed(chatId, threadId),
@@ -65,7 +63,7 @@ export function toolContext(
 /** The chat's own history for search: its object's full-text index, and its namespace of the vector index if bound. */
 function chatHistoryOf(ctx: ChatContext): ChatHistory {
   const search = ctx.stores.historySearch;
-  const semantic = semanticIndexOf(ctx.env, ctx.settings, ctx.chatKey);
+  const semantic = ctx.semanticIndex;
   return {
     keyword: (query) => search.keyword(query),
     byIds: (ids) => search.byIds(ids),

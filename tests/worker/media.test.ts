@@ -359,8 +359,7 @@ describe("without the MEDIA bucket (R2 not switched on)", () => {
   });
 
   it("a photo is referred to by its Telegram file, nothing is downloaded when it arrives, and a turn reads it from Telegram", async () => {
-    const bare = withoutBucket();
-    const services = ingestServicesOf(bare, settingsOf(env), api());
+    const services = ingestServicesOf(undefined, settingsOf(env), api());
     const result = await ingestMedia(
       services,
       [
