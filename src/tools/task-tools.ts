@@ -83,6 +83,8 @@ export const listTasks = defineTool({
       throw new ToolError("You can only list this chat's own tasks.");
     }
     const rows = await context.tasks.liveOwnedBy(ownerOf(context));
+    // A task's prompt may have been written by a steered turn (it runs as outside content): so is its listing.
+    if (rows.length > 0) context.trust.markUntrusted("the prompts of scheduled tasks");
     return {
       content: rows.length
         ? rows.map((task) => `#${task.id} ${describeTask(task)} — ${task.prompt}`).join("\n")

@@ -29,6 +29,7 @@ import { USE_SKILL } from "../tools/use-skill.ts";
 import type { ActiveRun } from "./active-run.ts";
 import type { ChatContext } from "./chat-context.ts";
 import { helperSpawner } from "./helpers.ts";
+import { markOtherMembers } from "./other-members.ts";
 import { meteredServerSearches, serverSearchOf, withServerSearch } from "./server-search.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
 import type { Tally } from "./tally.ts";
@@ -120,6 +121,7 @@ export async function startConversation(ctx: ChatContext, input: ConversationInp
   ];
   const trust = startingTrust({ request, adapter, mcp: input.mcp, summary, window });
   noteAddressesPeopleWrote(trust, window);
+  markOtherMembers(trust, window, { senders: request.senders, isAdmin: (id) => ctx.access.isAdmin(id) });
   const context = toolContext(ctx, {
     senders: request.senders,
     trust,

@@ -54,6 +54,7 @@ export async function askToConfirm(
     askers: [...request.askers],
     createdAt: now,
     view: { header: header.slice(0, 4000), detail },
+    source: request.source.slice(0, 500),
     argumentsHash: hash,
   };
   ctx.stores.meta.set("pendingActions", [...waiting, action].slice(-MAX_PENDING));
