@@ -32,6 +32,15 @@ export function generatedMediaStore(env: Env): (bytes: Uint8Array, mediaType: st
   };
 }
 
+/** Reads a generated image back from the media bucket by its key (an outbox photo that waited). */
+export function generatedMediaReader(env: Env): (key: string) => Promise<Uint8Array | undefined> {
+  return async (key) => {
+    const bucket = mediaBucket(env);
+    const bytes = bucket ? await new R2Shelf(bucket).get(key) : undefined;
+    return bytes === undefined ? undefined : new Uint8Array(bytes);
+  };
+}
+
 /** What bringing a message's files in needs: where they are kept, Telegram's file download, the caps and a transcriber. */
 export function ingestServicesOf(env: Env, settings: Settings, telegramApi: Api): IngestServices {
   return {

@@ -50,7 +50,10 @@ export function toolContext(
       }
     },
     sendPhoto: async (photo) => {
-      await ctx.telegram.sendPhoto(ctx.target, photo);
+      // Through the outbox: an outage keeps it (read back from its key, or described) rather than losing it.
+      if ((await ctx.outbox.postPhoto("answer", ctx.target, photo)) === "refused") {
+        throw new Error("Telegram refused the photo");
+      }
     },
     storeGenerated: generatedMediaStore(ctx.env),
     paid: turn.paid,
