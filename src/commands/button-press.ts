@@ -35,7 +35,8 @@ async function pressModelButton(ctx: ChatContext, press: ButtonPress, byAdmin: b
   if (!byAdmin) return "Only the bot's admins can change the model.";
   const choice = modelChoiceOf(press.data, ctx.settings);
   if (!choice) return "That model is not offered any more. Send /model again.";
-  await chooseModel(ctx.configs, press.chat.id, choice);
+  const refused = await chooseModel(ctx.configs, press.chat.id, choice);
+  if (refused) return refused.refused.slice(0, 200);
   const target: ChatTarget =
     press.threadId === undefined ? { chatId: press.chat.id } : { chatId: press.chat.id, threadId: press.threadId };
   const menu = await modelMenu({

@@ -1,6 +1,7 @@
 import { budgetLine, paidLine, spendOn } from "../budget/budget.ts";
 import { platformLine } from "../budget/platform-cost.ts";
 import { resolveConfig } from "../config/chat-config.ts";
+import { editableConfig } from "../config/config-store.ts";
 import { isProvider, PROVIDERS } from "../config/providers.ts";
 import { dayKey, startOfDay } from "../config/zones.ts";
 import { chatUsage } from "../db/usage.ts";
@@ -225,8 +226,9 @@ async function setProvider(ctx: ChatContext, message: IncomingMessage): Promise<
   }
   if (!isProvider(name)) return `Unknown provider "${name}". Choose one of: ${PROVIDERS.join(", ")}.`;
   if (model !== undefined && model.length > 200) return "That model name is too long.";
-  const stored = await ctx.configs.get(ctx.chat.id);
-  const { model: _previousModel, ...rest } = stored.state === "valid" ? stored.config : {};
+  const editable = editableConfig(await ctx.configs.get(ctx.chat.id));
+  if ("refused" in editable) return editable.refused;
+  const { model: _previousModel, ...rest } = editable.config;
   await ctx.configs.put(ctx.chat.id, { ...rest, provider: name, ...(model ? { model } : {}) });
   const effective = resolveConfig({ ...rest, provider: name, ...(model ? { model } : {}) }, ctx.settings);
   return `This chat now uses **${effective.provider}** with model \`${effective.model}\`, from the next message.`;

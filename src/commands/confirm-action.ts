@@ -43,7 +43,7 @@ export async function answerConfirmation(ctx: ChatContext, press: ButtonPress, b
     bestEffort("updating a confirmation message", () => ctx.telegram.editMenu(ctx.target, press.messageId, text, []));
   if (answer === "decline") {
     await note(`✖️ Not done: ${action.summary}.`);
-    recordForTheModel(ctx, `[The person declined: ${action.summary}.]`);
+    recordForTheModel(ctx, `[The person declined: ${action.summary}.]`, heldFrom(action));
     return "Not done.";
   }
   const { config } = await effectiveConfigOf(ctx.configs, ctx.chat.id, ctx.settings);
@@ -65,9 +65,14 @@ export async function answerConfirmation(ctx: ChatContext, press: ButtonPress, b
   recordForTheModel(
     ctx,
     `[The person confirmed: ${action.summary}. ${outcome.isError ? "It failed" : "Result"}: ${result}]`,
-    context.trust.untrustedSource,
+    context.trust.untrustedSource ?? heldFrom(action),
   );
   return outcome.isError ? "It could not be done." : "Done.";
+}
+
+/** The record of an answer retells the held call, which the turn that read outside content wrote: it is marked. */
+function heldFrom(action: PendingAction): string {
+  return (action.source ?? "a held action's request").slice(0, 200);
 }
 
 async function isAsShown(action: PendingAction, shownHash: string | undefined): Promise<boolean> {

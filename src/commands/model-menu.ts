@@ -1,5 +1,5 @@
 import { resolveConfig } from "../config/chat-config.ts";
-import type { ConfigReader } from "../config/config-store.ts";
+import { type ConfigReader, editableConfig } from "../config/config-store.ts";
 import type { Settings } from "../config/settings.ts";
 import type { ModelChoice } from "../config/settings-lists.ts";
 import type { Keyboard } from "../telegram/client.ts";
@@ -46,8 +46,13 @@ export async function modelMenu(input: {
 }
 
 /** Stores a chosen provider and model in the chat's config (the rest of it kept). */
-export async function chooseModel(configs: ConfigReader, chatId: number, choice: ModelChoice): Promise<void> {
-  const stored = await configs.get(chatId);
-  const rest = stored.state === "valid" ? stored.config : {};
-  await configs.put(chatId, { ...rest, provider: choice.provider, model: choice.model });
+export async function chooseModel(
+  configs: ConfigReader,
+  chatId: number,
+  choice: ModelChoice,
+): Promise<{ refused: string } | undefined> {
+  const editable = editableConfig(await configs.get(chatId));
+  if ("refused" in editable) return editable;
+  await configs.put(chatId, { ...editable.config, provider: choice.provider, model: choice.model });
+  return undefined;
 }

@@ -14,7 +14,7 @@ import type { Env } from "../env.ts";
 import type { HelperReport } from "../helpers/helper-job.ts";
 import { bestEffort } from "../lib/best-effort.ts";
 import { SubrequestMeter } from "../lib/subrequest-meter.ts";
-import { generatedMediaStore, ingestServicesOf } from "../media/services.ts";
+import { generatedMediaReader, generatedMediaStore, ingestServicesOf } from "../media/services.ts";
 import type { ToolOutcome } from "../protocol/run-payload.ts";
 import type { Outbox } from "../reply/outbox.ts";
 import { CachedSkills } from "../skills/skill-store.ts";
@@ -373,6 +373,7 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
       telegram: this.telegram(),
       settings: settingsOf(this.env),
       kv: this.env.CONFIG,
+      keptPhoto: generatedMediaReader(mediaBucket(this.env)),
       chatKey: () => chatKeyOf(this.stores.meta.get("target") ?? { chatId: 0 }),
       // A drain sets the alarm as it ends; a message queued outside one (a confirmed button's send) sets it now.
       replan: async () => {

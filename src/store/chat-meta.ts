@@ -48,6 +48,8 @@ const pendingActionSchema = z.object({
     .string()
     .regex(/^[0-9a-f]{16}$/)
     .optional(),
+  /** What outside content the asking turn held: the record of the answer carries it on. */
+  source: z.string().max(500).optional(),
 });
 export type PendingAction = z.infer<typeof pendingActionSchema>;
 

@@ -37,7 +37,12 @@ export interface ToolContext {
   /** Sends Markdown to a chat now, during the turn. */
   sendMessage: (target: { chatId: number; threadId?: number }, text: string) => Promise<void>;
   /** Sends a photo to this chat (or forum topic) now, during the turn. */
-  sendPhoto: (photo: { bytes: Uint8Array; fileName: string; caption?: string }) => Promise<void>;
+  sendPhoto: (photo: {
+    bytes: Uint8Array;
+    fileName: string;
+    caption?: string;
+    key?: string | undefined;
+  }) => Promise<void>;
   /** Keeps a file the turn made (a generated image) in the media bucket; its key, or undefined without a bucket. */
   storeGenerated: (bytes: Uint8Array, mediaType: string) => Promise<string | undefined>;
   /** Paid calls (images, searches…): ask before one, record it after; caps and the day's budget are checked. */

@@ -42,7 +42,12 @@ export const generateImageTool = defineTool({
     reserved.held.settle();
     const extension = image.mediaType.split("/")[1] ?? "png";
     const key = await context.storeGenerated(image.bytes, image.mediaType);
-    await context.sendPhoto({ bytes: image.bytes, fileName: `image.${extension}`, ...(caption ? { caption } : {}) });
+    await context.sendPhoto({
+      bytes: image.bytes,
+      fileName: `image.${extension}`,
+      key,
+      ...(caption ? { caption } : {}),
+    });
     return {
       content: `The image was generated and sent to the chat as a photo${key ? ` (stored as ${key})` : ""}. Do not send it again.`,
     };

@@ -29,6 +29,7 @@ import type { TurnPolicy } from "./engine/turn-policy.ts";
 import { type PromptFacts, turnPrompt } from "./engine/turn-prompt.ts";
 import { turnTools } from "./engine/turn-tools.ts";
 import { helperSpawner } from "./helpers.ts";
+import { markOtherMembers } from "./other-members.ts";
 import { meteredServerSearches, type ServerSearch, serverSearchOf, withServerSearch } from "./server-search.ts";
 import { speakersOf } from "./speakers.ts";
 import type { Tally } from "./tally.ts";
@@ -120,6 +121,7 @@ export async function startConversation(ctx: ChatContext, input: ConversationInp
   ];
   const trust = startingTrust({ policy, adapter, mcp: input.mcp, summary, window });
   noteAddressesPeopleWrote(trust, window);
+  markOtherMembers(trust, window, { senders: request.senders, isAdmin: (id) => ctx.access.isAdmin(id) });
   const people = await speakersOf(ctx, request);
   const fromPeople = outsideOfPeople(people);
   if (fromPeople) trust.markUntrusted(fromPeople);

@@ -27,7 +27,7 @@ const MAX_PENDING = 10;
 export const PENDING_BUTTON = /^(confirm|decline):([a-z0-9]{12})(?::([0-9a-f]{16}))?$/;
 export const PENDING_PAGE_BUTTON = /^cpage:([a-z0-9]{12}):(\d{1,2})$/;
 
-type AskingContext = Pick<ChatContext, "stores" | "telegram" | "target" | "now" | "db">;
+type AskingContext = Pick<ChatContext, "stores" | "outbox" | "target" | "now" | "db">;
 
 /**
  * Holds a tool call back and asks the person: a message saying what it would do and why it needs them, the whole of
@@ -54,10 +54,13 @@ export async function askToConfirm(
     askers: [...request.askers],
     createdAt: now,
     view: { header: header.slice(0, 4000), detail },
+    source: request.source.slice(0, 500),
     argumentsHash: hash,
   };
   ctx.stores.meta.set("pendingActions", [...waiting, action].slice(-MAX_PENDING));
-  await ctx.telegram.sendMenu(
+  // Through the outbox: an outage keeps the question (and its buttons) in order, rather than losing it.
+  await ctx.outbox.postMenu(
+    "notice",
     ctx.target,
     confirmationPage({ header, detail, hash, page: 0 }),
     confirmationKeyboard({ id, hash, page: 0, pages: pageCount(detail) }),

@@ -49,7 +49,10 @@ export function toolContext(
       }
     },
     sendPhoto: async (photo) => {
-      await ctx.telegram.sendPhoto(ctx.target, photo);
+      // Through the outbox: an outage keeps it (read back from its key, or described) rather than losing it.
+      if ((await ctx.outbox.postPhoto("answer", ctx.target, photo)) === "refused") {
+        throw new Error("Telegram refused the photo");
+      }
     },
     storeGenerated: ctx.storeGenerated,
     paid: turn.paid,
