@@ -22,6 +22,7 @@ import {
   type UsageReport,
 } from "./admin-client.ts";
 import { type FormField, formFieldOf, formValuesFrom, formValuesOf, patchOf } from "./config-form.ts";
+import { addMemoryRoutes } from "./memory-routes.tsx";
 import { AccessPage } from "./pages/access.tsx";
 import { ChatPage } from "./pages/chat.tsx";
 import { ChatsPage } from "./pages/chats.tsx";
@@ -151,6 +152,7 @@ export function consoleRoutes(): Hono<ConsoleEnv> {
   });
 
   addSkillRoutes(app, { chatPage, extraPages });
+  addMemoryRoutes(app, extraPages);
 
   app.get("/access", async (c) => {
     const notice = NOTICES[c.req.query("done") ?? ""];

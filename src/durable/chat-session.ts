@@ -18,6 +18,7 @@ import type { Outbox } from "../reply/outbox.ts";
 import { CachedSkills } from "../skills/skill-store.ts";
 import { ChatStores } from "../store/chat-stores.ts";
 import type { InboxItem } from "../store/inbox-store.ts";
+import type { WrittenRow } from "../store/person-history.ts";
 import { TaskRepository } from "../tasks/task-repository.ts";
 import { TelegramClient } from "../telegram/client.ts";
 import type { ChatDescription, ChatTarget, GuestQuery, IncomingMessage } from "../telegram/incoming-message.ts";
@@ -242,6 +243,24 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
   /** What waits in this chat's outbox for Telegram (the admin API's chat view, the console). */
   async outboxState(): Promise<OutboxState> {
     return outboxStateOf(this.stores);
+  }
+
+  /** What the person of this private chat wrote (live and archived), for the admin API's export of their data. */
+  async personRows(): Promise<WrittenRow[]> {
+    return this.stores.person.written();
+  }
+
+  /**
+   * Erases this chat's conversation (live, archived, its search index and summary) for the admin API's delete of a
+   * person's data; returns the files' keys of what they wrote, for the caller to delete, and how many rows went.
+   */
+  async erasePerson(): Promise<{ rows: number; files: string[] }> {
+    const files = this.stores.person.written().flatMap((row) => row.files);
+    const rows = this.stores.atomically(() => {
+      this.stores.history.clear();
+      return this.stores.person.eraseArchived();
+    });
+    return { rows, files };
   }
 
   override async alarm(): Promise<void> {

@@ -166,6 +166,11 @@ export function ChatPage(props: ChatPageProps) {
         </div>
       )}
 
+      <h2>Memories</h2>
+      <p>
+        <a href={`/console/chats/${props.chatId}/memories`}>What was remembered in this chat</a> (its own facts and what
+        its people said about themselves here), with a way to forget each.
+      </p>
       <h2>Skills</h2>
       <SkillsSection
         base={`/console/chats/${props.chatId}/skills`}
