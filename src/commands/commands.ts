@@ -74,6 +74,7 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
       const menu = await modelMenu({
         configs: ctx.configs,
         settings: ctx.settings,
+        env: ctx.env,
         chatId: ctx.chat.id,
         withButtons: ctx.access.isAdmin(message.from?.id),
       });

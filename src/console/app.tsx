@@ -263,7 +263,7 @@ async function chatPage(
   chatId: number,
   form: Partial<Pick<Parameters<typeof ChatPage>[0], "values" | "errors" | "notice">> & { skills?: SkillForm },
 ) {
-  const [config, chats, tasks, daily, report, skills, outbox] = await Promise.all([
+  const [config, chats, tasks, daily, report, skills, outbox, models] = await Promise.all([
     c.var.admin.get<ConfigView>(`/chats/${chatId}/config?effective=1`),
     c.var.admin.get<{ chats: ChatRow[] }>("/chats"),
     c.var.admin.get<{ tasks: TaskRow[] }>(`/chats/${chatId}/tasks`),
@@ -271,6 +271,7 @@ async function chatPage(
     c.var.admin.get<UsageReport>(`/usage?chatId=${chatId}`),
     c.var.admin.get<SkillsView>(`/chats/${chatId}/skills?full=1`),
     c.var.admin.get<OutboxView>(`/chats/${chatId}/outbox`),
+    c.var.admin.get<{ choices: { provider: string; model: string }[] }>("/models"),
   ]);
   const view = expect(config);
   const row = expect(chats).chats.find((chat) => chat.chatId === chatId);
@@ -284,6 +285,7 @@ async function chatPage(
       {...(form.notice ? { notice: form.notice } : {})}
       tasks={expect(tasks).tasks}
       outbox={expect(outbox)}
+      models={models.ok ? models.data.choices : []}
       skills={expect(skills)}
       {...(form.skills ? { skillForm: form.skills } : {})}
       daily={expect(daily)}

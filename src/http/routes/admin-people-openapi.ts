@@ -33,6 +33,13 @@ export function peoplePaths(parts: {
   });
   const notFound = json({ $ref: "#/components/schemas/Error" }, "No such memory");
   return {
+    "/models": {
+      get: {
+        description:
+          "The models /model and the console offer: MODEL_CHOICES when set, else what each provider with a key serves (its models list, cached 6 hours, chat models with tools)",
+        responses: { 200: json({ type: "object" }, "{ source, choices: [{ provider, model }] }"), ...refusals },
+      },
+    },
     "/people": {
       get: {
         responses: { 200: json({ type: "object" }, "The people facts are kept about, with counts"), ...refusals },

@@ -1,6 +1,8 @@
 import { drizzle } from "drizzle-orm/d1";
 import { Hono } from "hono";
 import * as z from "zod";
+import { offeredChoices } from "../../commands/model-menu.ts";
+import { settingsOf } from "../../config/loaded-settings.ts";
 import { chatStub } from "../../durable/chat-key.ts";
 import type { Env } from "../../env.ts";
 import { errorText } from "../../lib/errors.ts";
@@ -52,6 +54,18 @@ function factView(fact: StoredFact) {
 export function adminPeopleRoutes(): Hono<AdminEnv> {
   const routes = new Hono<AdminEnv>();
   const repository = (env: Env) => new MemoryRepository(drizzle(env.DB));
+
+  // What /model and the console offer: the owner's MODEL_CHOICES, else what each provider serves now (cached).
+  routes.get("/models", async (c) => {
+    const settings = settingsOf(c.env);
+    return c.json(
+      {
+        source: settings.modelChoices.length > 0 ? "MODEL_CHOICES" : "providers",
+        choices: await offeredChoices(settings, c.env),
+      },
+      200,
+    );
+  });
 
   routes.get("/people", async (c) => c.json({ people: await repository(c.env).peopleKept(LISTED) }, 200));
 
