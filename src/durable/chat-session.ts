@@ -4,6 +4,7 @@ import { ChatAccess } from "../access/chat-access.ts";
 import { pressButton } from "../commands/button-press.ts";
 import { compactIfDue } from "../compaction/compaction.ts";
 import { keepHistory } from "../compaction/history-upkeep.ts";
+import { consolidateIfDue } from "../compaction/memory-consolidation.ts";
 import { CachedChatConfig, ChatConfigStore, type StoredConfig } from "../config/config-store.ts";
 import { loadSettings, settingsOf } from "../config/loaded-settings.ts";
 import { PLAN_LIMITS } from "../config/plan-limits.ts";
@@ -300,6 +301,7 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
     await bestEffort("compaction", () => compactIfDue(this.context(), compaction.signal));
     this.compaction = undefined;
     await bestEffort("history upkeep", () => keepHistory(this.context()));
+    await bestEffort("memory consolidation", () => consolidateIfDue(this.context()));
     this.pruneOccasionally();
     await this.usage.flushIfDue(Date.now());
   }
