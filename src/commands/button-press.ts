@@ -6,7 +6,7 @@ import { pressHelperStop } from "../turn/helpers.ts";
 import { PENDING_BUTTON, PENDING_PAGE_BUTTON, showPendingPage } from "../turn/pending-actions.ts";
 import { answerConfirmation } from "./confirm-action.ts";
 import { isMemoryButton, pressMemoryButton } from "./memory-command.ts";
-import { chooseModel, isModelButton, modelChoiceOf, modelMenu } from "./model-menu.ts";
+import { chooseModel, isModelButton, modelChoiceOf, modelMenu, offeredChoices } from "./model-menu.ts";
 
 /** A press of one of this chat's buttons; returns what the presser is told. */
 export async function pressButton(ctx: ChatContext, press: ButtonPress, byAdmin: boolean): Promise<string> {
@@ -33,7 +33,7 @@ export async function pressButton(ctx: ChatContext, press: ButtonPress, byAdmin:
 /** A `/model` choice: an admin's press stores it in the chat's config and the menu shows the new state. */
 async function pressModelButton(ctx: ChatContext, press: ButtonPress, byAdmin: boolean): Promise<string> {
   if (!byAdmin) return "Only the bot's admins can change the model.";
-  const choice = modelChoiceOf(press.data, ctx.settings);
+  const choice = modelChoiceOf(press.data, await offeredChoices(ctx.served));
   if (!choice) return "That model is not offered any more. Send /model again.";
   const refused = await chooseModel(ctx.configs, press.chat.id, choice);
   if (refused) return refused.refused.slice(0, 200);
@@ -42,6 +42,7 @@ async function pressModelButton(ctx: ChatContext, press: ButtonPress, byAdmin: b
   const menu = await modelMenu({
     configs: ctx.configs,
     settings: ctx.settings,
+    served: ctx.served,
     chatId: press.chat.id,
     withButtons: true,
   });

@@ -60,6 +60,7 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
       const menu = await modelMenu({
         configs: ctx.configs,
         settings: ctx.settings,
+        served: ctx.served,
         chatId: ctx.chat.id,
         withButtons: ctx.access.isAdmin(message.from?.id),
       });

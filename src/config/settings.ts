@@ -1,5 +1,6 @@
 import type { IdList } from "./id-list.ts";
 import type { AgentEgress } from "./knobs/agent-knobs.ts";
+import { withCatalogPrices } from "./model-catalog.ts";
 import type { PaidCap, PaidKind } from "./paid-kinds.ts";
 import type { Plan } from "./plan-limits.ts";
 import type { Fallback, Provider } from "./providers.ts";
@@ -223,7 +224,7 @@ export function readSettings(variables: Variables, stored: StoredSettingValues =
     personMemoryMaxChars: values.PERSON_MEMORY_MAX_CHARS,
     dailyTokenBudget: values.DAILY_TOKEN_BUDGET,
     dailyCostBudgetUsd: values.DAILY_COST_BUDGET_USD,
-    modelPrices: values.MODEL_PRICES,
+    modelPrices: withCatalogPrices(values.MODEL_PRICES),
     modelChoices: values.MODEL_CHOICES,
     providerMaxRetries: values.PROVIDER_MAX_RETRIES,
     providerTimeoutMs: values.PROVIDER_TIMEOUT_SECONDS * 1000,

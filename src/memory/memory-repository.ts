@@ -1,4 +1,4 @@
-import { and, count, desc, eq, getTableColumns, isNull, sql } from "drizzle-orm";
+import { and, count, desc, eq, getTableColumns, isNotNull, isNull, max, sql } from "drizzle-orm";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import * as z from "zod";
 import { memories } from "../db/d1-schema.ts";
@@ -132,6 +132,30 @@ export class MemoryRepository {
   /** Every fact about a person, wherever it was said, newest first. */
   aboutPerson(userId: number): Promise<StoredFact[]> {
     return this.db.select(columns).from(memories).where(eq(memories.aboutUser, userId)).orderBy(desc(memories.id));
+  }
+
+  /** Every fact said in a chat (its own and its people's), newest first: the console's view of a chat. */
+  saidIn(chatId: number, limit: number): Promise<StoredFact[]> {
+    return this.db
+      .select(columns)
+      .from(memories)
+      .where(eq(memories.chatId, chatId))
+      .orderBy(desc(memories.id))
+      .limit(limit);
+  }
+
+  /** The people the bot keeps facts about, with how many and the newest's time, most recent first. */
+  async peopleKept(limit: number): Promise<{ userId: number; facts: number; lastAt: number }[]> {
+    const rows = await this.db
+      .select({ userId: memories.aboutUser, facts: count(), lastAt: max(memories.createdAt) })
+      .from(memories)
+      .where(isNotNull(memories.aboutUser))
+      .groupBy(memories.aboutUser)
+      .orderBy(desc(max(memories.createdAt)))
+      .limit(limit);
+    return rows.flatMap((row) =>
+      row.userId === null ? [] : [{ userId: row.userId, facts: row.facts, lastAt: row.lastAt ?? 0 }],
+    );
   }
 
   /** Deletes one of the chat's facts; false when it has no fact with that id. */

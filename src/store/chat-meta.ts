@@ -124,6 +124,11 @@ export const chatMetaSchemas = {
   helpers: z.array(runningHelperSchema),
   /** How many helpers this chat has started: the next one's number is one more. */
   helperCount: z.number().int(),
+  /**
+   * A private chat's person: when their memory was last consolidated and how many facts it then held, and when it
+   * was last checked (at most hourly: the check reads D1).
+   */
+  memoryConsolidated: z.object({ at: z.number(), facts: z.number().int(), checkedAt: z.number().optional() }),
 };
 
 export type ChatMetaKey = keyof typeof chatMetaSchemas;

@@ -1,10 +1,13 @@
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { database } from "../../src/db/database.ts";
 import { MemoryRepository } from "../../src/memory/memory-repository.ts";
 import { canSee, type MemoryAudience } from "../../src/memory/visibility.ts";
 import type { RecordedRequest } from "../fakes/server.ts";
+import { ConsoleBrowser } from "./console-browser.ts";
 import {
+  admin,
   buttonPress,
   fakes,
   GROUP_CHAT,
@@ -16,7 +19,9 @@ import {
   postUpdate,
   say,
   sentText,
+  session,
   settled,
+  storedHistory,
   textUpdate,
 } from "./helpers.ts";
 
@@ -227,5 +232,90 @@ describe("people see and control what is kept", () => {
     const [, mine] = await tell("forget that", { chatId: ADA, fromId: ADA, firstName: "Ada" }, 2);
     expect(JSON.stringify(mine!.body)).toContain(`Forgot fact ${ids.secret}.`);
     expect(await new MemoryRepository(database(env)).byId(ids.secret)).toBeUndefined();
+  });
+});
+
+describe("a person's data from the console and the admin API", () => {
+  it("exports everything kept about a person as one JSON download, and deletes all of it (only theirs)", async () => {
+    const memories = new MemoryRepository(database(env));
+    const base = { createdAt: Date.parse("2026-11-20T10:00:00Z"), outside: null };
+    const adaFact = await memories.add({
+      ...base,
+      chatId: ADA,
+      content: "Ada is vegetarian.",
+      createdBy: ADA,
+      aboutUser: ADA,
+    });
+    const groupFact = await memories.add({
+      ...base,
+      chatId: GROUP_CHAT,
+      content: "The family eats at 7.",
+      createdBy: BO,
+    });
+    await memories.add({ ...base, chatId: BO, content: "Bo is allergic to peanuts.", createdBy: BO, aboutUser: BO });
+    await say("hello, I'm Ada", { chatId: ADA, fromId: ADA });
+    await settled(ADA);
+    // A photo Ada sent, kept in the MEDIA bucket.
+    await env.MEDIA.put("telegram/ada-photo", new Uint8Array([1, 2, 3]));
+    await runInDurableObject(session(ADA), (_instance, state) => {
+      const photo = {
+        role: "user",
+        content: "my dinner",
+        attachments: [{ kind: "image", key: "telegram/ada-photo", mediaType: "image/jpeg", size: 3 }],
+      };
+      state.storage.sql.exec(
+        "INSERT INTO history (role, message, created_at) VALUES ('user', ?, ?)",
+        JSON.stringify(photo),
+        Date.now(),
+      );
+    });
+
+    const browser = new ConsoleBrowser();
+    await browser.signIn();
+    expect(await (await browser.get("/console/people")).text()).toContain(`/console/people/${ADA}`);
+    const page = await (await browser.get(`/console/people/${ADA}`)).text();
+    expect(page).toContain("Ada is vegetarian.");
+    expect(page).not.toContain("peanuts");
+    const chatPage = await (await browser.get(`/console/chats/${GROUP_CHAT}/memories`)).text();
+    expect(chatPage).toContain("The family eats at 7.");
+
+    const download = await browser.get(`/console/people/${ADA}/export`);
+    expect(download.status).toBe(200);
+    expect(download.headers.get("content-disposition")).toBe(`attachment; filename="person-${ADA}.json"`);
+    const exported = (await download.json()) as {
+      memories: { id: number; content: string }[];
+      privateChat: { messages: { content: string; files: string[] }[] };
+      files: string[];
+    };
+    expect(exported.memories.map((fact) => fact.content)).toEqual(["Ada is vegetarian."]);
+    expect(exported.privateChat.messages.map((message) => message.content)).toEqual(["hello, I'm Ada", "my dinner"]);
+    expect(exported.files).toEqual(["telegram/ada-photo"]);
+    expect(JSON.stringify(exported)).not.toMatch(/peanuts|family eats/);
+
+    // A delete must be confirmed with the id; then everything of Ada's goes, and nothing of anyone else's.
+    expect((await browser.post(`/console/people/${ADA}/delete`, { confirm: "1" })).status).toBe(400);
+    expect(await memories.byId(adaFact)).toBeDefined();
+    const deleted = await browser.post(`/console/people/${ADA}/delete`, { confirm: String(ADA) });
+    expect(deleted.status).toBe(303);
+    expect(deleted.headers.get("location")).toBe("/console/people?done=deleted");
+    expect(await memories.aboutPerson(ADA)).toEqual([]);
+    expect(await memories.aboutPerson(BO)).toHaveLength(1);
+    expect(await memories.byId(groupFact)).toBeDefined();
+    expect(await storedHistory(ADA)).toEqual([]);
+    const archived = await runInDurableObject(
+      session(ADA),
+      (_i, state) => state.storage.sql.exec("SELECT count(*) AS n FROM history_archive").one().n,
+    );
+    expect(archived).toBe(0);
+    expect(await env.MEDIA.get("telegram/ada-photo")).toBeNull();
+
+    // The admin API: one fact deleted by id, then it is gone.
+    expect((await admin(`/memories/${groupFact}`, { method: "DELETE" })).status).toBe(204);
+    expect((await admin(`/memories/${groupFact}`, { method: "DELETE" })).status).toBe(404);
+    expect((await admin("/people/abc/export")).status).toBe(400);
+    const document = (await (await admin("/openapi.json")).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining(["/people/{userId}/export", "/people/{userId}", "/chats/{chatId}/memories"]),
+    );
   });
 });
