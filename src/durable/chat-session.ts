@@ -3,6 +3,7 @@ import { AccessStore } from "../access/access-store.ts";
 import { ChatAccess } from "../access/chat-access.ts";
 import { pairingAccessOf } from "../access/pairing-access.ts";
 import { pressButton } from "../commands/button-press.ts";
+import { isQuestionButton, tapQuestion } from "../commands/question-press.ts";
 import { compactIfDue } from "../compaction/compaction.ts";
 import { keepHistory } from "../compaction/history-upkeep.ts";
 import { consolidateIfDue } from "../compaction/memory-consolidation.ts";
@@ -26,13 +27,16 @@ import type { WrittenRow } from "../store/person-history.ts";
 import { TaskRepository } from "../tasks/task-repository.ts";
 import { TelegramClient } from "../telegram/client.ts";
 import type { ChatDescription, ChatTarget, GuestQuery, IncomingMessage } from "../telegram/incoming-message.ts";
-import type { ButtonPress, GenerationStop } from "../telegram/update.ts";
+import type { PressAnswer } from "../telegram/press-answer.ts";
+import type { ButtonPress, GenerationStop, WidgetTap } from "../telegram/update.ts";
 import { tools } from "../tools/index.ts";
 import { RunSlot } from "../turn/active-run.ts";
 import type { Burst } from "../turn/burst.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
 import { stopHelpers } from "../turn/helpers.ts";
+import { expireQuestions, nextQuestionExpiry } from "../turn/questions.ts";
 import { enqueueDueTasks } from "../turn/scheduled-task.ts";
+import { keepWidgetData, tapWidget } from "../turn/widgets.ts";
 import {
   adapterSourcesOf,
   mcpOpenerOf,
@@ -110,6 +114,7 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
         nextTaskAt: () => this.stores.meta.get("nextTaskAt"),
         nextUsageFlushAt: () => this.usage.nextFlushAt(),
         nextOutboxAt: () => this.stores.outbox.nextTryAt(),
+        nextExpiryAt: () => nextQuestionExpiry(this),
       },
       atOnce: { drain: () => this.drain(), keepAlive: (running) => ctx.waitUntil(running) },
       budgetMs: ALARM_BUDGET_MS,
@@ -233,10 +238,37 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
   }
 
   /** A press of one of this chat's buttons; returns what the presser is told. */
-  async pressButton(press: ButtonPress, byAdmin: boolean): Promise<string> {
+  async pressButton(press: ButtonPress, byAdmin: boolean): Promise<PressAnswer> {
     // A confirm button acts on who may do what now, not on what the last batch read.
     this.access = new ChatAccess(settingsOf(this.env), await new AccessStore(this.env.CONFIG).read());
-    return pressButton(this.context(), press, byAdmin);
+    if (!isQuestionButton(press.data)) return pressButton(this.context(), press, byAdmin);
+    const tap = await tapQuestion(this.context(), press, byAdmin);
+    if (tap.choice) await this.enqueueChoice(`choice:${press.queryId}`, tap.choice);
+    return tap.answer;
+  }
+
+  /**
+   * A tap in one of this chat's widgets: answered from the stored state at once (the answer is the widget's new
+   * state, kept in Telegram as its chat data after the answer); a tap that needs the model is queued as the person's
+   * message.
+   */
+  async widgetQuery(tap: WidgetTap): Promise<string> {
+    const result = tapWidget(this.context(), tap);
+    if (result.choice) await this.enqueueChoice(`widget:${tap.queryId}`, result.choice);
+    if (result.chatData !== undefined) {
+      this.ctx.waitUntil(keepWidgetData(this.context(), tap.messageId, result.chatData));
+    }
+    return result.answer;
+  }
+
+  /** A person's choice (a question's button) queued as their message: once per tap, in order with the rest. */
+  private async enqueueChoice(key: string, message: IncomingMessage): Promise<void> {
+    const entry = { kind: "message" as const, message };
+    const id = this.stores.inbox.enqueue(key, entry, Date.now(), this.schedule.drainsAtOnce());
+    if (id === undefined) return;
+    this.burst?.close();
+    this.compaction?.abort();
+    await this.schedule.workArrived(0);
   }
 
   /**
@@ -289,6 +321,7 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
     await loadSettings(this.env);
     // What Telegram could not take before goes first, if its time has come (newer answers queue behind it).
     await bestEffort("the outbox", () => this.outbox().flush());
+    await bestEffort("expiring questions", () => expireQuestions(this.context()));
     await this.queueDueTasks();
     for (;;) {
       const items = this.stores.inbox.takePending(BATCH_SIZE);

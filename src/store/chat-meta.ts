@@ -2,6 +2,7 @@ import * as z from "zod";
 import { paidUnitsSchema } from "../config/paid-kinds.ts";
 import { helperHoldSchema } from "../helpers/helper-job.ts";
 import { chatDescriptionSchema, chatTargetSchema } from "../telegram/incoming-message.ts";
+import { widgetStateSchema } from "../widgets/widget-kinds.ts";
 
 /** What a chat has spent on one calendar day (in its time zone). */
 const dailySpendSchema = z.object({
@@ -52,6 +53,32 @@ const pendingActionSchema = z.object({
   source: z.string().max(500).optional(),
 });
 export type PendingAction = z.infer<typeof pendingActionSchema>;
+
+/** A question the model asked with buttons (ask_user), waiting for a tap (see src/turn/questions.ts). */
+const openQuestionSchema = z.object({
+  id: z.string().regex(/^[a-z0-9]{10}$/),
+  question: z.string().max(300),
+  choices: z.array(z.string().max(40)).min(2).max(8),
+  /** Who may answer besides an admin: the people the turn answered. */
+  askers: z.array(z.number().int()).max(100),
+  /** The message with the buttons. */
+  messageId: z.number().int(),
+  askedAt: z.number(),
+  expiresAt: z.number(),
+});
+export type OpenQuestion = z.infer<typeof openQuestionSchema>;
+
+/** A widget this chat was shown (show_widget) and the state its object keeps for it, which is its chat data. */
+const shownWidgetSchema = z.object({
+  messageId: z.number().int(),
+  kind: z.enum(["checklist", "choice", "chart", "html"]),
+  title: z.string().max(120),
+  /** A checklist's items, a choice's options, a chart's labels (none for the model's own HTML). */
+  labels: z.array(z.string().max(80)).max(30),
+  state: widgetStateSchema,
+  sentAt: z.number(),
+});
+export type ShownWidget = z.infer<typeof shownWidgetSchema>;
 
 /** A background helper this chat started that has not reported yet. */
 const runningHelperSchema = z.object({
@@ -129,6 +156,12 @@ export const chatMetaSchemas = {
    * was last checked (at most hourly: the check reads D1).
    */
   memoryConsolidated: z.object({ at: z.number(), facts: z.number().int(), checkedAt: z.number().optional() }),
+  /** The widgets shown here lately (the newest 20), with their state. */
+  widgets: z.array(shownWidgetSchema).max(20),
+  /** Telegram refused a widget here (no such method, not allowed): answers that would be widgets are messages until. */
+  widgetsRefused: z.object({ until: z.number(), reason: z.string().max(300) }),
+  /** Questions with buttons waiting for a tap, oldest first. */
+  questions: z.array(openQuestionSchema).max(20),
 };
 
 export type ChatMetaKey = keyof typeof chatMetaSchemas;

@@ -4,6 +4,7 @@ import type { MemoryRepository } from "../memory/memory-repository.ts";
 import type { MemoryAudience } from "../memory/visibility.ts";
 import type { Skill } from "../skills/skill.ts";
 import type { TaskRepository } from "../tasks/task-repository.ts";
+import type { WidgetSpec } from "../widgets/widget-kinds.ts";
 import type { ChatHistory } from "./chat-history.ts";
 
 /** Who is asking and where: every tool handler gets this, and scopes all its data by `chatId`. */
@@ -53,6 +54,13 @@ export interface ToolContext {
    * Absent where no one can be asked (the confirmed action itself runs without it, in a trusted context).
    */
   confirm?: (action: PendingActionRequest) => Promise<string>;
+  /**
+   * Asks the person a question with choices, shown as buttons under a message; their tap comes back as their next
+   * message. Returns what the model is told. Absent where no one can tap (a guest's turn, a helper, a confirmed call).
+   */
+  ask?: (question: QuestionRequest) => Promise<string>;
+  /** Shows an answer as a widget (or, where one cannot go, as a message). Returns what the model is told. */
+  showWidget?: (widget: WidgetSpec) => Promise<string>;
   /** Tells a chat's (or forum topic's) object that its scheduled tasks changed, so it re-arms its alarm. */
   tasksChanged: (chatId: number, threadId?: number) => Promise<void>;
   /** This chat's (or forum topic's) own stored history, for search_history; absent outside the chat's object. */
@@ -71,6 +79,12 @@ export interface HelperRequest {
 /** Starts a helper for the running turn's chat: what the model is told, or why none was started. */
 export interface HelperSpawner {
   spawn(request: HelperRequest): Promise<{ started: true; text: string } | { started: false; reason: string }>;
+}
+
+/** What ask_user puts to the person: a question and its choices. */
+export interface QuestionRequest {
+  question: string;
+  choices: string[];
 }
 
 /** A tool call held back for the person's confirmation: the call as made, and what it would do, in words. */

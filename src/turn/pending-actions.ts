@@ -4,6 +4,8 @@ import type { PendingAction } from "../store/chat-meta.ts";
 import { describeTask } from "../tasks/describe-task.ts";
 import { TaskRepository } from "../tasks/task-repository.ts";
 import type { ChatTarget } from "../telegram/incoming-message.ts";
+import { notice, type PressAnswer, privately } from "../telegram/press-answer.ts";
+import type { PressedMessage } from "../telegram/update.ts";
 import type { PendingActionRequest } from "../tools/context.ts";
 import type { ChatContext } from "./chat-context.ts";
 import {
@@ -75,21 +77,22 @@ export async function askToConfirm(
 /** A press of a request's page button: the message shows that page. Returns what the presser is told. */
 export async function showPendingPage(
   ctx: Pick<ChatContext, "stores" | "telegram" | "now">,
-  press: { data: string; messageId: number; target: ChatTarget },
-): Promise<string> {
+  press: { data: string; message: PressedMessage; target: ChatTarget },
+): Promise<PressAnswer> {
   const match = PENDING_PAGE_BUTTON.exec(press.data);
   const action = livePending(ctx.stores.meta.get("pendingActions"), ctx.now()).find((entry) => entry.id === match?.[1]);
-  if (!match || !action?.view || !action.argumentsHash) return "That request has expired or was already answered.";
+  if (!match || !action?.view || !action.argumentsHash)
+    return privately("That request has expired or was already answered.");
   const page = Number(match[2]);
   const { header, detail } = action.view;
   const hash = action.argumentsHash;
-  await ctx.telegram.editMenu(
+  await ctx.telegram.editPressed(
     press.target,
-    press.messageId,
+    press.message,
     confirmationPage({ header, detail, hash, page }),
     confirmationKeyboard({ id: action.id, hash, page, pages: pageCount(detail) }),
   );
-  return `Page ${Math.min(page + 1, pageCount(detail))} of ${pageCount(detail)}.`;
+  return notice(`Page ${Math.min(page + 1, pageCount(detail))} of ${pageCount(detail)}.`);
 }
 
 /** What the chat knows of the places a held call names: the chat it sends to, the task it changes. */

@@ -6,7 +6,9 @@ import type { ChatHistory } from "../tools/chat-history.ts";
 import type { HelperSpawner, ToolContext, TurnTrust } from "../tools/context.ts";
 import type { ChatContext } from "./chat-context.ts";
 import { askToConfirm } from "./pending-actions.ts";
+import { askQuestion } from "./questions.ts";
 import { actingUser, sendersAreAdmins } from "./senders.ts";
+import { showWidget } from "./widgets.ts";
 
 /** Who is asking and where, for the tools of one turn. */
 export function toolContext(
@@ -56,7 +58,13 @@ export function toolContext(
     },
     storeGenerated: ctx.storeGenerated,
     paid: turn.paid,
-    ...(turn.canAsk === false ? {} : { confirm: (action) => askToConfirm(ctx, { ...action, askers: senders }) }),
+    ...(turn.canAsk === false
+      ? {}
+      : {
+          confirm: (action) => askToConfirm(ctx, { ...action, askers: senders }),
+          ask: (question) => askQuestion(ctx, { ...question, askers: senders }),
+          showWidget: (widget) => showWidget(ctx, widget, senders),
+        }),
     tasksChanged: (chatId, threadId) => ctx.tasks.changed(chatId, threadId),
     ...(turn.helpers ? { helpers: turn.helpers } : {}),
     history: chatHistoryOf(ctx),
