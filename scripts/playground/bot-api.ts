@@ -35,7 +35,16 @@ export const PLAYGROUND_GUEST_CHAT = {
   firstName: "Friends' group",
   note: "the bot is not in it: write @playground_bot …",
 } as const;
-const ALL_CHATS = [...PLAYGROUND_CHATS, PLAYGROUND_GUEST_CHAT];
+/**
+ * A family group the bot is in (allowed, like your chat): mention it (`@playground_bot …`) as yourself or as your
+ * friend, to try the people's memory: what you told the bot about yourself in private is known here when you speak.
+ */
+export const PLAYGROUND_FAMILY_CHAT = {
+  id: -100_004,
+  firstName: "Family group",
+  note: "the bot is in it: mention @playground_bot",
+} as const;
+const ALL_CHATS = [...PLAYGROUND_CHATS, PLAYGROUND_GUEST_CHAT, PLAYGROUND_FAMILY_CHAT];
 const BOT = { id: 100_000, is_bot: true, first_name: "Playground bot", username: "playground_bot" } as const;
 const TYPING_MS = 5000;
 
@@ -136,6 +145,7 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
     bot: BOT,
     // The bot is not in the guest chat: it can only answer a guest query there.
     chatOf: (id) => {
+      if (id === PLAYGROUND_FAMILY_CHAT.id) return { id, type: "group", title: PLAYGROUND_FAMILY_CHAT.firstName };
       const known = PLAYGROUND_CHATS.find((chat) => chat.id === id);
       return known ? { id, type: "private", first_name: known.firstName } : undefined;
     },
@@ -263,6 +273,7 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
 
   const chatOf = (id: number) => {
     if (id === PLAYGROUND_GUEST_CHAT.id) return { id, type: "group", title: PLAYGROUND_GUEST_CHAT.firstName };
+    if (id === PLAYGROUND_FAMILY_CHAT.id) return { id, type: "group", title: PLAYGROUND_FAMILY_CHAT.firstName };
     const known = PLAYGROUND_CHATS.find((chat) => chat.id === id)!;
     return { id, type: "private", first_name: known.firstName };
   };
@@ -408,8 +419,8 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
       return send(response, 200, { html: message.content.widget.html, chatData: message.content.widget.chatData });
     }
     const chat = chatOf(chatId);
-    // In the guest chat you write as yourself or as your friend; in a private chat, as its person.
-    const person = personOf(chatId === PLAYGROUND_GUEST_CHAT.id ? Number(input.as ?? PLAYGROUND_CHAT.id) : chatId);
+    // In a group you write as yourself or as your friend; in a private chat, as its person.
+    const person = personOf(chatId < 0 ? Number(input.as ?? PLAYGROUND_CHAT.id) : chatId);
     if (path === "send") {
       const text = typeof input.text === "string" ? input.text.trim().slice(0, 4096) : "";
       if (text === "") return send(response, 400, { error: "empty message" });
@@ -424,7 +435,7 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
         });
         chatExtras.voices.set(id, `voice/note-${id}`);
       }
-      if (chatId === PLAYGROUND_GUEST_CHAT.id) chatExtras.authors.set(id, person.first_name);
+      if (chatId < 0) chatExtras.authors.set(id, person.first_name);
       changed();
       if (chatId === PLAYGROUND_GUEST_CHAT.id) {
         if (!new RegExp(`@${BOT.username}\\b`, "i").test(text)) return send(response, 200, { ok: true, id });

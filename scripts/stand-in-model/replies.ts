@@ -7,6 +7,7 @@
  */
 import { type ChatMessage, lastUserText, type StandInReply, turnSteps } from "./conversation.ts";
 import { afterHistorySearch, historyQuery } from "./history-answers.ts";
+import { aboutMe, dinnerIdea } from "./people-answers.ts";
 import { afterWebFetch, afterWebSearch, webQuery } from "./web-answers.ts";
 
 export type { ChatMessage, StandInReply } from "./conversation.ts";
@@ -20,6 +21,7 @@ const HELP = [
   "Hello! I am the **local stand-in model**: I answer without any AI, so that you can try the whole bot on a fresh machine. Try:",
   "",
   "- `remember that my bike is blue` (the `remember` tool writes it to D1), then `what do you remember?` (`recall`)",
+  "- `I'm vegetarian and my daughter Mia is 7` (kept with you), then in the family group `suggest a dinner for tonight`; `/memory` shows and forgets",
   "- `remind me to stretch` (`schedule_task`, one minute from now; its answer arrives here on its own)",
   "- `what's new with the Bot API this week?` (`web_search`, then `web_fetch` of the best result; an answer with links)",
   "- `my locker code is 4711`, a few more messages, then `what did I say my locker code was?` (`search_history`)",
@@ -48,6 +50,8 @@ export function standInReply(
   if (remember && !/what do you remember/i.test(said) && offered("remember")) {
     return { kind: "tool", name: "remember", arguments: { fact: remember[1]!.trim().replace(/[.!]+$/, "") } };
   }
+  const personal = aboutMe(said, offered);
+  if (personal) return personal;
   const inHistory = historyQuery(said);
   if (inHistory && offered("search_history"))
     return { kind: "tool", name: "search_history", arguments: { query: inHistory } };
@@ -109,7 +113,7 @@ export function standInReply(
       "`web_search` is not offered in this chat: no search backend is configured (`SEARXNG_URL`, `BRAVE_SEARCH_API_KEY` or `TAVILY_API_KEY` in `.dev.vars`; `npm run dev` starts a stand-in search when none is set and `WEB_SEARCH` is not `off`), or the chat's tool list leaves it out.";
     return { kind: "text", text: `I would search the web for “${onTheWeb}”, but ${why}\n\n${FOOTER}` };
   }
-  return { kind: "text", text: `${textAnswer(said, lower)}\n\n${FOOTER}` };
+  return { kind: "text", text: `${dinnerIdea(said, messages) ?? textAnswer(said, lower)}\n\n${FOOTER}` };
 }
 
 function textAnswer(said: string, lower: string): string {

@@ -1,24 +1,29 @@
 import { DurableObject } from "cloudflare:workers";
 import { AccessStore } from "../access/access-store.ts";
 import { ChatAccess } from "../access/chat-access.ts";
+import { pairingAccessOf } from "../access/pairing-access.ts";
 import { pressButton } from "../commands/button-press.ts";
 import { isQuestionButton, tapQuestion } from "../commands/question-press.ts";
 import { compactIfDue } from "../compaction/compaction.ts";
 import { keepHistory } from "../compaction/history-upkeep.ts";
+import { consolidateIfDue } from "../compaction/memory-consolidation.ts";
+import { ConfigProblemsStore } from "../config/config-problems.ts";
 import { CachedChatConfig, ChatConfigStore, type StoredConfig } from "../config/config-store.ts";
 import { loadSettings, settingsOf } from "../config/loaded-settings.ts";
 import { PLAN_LIMITS } from "../config/plan-limits.ts";
+import { RetiredModelsStore } from "../config/retired-models.ts";
 import { database } from "../db/database.ts";
 import type { Env } from "../env.ts";
 import type { HelperReport } from "../helpers/helper-job.ts";
 import { bestEffort } from "../lib/best-effort.ts";
 import { SubrequestMeter } from "../lib/subrequest-meter.ts";
-import { ingestServicesOf } from "../media/services.ts";
+import { generatedMediaReader, generatedMediaStore, ingestServicesOf } from "../media/services.ts";
 import type { ToolOutcome } from "../protocol/run-payload.ts";
 import type { Outbox } from "../reply/outbox.ts";
 import { CachedSkills } from "../skills/skill-store.ts";
 import { ChatStores } from "../store/chat-stores.ts";
 import type { InboxItem } from "../store/inbox-store.ts";
+import type { WrittenRow } from "../store/person-history.ts";
 import { TaskRepository } from "../tasks/task-repository.ts";
 import { TelegramClient } from "../telegram/client.ts";
 import type { ChatDescription, ChatTarget, GuestQuery, IncomingMessage } from "../telegram/incoming-message.ts";
@@ -32,7 +37,14 @@ import { stopHelpers } from "../turn/helpers.ts";
 import { expireQuestions, nextQuestionExpiry } from "../turn/questions.ts";
 import { enqueueDueTasks } from "../turn/scheduled-task.ts";
 import { keepWidgetData, tapWidget } from "../turn/widgets.ts";
-import { agentContainersOf } from "./agent-containers.ts";
+import {
+  adapterSourcesOf,
+  mcpOpenerOf,
+  mediaBucket,
+  semanticIndexOf,
+  servedModelSourcesOf,
+  speakerSourceOf,
+} from "./bindings.ts";
 import { recordInDirectory, rememberChat } from "./chat-directory-entry.ts";
 import { chatKeyOf, chatStub } from "./chat-key.ts";
 import { chatOutbox, type OutboxState, outboxStateOf } from "./chat-outbox.ts";
@@ -276,6 +288,24 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
     return outboxStateOf(this.stores);
   }
 
+  /** What the person of this private chat wrote (live and archived), for the admin API's export of their data. */
+  async personRows(): Promise<WrittenRow[]> {
+    return this.stores.person.written();
+  }
+
+  /**
+   * Erases this chat's conversation (live, archived, its search index and summary) for the admin API's delete of a
+   * person's data; returns the files' keys of what they wrote, for the caller to delete, and how many rows went.
+   */
+  async erasePerson(): Promise<{ rows: number; files: string[] }> {
+    const files = this.stores.person.written().flatMap((row) => row.files);
+    const rows = this.stores.atomically(() => {
+      this.stores.history.clear();
+      return this.stores.person.eraseArchived();
+    });
+    return { rows, files };
+  }
+
   override async alarm(): Promise<void> {
     await this.schedule.runAlarm(() => this.drain());
   }
@@ -314,6 +344,7 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
     await bestEffort("compaction", () => compactIfDue(this.context(), compaction.signal));
     this.compaction = undefined;
     await bestEffort("history upkeep", () => keepHistory(this.context()));
+    await bestEffort("memory consolidation", () => consolidateIfDue(this.context()));
     this.pruneOccasionally();
     await this.usage.flushIfDue(Date.now());
   }
@@ -347,18 +378,27 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
       type: target.chatId > 0 ? "private" : "group",
       isForum: target.threadId !== undefined,
     };
+    const telegram = this.telegram();
+    const bucket = mediaBucket(this.env);
     return {
-      env: this.env,
       settings,
       stores: this.stores,
       db: database(this.env),
-      telegram: this.telegram(),
+      telegram,
       outbox: this.outbox(),
       registry: tools,
-      ingest: ingestServicesOf(this.env, settings, this.telegram().api),
+      ingest: ingestServicesOf(bucket, settings, telegram.api),
       configs: this.configs,
       skills: this.skills,
-      agentContainers: agentContainersOf(this.env),
+      adapters: adapterSourcesOf(this.env, settings),
+      mcp: mcpOpenerOf(this.env, settings),
+      semanticIndex: semanticIndexOf(this.env, settings, chatKeyOf(target)),
+      storeGenerated: generatedMediaStore(bucket),
+      speaker: speakerSourceOf(this.env, settings),
+      configProblems: new ConfigProblemsStore(this.env.CONFIG),
+      retiredModels: new RetiredModelsStore(this.env.CONFIG),
+      served: servedModelSourcesOf(this.env, settings),
+      pairing: pairingAccessOf(this.env.CONFIG, telegram, Date.now),
       chatKey: chatKeyOf(target),
       target,
       chat,
@@ -397,6 +437,7 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
       telegram: this.telegram(),
       settings: settingsOf(this.env),
       kv: this.env.CONFIG,
+      keptPhoto: generatedMediaReader(mediaBucket(this.env)),
       chatKey: () => chatKeyOf(this.stores.meta.get("target") ?? { chatId: 0 }),
       // A drain sets the alarm as it ends; a message queued outside one (a confirmed button's send) sets it now.
       replan: async () => {

@@ -42,6 +42,15 @@ const pendingActionSchema = z.object({
   /** Who may confirm it besides an admin: the people the turn answered. */
   askers: z.array(z.number().int()).max(100),
   createdAt: z.number(),
+  /** What the person was shown (the header and the whole details), for the pages' buttons. */
+  view: z.object({ header: z.string().max(4000), detail: z.string().max(30_000) }).optional(),
+  /** The SHA-256 (16 hex digits) of `argumentsText` as shown: the press runs the call only if it still matches. */
+  argumentsHash: z
+    .string()
+    .regex(/^[0-9a-f]{16}$/)
+    .optional(),
+  /** What outside content the asking turn held: the record of the answer carries it on. */
+  source: z.string().max(500).optional(),
 });
 export type PendingAction = z.infer<typeof pendingActionSchema>;
 
@@ -142,6 +151,11 @@ export const chatMetaSchemas = {
   helpers: z.array(runningHelperSchema),
   /** How many helpers this chat has started: the next one's number is one more. */
   helperCount: z.number().int(),
+  /**
+   * A private chat's person: when their memory was last consolidated and how many facts it then held, and when it
+   * was last checked (at most hourly: the check reads D1).
+   */
+  memoryConsolidated: z.object({ at: z.number(), facts: z.number().int(), checkedAt: z.number().optional() }),
   /** The widgets shown here lately (the newest 20), with their state. */
   widgets: z.array(shownWidgetSchema).max(20),
   /** Telegram refused a widget here (no such method, not allowed): answers that would be widgets are messages until. */

@@ -10,6 +10,7 @@ export const BOT_COMMANDS = [
     command: "provider",
     description: "Set this chat's provider: /provider <name> [model] or /provider reset (admins)",
   },
+  { command: "memory", description: "What I keep about you and this chat, with buttons to forget" },
   { command: "tasks", description: "This chat's scheduled tasks and running helpers" },
   { command: "skills", description: "This chat's skills: /skills, /skills show|on|off|delete <name>" },
   { command: "voice", description: "Spoken answers: /voice [off|when-spoken-to|always]" },

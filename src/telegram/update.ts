@@ -61,6 +61,15 @@ const recordingSchema = z.looseObject({
   transcript: z.string().max(100_000).optional(),
 });
 
+/** Where a forwarded message came from (MessageOrigin): a user, a hidden user, a chat or a channel. */
+const forwardOriginSchema = z.looseObject({
+  type: z.string(),
+  sender_user: userSchema.optional(),
+  sender_user_name: z.string().optional(),
+  sender_chat: chatSchema.optional(),
+  chat: chatSchema.optional(),
+});
+
 const baseMessageSchema = z.looseObject({
   message_id: z.number().int(),
   message_thread_id: z.number().int().optional(),
@@ -78,6 +87,7 @@ const baseMessageSchema = z.looseObject({
   voice: recordingSchema.optional(),
   audio: recordingSchema.optional(),
   video_note: recordingSchema.optional(),
+  forward_origin: forwardOriginSchema.optional(),
 });
 
 const messageSchema = baseMessageSchema.extend({ reply_to_message: baseMessageSchema.optional() });
@@ -303,12 +313,14 @@ export function incomingMessageOf(update: TelegramUpdate): IncomingMessage | und
       ? {
           replyTo: {
             ...(reply.from ? { fromId: reply.from.id, fromName: displayName(reply.from) } : {}),
+            ...(reply.from?.is_bot ? { fromBot: true } : {}),
             text: replyText,
           },
         }
       : {}),
     ...(media.length > 0 ? { media } : {}),
     ...(message.media_group_id !== undefined ? { mediaGroupId: message.media_group_id } : {}),
+    ...(message.forward_origin ? { forwardedFrom: originName(message.forward_origin).slice(0, 100) } : {}),
     ...commandOf(text),
   };
 }
@@ -364,4 +376,12 @@ function commandOf(text: string): { command: { name: string; args: string } } | 
   const match = /^\/([a-zA-Z0-9_]{1,64})(@[a-zA-Z0-9_]{3,64})?(?:\s+([\s\S]*))?$/.exec(text.trim());
   if (!match) return {};
   return { command: { name: `${match[1]!.toLowerCase()}${match[2] ?? ""}`, args: (match[3] ?? "").trim() } };
+}
+
+/** A forwarded message's origin, named: the channel or chat, the person, or "a hidden sender". */
+function originName(origin: z.infer<typeof forwardOriginSchema>): string {
+  const chat = origin.chat ?? origin.sender_chat;
+  if (chat) return chat.title ?? chat.username ?? `chat ${chat.id}`;
+  if (origin.sender_user) return displayName(origin.sender_user);
+  return origin.sender_user_name ?? "a hidden sender";
 }

@@ -1,3 +1,5 @@
+import { type PersonMemory, peopleSection } from "../memory/people.ts";
+
 export interface SystemPromptInput {
   botName: string;
   /** The chat's own instructions from its config, if any. */
@@ -8,6 +10,8 @@ export interface SystemPromptInput {
   toolNames: string[];
   /** A guest turn: who summoned the bot into a chat it is not in (their display name). */
   guestOf?: string;
+  /** The people speaking and what the turn may know of them (src/memory/people.ts). */
+  people?: readonly PersonMemory[];
   now: Date;
   timezone: string;
 }
@@ -23,6 +27,8 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   if (input.toolNames.length > 0) parts.push(describeTools(input.toolNames));
   if (input.chatPrompt) parts.push(`Instructions for this chat:\n${input.chatPrompt}`);
   if (input.skills) parts.push(input.skills);
+  const people = input.people && peopleSection(input.people, input.chat.type === "private");
+  if (people) parts.push(people);
   parts.push(`The current date and time is ${formatNow(input.now, input.timezone)} (${input.timezone}).`);
   return parts.join("\n\n");
 }

@@ -1,11 +1,9 @@
 import type { PaidCallGate } from "../budget/paid-calls.ts";
-import { generatedMediaStore } from "../media/services.ts";
 import { MemoryRepository } from "../memory/memory-repository.ts";
 import { readableSkill } from "../skills/skill-store.ts";
 import { TaskRepository } from "../tasks/task-repository.ts";
 import type { ChatHistory } from "../tools/chat-history.ts";
 import type { HelperSpawner, ToolContext, TurnTrust } from "../tools/context.ts";
-import { semanticIndexOf } from "../tools/semantic-index.ts";
 import type { ChatContext } from "./chat-context.ts";
 import { askToConfirm } from "./pending-actions.ts";
 import { askQuestion } from "./questions.ts";
@@ -37,6 +35,7 @@ export function toolContext(
     trust,
     settings: ctx.settings,
     memories: new MemoryRepository(ctx.db),
+    audience: { chatId: ctx.chat.id, isPrivate: ctx.chat.type === "private", speakers: senders },
     tasks: new TaskRepository(ctx.db),
     readSkill: (name) => readableSkill(ctx.db, ctx.chat.id, name),
     timezone: turn.timezone,
@@ -52,9 +51,12 @@ export function toolContext(
       }
     },
     sendPhoto: async (photo) => {
-      await ctx.telegram.sendPhoto(ctx.target, photo);
+      // Through the outbox: an outage keeps it (read back from its key, or described) rather than losing it.
+      if ((await ctx.outbox.postPhoto("answer", ctx.target, photo)) === "refused") {
+        throw new Error("Telegram refused the photo");
+      }
     },
-    storeGenerated: generatedMediaStore(ctx.env),
+    storeGenerated: ctx.storeGenerated,
     paid: turn.paid,
     ...(turn.canAsk === false
       ? {}
@@ -72,7 +74,7 @@ export function toolContext(
 /** The chat's own history for search: its object's full-text index, and its namespace of the vector index if bound. */
 function chatHistoryOf(ctx: ChatContext): ChatHistory {
   const search = ctx.stores.historySearch;
-  const semantic = semanticIndexOf(ctx.env, ctx.settings, ctx.chatKey);
+  const semantic = ctx.semanticIndex;
   return {
     keyword: (query) => search.keyword(query),
     byIds: (ids) => search.byIds(ids),

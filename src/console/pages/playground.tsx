@@ -38,7 +38,9 @@ export function PlaygroundPage(props: { extraPages: { path: string; label: strin
         voice messages, widgets in a sandboxed frame without network, replies only you see) lands here. 🎤 sends what
         you typed as a voice note (silent; only the stand-in model "hears" it). Your friend's chat is not allowed at
         first: pair it with <code>/pair</code>, then approve the code from your chat or the Access page. The friends'
-        group does not have the bot: name it (<code>@playground_bot …</code>) to summon it as a guest. Local dev only.
+        group does not have the bot: name it (<code>@playground_bot …</code>) to summon it as a guest. The family group
+        has it: tell it about yourself in your chat ("I'm vegetarian and my daughter Mia is 7"), then mention it there
+        ("@playground_bot suggest a dinner for tonight"); <code>/memory</code> shows what it keeps. Local dev only.
       </p>
       <div id="chats" class="row" style="margin-bottom:.5rem"></div>
       <label class="switch hint">
