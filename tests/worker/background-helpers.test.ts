@@ -151,7 +151,16 @@ describe("a background helper", () => {
     const [first, second] = await helperCalls();
     const offered = first!.tools?.map((tool) => tool.function.name) ?? [];
     expect(offered).toEqual(expect.arrayContaining(["recall", "web_fetch"]));
-    for (const denied of ["send_message", "schedule_task", "spawn", "remember", "forget", "generate_image"]) {
+    for (const denied of [
+      "send_message",
+      "schedule_task",
+      "spawn",
+      "remember",
+      "forget",
+      "generate_image",
+      "ask_user",
+      "show_widget",
+    ]) {
       expect(offered).not.toContain(denied);
     }
     const results = second!.messages
