@@ -37,20 +37,14 @@ import { stopHelpers } from "../turn/helpers.ts";
 import { expireQuestions, nextQuestionExpiry } from "../turn/questions.ts";
 import { enqueueDueTasks } from "../turn/scheduled-task.ts";
 import { keepWidgetData, tapWidget } from "../turn/widgets.ts";
-import {
-  adapterSourcesOf,
-  mcpOpenerOf,
-  mediaBucket,
-  semanticIndexOf,
-  servedModelSourcesOf,
-  speakerSourceOf,
-} from "./bindings.ts";
+import { adapterSourcesOf, mcpOpenerOf, semanticIndexOf, servedModelSourcesOf, speakerSourceOf } from "./bindings.ts";
 import { recordInDirectory, rememberChat } from "./chat-directory-entry.ts";
 import { chatKeyOf, chatStub } from "./chat-key.ts";
 import { chatOutbox, type OutboxState, outboxStateOf } from "./chat-outbox.ts";
 import { helperLauncherOf } from "./helper-launcher.ts";
 import { answerItems, burstFor, isPlainMessage } from "./inbox-batch.ts";
 import { countBindings, type MeteredObject, meterInvocations } from "./metered-invocations.ts";
+import { mediaBucket } from "./optional-bindings.ts";
 import { UsageFlush } from "./usage-flush.ts";
 import { WakeSchedule } from "./wake-schedule.ts";
 
