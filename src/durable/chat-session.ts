@@ -34,6 +34,7 @@ import { adapterSourcesOf, mcpOpenerOf, mediaBucket, semanticIndexOf, speakerSou
 import { recordInDirectory, rememberChat } from "./chat-directory-entry.ts";
 import { chatKeyOf, chatStub } from "./chat-key.ts";
 import { chatOutbox, type OutboxState, outboxStateOf } from "./chat-outbox.ts";
+import { chatSlot, nextTaskAtSlot, prunedAtSlot, targetSlot } from "./chat-slots.ts";
 import { helperLauncherOf } from "./helper-launcher.ts";
 import { answerItems, burstFor, isPlainMessage } from "./inbox-batch.ts";
 import { countBindings, type MeteredObject, meterInvocations } from "./metered-invocations.ts";
@@ -97,7 +98,7 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
       storage: ctx.storage,
       work: {
         hasPending: () => this.stores.inbox.hasPending(),
-        nextTaskAt: () => this.stores.meta.get("nextTaskAt"),
+        nextTaskAt: () => this.stores.meta.get(nextTaskAtSlot),
         nextUsageFlushAt: () => this.usage.nextFlushAt(),
         nextOutboxAt: () => this.stores.outbox.nextTryAt(),
       },
@@ -175,7 +176,7 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
     if (id === undefined) return "duplicate";
     this.burst?.close();
     // A person who never wrote to the bot privately: their chat is theirs (its id is their user id).
-    if (this.stores.meta.get("target") === undefined) this.stores.meta.set("target", { chatId: query.from.id });
+    if (this.stores.meta.get(targetSlot) === undefined) this.stores.meta.set(targetSlot, { chatId: query.from.id });
     await this.schedule.workArrived(0);
     return "queued";
   }
@@ -192,8 +193,8 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
 
   /** Called when this chat's scheduled tasks change (from any chat's tool call): re-reads the next due time. */
   async tasksChanged(chatId: number, threadId?: number): Promise<void> {
-    if (this.stores.meta.get("target") === undefined) {
-      this.stores.meta.set("target", threadId === undefined ? { chatId } : { chatId, threadId });
+    if (this.stores.meta.get(targetSlot) === undefined) {
+      this.stores.meta.set(targetSlot, threadId === undefined ? { chatId } : { chatId, threadId });
     }
     await this.refreshNextTask();
     await this.schedule.replan();
@@ -310,8 +311,8 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
   /** What a turn or a command of this batch works with. */
   private context(): ChatContext {
     const settings = settingsOf(this.env);
-    const target: ChatTarget = this.stores.meta.get("target") ?? { chatId: 0 };
-    const chat: ChatDescription = this.stores.meta.get("chat") ?? {
+    const target: ChatTarget = this.stores.meta.get(targetSlot) ?? { chatId: 0 };
+    const chat: ChatDescription = this.stores.meta.get(chatSlot) ?? {
       id: target.chatId,
       type: target.chatId > 0 ? "private" : "group",
       isForum: target.threadId !== undefined,
@@ -373,7 +374,7 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
       telegram: this.telegram(),
       settings: settingsOf(this.env),
       kv: this.env.CONFIG,
-      chatKey: () => chatKeyOf(this.stores.meta.get("target") ?? { chatId: 0 }),
+      chatKey: () => chatKeyOf(this.stores.meta.get(targetSlot) ?? { chatId: 0 }),
       // A drain sets the alarm as it ends; a message queued outside one (a confirmed button's send) sets it now.
       replan: async () => {
         if (!this.schedule.isDraining) await this.schedule.replan();
@@ -383,26 +384,26 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
   }
 
   private async queueDueTasks(): Promise<void> {
-    const next = this.stores.meta.get("nextTaskAt");
+    const next = this.stores.meta.get(nextTaskAtSlot);
     if (next === undefined || next > Date.now()) return;
     await enqueueDueTasks(this.context());
     await this.refreshNextTask();
   }
 
   private async refreshNextTask(): Promise<void> {
-    const target = this.stores.meta.get("target");
+    const target = this.stores.meta.get(targetSlot);
     if (!target) return;
     const next = await new TaskRepository(database(this.env)).nextDueAt(target.chatId, target.threadId);
-    if (next === undefined) this.stores.meta.delete("nextTaskAt");
-    else this.stores.meta.set("nextTaskAt", next);
+    if (next === undefined) this.stores.meta.delete(nextTaskAtSlot);
+    else this.stores.meta.set(nextTaskAtSlot, next);
   }
 
   private pruneOccasionally(): void {
     const now = Date.now();
-    const last = this.stores.meta.get("prunedAt");
+    const last = this.stores.meta.get(prunedAtSlot);
     if (last !== undefined && now - last < PRUNE_INTERVAL_MS) return;
     this.stores.inbox.pruneFinished(now);
-    this.stores.meta.set("prunedAt", now);
+    this.stores.meta.set(prunedAtSlot, now);
   }
 }
 

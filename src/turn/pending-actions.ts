@@ -1,6 +1,6 @@
-import type { PendingAction } from "../store/chat-meta.ts";
 import type { PendingActionRequest } from "../tools/context.ts";
 import type { ChatContext } from "./chat-context.ts";
+import { type PendingAction, pendingActionsSlot } from "./pending-action-slot.ts";
 
 /** A request waits this long for its button; an older press is told it expired. */
 const PENDING_TTL_MS = 60 * 60 * 1000;
@@ -20,7 +20,7 @@ export async function askToConfirm(
 ): Promise<string> {
   const id = pendingId();
   const now = ctx.now();
-  const waiting = livePending(ctx.stores.meta.get("pendingActions"), now);
+  const waiting = livePending(ctx.stores.meta.get(pendingActionsSlot), now);
   const action: PendingAction = {
     id,
     tool: request.tool,
@@ -29,7 +29,7 @@ export async function askToConfirm(
     askers: [...request.askers],
     createdAt: now,
   };
-  ctx.stores.meta.set("pendingActions", [...waiting, action].slice(-MAX_PENDING));
+  ctx.stores.meta.set(pendingActionsSlot, [...waiting, action].slice(-MAX_PENDING));
   await ctx.telegram.sendMenu(
     ctx.target,
     `🛡 I was asked to **${request.summary}**. This conversation holds content from outside the chat ` +
@@ -50,11 +50,11 @@ export async function askToConfirm(
 
 /** Takes the request a press names out of the waiting list, if it is still waiting. */
 export function takePending(ctx: Pick<ChatContext, "stores" | "now">, id: string): PendingAction | undefined {
-  const waiting = livePending(ctx.stores.meta.get("pendingActions"), ctx.now());
+  const waiting = livePending(ctx.stores.meta.get(pendingActionsSlot), ctx.now());
   const action = waiting.find((entry) => entry.id === id);
   if (action)
     ctx.stores.meta.set(
-      "pendingActions",
+      pendingActionsSlot,
       waiting.filter((entry) => entry.id !== id),
     );
   return action;

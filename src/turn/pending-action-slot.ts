@@ -1,0 +1,17 @@
+import * as z from "zod";
+import { slot } from "../lib/slot.ts";
+
+/** A tool call held back for the person's confirmation (see pending-actions.ts). */
+const pendingActionSchema = z.object({
+  id: z.string().regex(/^[a-z0-9]{12}$/),
+  tool: z.string().max(64),
+  argumentsText: z.string().max(200_000),
+  summary: z.string().max(500),
+  /** Who may confirm it besides an admin: the people the turn answered. */
+  askers: z.array(z.number().int()).max(100),
+  createdAt: z.number(),
+});
+export type PendingAction = z.infer<typeof pendingActionSchema>;
+
+/** Tool calls waiting for the person's confirmation, newest last. */
+export const pendingActionsSlot = slot("pendingActions", z.array(pendingActionSchema).max(20));
