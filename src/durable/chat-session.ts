@@ -19,7 +19,6 @@ import type { ToolOutcome } from "../protocol/run-payload.ts";
 import type { Outbox } from "../reply/outbox.ts";
 import { CachedSkills } from "../skills/skill-store.ts";
 import { ChatStores } from "../store/chat-stores.ts";
-import type { InboxItem } from "../store/inbox-store.ts";
 import { TaskRepository } from "../tasks/task-repository.ts";
 import { TelegramClient } from "../telegram/client.ts";
 import type { ChatDescription, ChatTarget, GuestQuery, IncomingMessage } from "../telegram/incoming-message.ts";
@@ -29,6 +28,7 @@ import { RunSlot } from "../turn/active-run.ts";
 import type { Burst } from "../turn/burst.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
 import { stopHelpers } from "../turn/helpers.ts";
+import { type InboxEntry, type InboxItem, inboxCodec } from "../turn/inbox-entries.ts";
 import { enqueueDueTasks } from "../turn/scheduled-task.ts";
 import { adapterSourcesOf, mcpOpenerOf, mediaBucket, semanticIndexOf, speakerSourceOf } from "./bindings.ts";
 import { recordInDirectory, rememberChat } from "./chat-directory-entry.ts";
@@ -59,7 +59,7 @@ export type Access = "allowed" | "stranger";
  */
 export class ChatSession extends DurableObject<Env> implements MeteredObject {
   // Public for tests, which reach them through runInDurableObject; callers go through the methods below.
-  readonly stores: ChatStores;
+  readonly stores: ChatStores<InboxEntry>;
   /** This invocation's subrequests against the plan's limits (see metered-invocations.ts). */
   readonly subrequests: SubrequestMeter;
   /** The drain and the alarm behind it; tests wait for `schedule.drain` to settle. */
@@ -85,7 +85,7 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
       renew: () => env.CHAT_SESSION.get(ctx.id).freshInvocation(),
     });
     countBindings(env);
-    this.stores = new ChatStores(ctx.storage);
+    this.stores = new ChatStores(ctx.storage, inboxCodec);
     this.access = new ChatAccess(settingsOf(env), { chats: {}, admins: {} });
     this.configs = new CachedChatConfig(new ChatConfigStore(env.CONFIG, tools.names));
     this.skills = new CachedSkills(() => database(env));

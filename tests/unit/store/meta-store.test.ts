@@ -4,6 +4,7 @@ import { spendSlot } from "../../../src/budget/spend-slot.ts";
 import { nextTaskAtSlot, prunedAtSlot, targetSlot } from "../../../src/durable/chat-slots.ts";
 import { draftsRefusedSlot } from "../../../src/reply/reply-slots.ts";
 import { ChatStores } from "../../../src/store/chat-stores.ts";
+import { inboxCodec } from "../../../src/turn/inbox-entries.ts";
 import { session } from "../../worker/helpers.ts";
 
 describe("MetaStore", () => {
@@ -13,14 +14,14 @@ describe("MetaStore", () => {
       stores.meta.set(draftsRefusedSlot, true);
       expect(stores.meta.get(targetSlot)).toEqual({ chatId: 7004, threadId: 5 });
       // Another reader of the same database sees the same values.
-      const fresh = new ChatStores(state.storage);
+      const fresh = new ChatStores(state.storage, inboxCodec);
       expect(fresh.meta.get(targetSlot)).toEqual({ chatId: 7004, threadId: 5 });
       expect(fresh.meta.get(draftsRefusedSlot)).toBe(true);
       // A second write of a key replaces its row.
       stores.meta.set(targetSlot, { chatId: 7004, threadId: 6 });
-      expect(new ChatStores(state.storage).meta.get(targetSlot)).toEqual({ chatId: 7004, threadId: 6 });
+      expect(new ChatStores(state.storage, inboxCodec).meta.get(targetSlot)).toEqual({ chatId: 7004, threadId: 6 });
       stores.meta.delete(draftsRefusedSlot);
-      expect(new ChatStores(state.storage).meta.get(draftsRefusedSlot)).toBeUndefined();
+      expect(new ChatStores(state.storage, inboxCodec).meta.get(draftsRefusedSlot)).toBeUndefined();
     });
   });
 
@@ -29,7 +30,7 @@ describe("MetaStore", () => {
       state.storage.sql.exec(
         "INSERT INTO meta (key, value) VALUES ('spend', '{\"day\":\"2026-11-23\"}'), ('nextTaskAt', 'nope'), ('prunedAt', '5')",
       );
-      const { meta } = new ChatStores(state.storage);
+      const { meta } = new ChatStores(state.storage, inboxCodec);
       expect(meta.get(spendSlot)).toBeUndefined();
       expect(meta.get(nextTaskAtSlot)).toBeUndefined();
       expect(meta.get(prunedAtSlot)).toBe(5);

@@ -7,6 +7,7 @@ import { resolveConfig } from "../../../src/config/chat-config.ts";
 import { settingsOf } from "../../../src/config/loaded-settings.ts";
 import type { ChatStores } from "../../../src/store/chat-stores.ts";
 import { admit } from "../../../src/turn/admission.ts";
+import type { InboxEntry } from "../../../src/turn/inbox-entries.ts";
 import type { TurnRequest } from "../../../src/turn/turn-request.ts";
 import { configProblemNoticeAtSlot } from "../../../src/turn/turn-slots.ts";
 import { session } from "../../worker/helpers.ts";
@@ -28,7 +29,7 @@ const decide = (
 ) => admit(ctx, request, { effective: config, stored: { state: "none" } }, now);
 
 /** The checks against a chat object's real stores, with the test environment's settings (admin user 1001). */
-async function withStores<T>(work: (stores: ChatStores, access: ChatAccess) => T): Promise<T> {
+async function withStores<T>(work: (stores: ChatStores<InboxEntry>, access: ChatAccess) => T): Promise<T> {
   return runInDurableObject(session(7001), (instance) =>
     work(instance.stores, new ChatAccess(settingsOf(env), { chats: {}, admins: {} })),
   );
