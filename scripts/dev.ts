@@ -24,7 +24,7 @@ import {
   standInSearchVars,
   unset,
 } from "./dev-vars.ts";
-import { PLAYGROUND_CHAT, startBotApiStandIn } from "./playground/bot-api.ts";
+import { PLAYGROUND_CHAT, PLAYGROUND_FAMILY_CHAT, startBotApiStandIn } from "./playground/bot-api.ts";
 import { BridgeStopped, runPollingBridge } from "./polling-bridge.ts";
 import { STAND_IN_MODEL } from "./stand-in-model/replies.ts";
 import { startStandInModel } from "./stand-in-model/server.ts";
@@ -58,7 +58,11 @@ if (playground) {
     TELEGRAM_API_BASE_URL: standIn.url,
     PLAYGROUND_URL: standIn.url,
     // You, in the playground, may talk to the bot and are its admin (/model buttons, /approve).
-    ALLOWED_CHAT_IDS: variables.ALLOWED_CHAT_IDS?.trim() === "*" ? "*" : withPlaygroundChat(variables.ALLOWED_CHAT_IDS),
+    // The family group too: the bot is a member there (the people's memory is tried in it).
+    ALLOWED_CHAT_IDS:
+      variables.ALLOWED_CHAT_IDS?.trim() === "*"
+        ? "*"
+        : `${withPlaygroundChat(variables.ALLOWED_CHAT_IDS)},${PLAYGROUND_FAMILY_CHAT.id}`,
     ADMIN_USER_IDS: withPlaygroundChat(variables.ADMIN_USER_IDS),
     ADMIN_CHAT_IDS: withPlaygroundChat(variables.ADMIN_CHAT_IDS),
     ...(playgroundAdminToken ? { ADMIN_TOKEN: playgroundAdminToken } : {}),

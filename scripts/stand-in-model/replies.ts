@@ -7,6 +7,7 @@
  */
 import { type ChatMessage, lastUserText, type StandInReply, turnSteps } from "./conversation.ts";
 import { afterHistorySearch, historyQuery } from "./history-answers.ts";
+import { aboutMe, dinnerIdea } from "./people-answers.ts";
 import { afterWebFetch, afterWebSearch, webQuery } from "./web-answers.ts";
 
 export type { ChatMessage, StandInReply } from "./conversation.ts";
@@ -20,10 +21,13 @@ const HELP = [
   "Hello! I am the **local stand-in model**: I answer without any AI, so that you can try the whole bot on a fresh machine. Try:",
   "",
   "- `remember that my bike is blue` (the `remember` tool writes it to D1), then `what do you remember?` (`recall`)",
+  "- `I'm vegetarian and my daughter Mia is 7` (kept with you), then in the family group `suggest a dinner for tonight`; `/memory` shows and forgets",
   "- `remind me to stretch` (`schedule_task`, one minute from now; its answer arrives here on its own)",
   "- `what's new with the Bot API this week?` (`web_search`, then `web_fetch` of the best result; an answer with links)",
   "- `my locker code is 4711`, a few more messages, then `what did I say my locker code was?` (`search_history`)",
   "- `show me a table`, `show me some code`, `write something long` (formatting and splitting)",
+  "- `make me a packing checklist for a weekend trip` (`show_widget`: a checklist widget whose ticks the bot keeps; a message in a group)",
+  "- `help me choose between these three laptops` (`ask_user`: a question with buttons; your tap continues the conversation)",
   "- `/voice when-spoken-to`, then 🎤 in the playground (a voice note gets a spoken answer with its text); `/voice always` speaks every answer",
   "- `/model`, `/status`, `/help` (commands the bot answers itself)",
 ].join("\n");
@@ -46,6 +50,8 @@ export function standInReply(
   if (remember && !/what do you remember/i.test(said) && offered("remember")) {
     return { kind: "tool", name: "remember", arguments: { fact: remember[1]!.trim().replace(/[.!]+$/, "") } };
   }
+  const personal = aboutMe(said, offered);
+  if (personal) return personal;
   const inHistory = historyQuery(said);
   if (inHistory && offered("search_history"))
     return { kind: "tool", name: "search_history", arguments: { query: inHistory } };
@@ -61,6 +67,31 @@ export function standInReply(
       arguments: { prompt: `Remind the user to ${remind[1]!.trim().replace(/[.!]+$/, "")}.`, at },
     };
   }
+  const chose = /^(?:\w[^:]*: )?\[Chose "([^"]+)"/.exec(said);
+  if (chose) {
+    return {
+      kind: "text",
+      text: `You chose **${chose[1]}**: it came back to me as your next message, in the same conversation.\n\n${FOOTER}`,
+    };
+  }
+  if (/\bchecklist\b/.test(lower) && offered("show_widget")) {
+    return {
+      kind: "tool",
+      name: "show_widget",
+      arguments: {
+        kind: "checklist",
+        title: "Weekend trip packing",
+        items: ["Tent", "Sleeping bag", "Headlamp", "Rain jacket", "Snacks", "Phone charger"],
+      },
+    };
+  }
+  if (/\bchoose between\b/.test(lower) && offered("ask_user")) {
+    return {
+      kind: "tool",
+      name: "ask_user",
+      arguments: { question: "Which laptop matters most to you?", choices: ["MacBook Air", "ThinkPad X1", "Dell XPS"] },
+    };
+  }
   const onTheWeb = webQuery(said);
   if (onTheWeb && offered("web_search")) return { kind: "tool", name: "web_search", arguments: { query: onTheWeb } };
   if (onTheWeb) {
@@ -68,7 +99,7 @@ export function standInReply(
       "`web_search` is not offered in this chat: no search backend is configured (`SEARXNG_URL`, `BRAVE_SEARCH_API_KEY` or `TAVILY_API_KEY` in `.dev.vars`; `npm run dev` starts a stand-in search when none is set and `WEB_SEARCH` is not `off`), or the chat's tool list leaves it out.";
     return { kind: "text", text: `I would search the web for “${onTheWeb}”, but ${why}\n\n${FOOTER}` };
   }
-  return { kind: "text", text: `${textAnswer(said, lower)}\n\n${FOOTER}` };
+  return { kind: "text", text: `${dinnerIdea(said, messages) ?? textAnswer(said, lower)}\n\n${FOOTER}` };
 }
 
 function textAnswer(said: string, lower: string): string {
@@ -124,6 +155,12 @@ function afterTool(messages: readonly ChatMessage[], toolNames: readonly string[
       );
     case "recall":
       return text(`Here is what \`recall\` found in D1:\n\n${content}`);
+    case "show_widget":
+      return text(
+        /widget/.test(content) && !/Not a widget/.test(content) ? "Here it is: tick what you packed." : "Here it is.",
+      );
+    case "ask_user":
+      return text("Tap one.");
     case "schedule_task":
       return text(
         `Scheduled with \`schedule_task\`: ${content}\nIn about a minute the bot runs it and posts its answer here; /tasks lists it.`,

@@ -18,13 +18,19 @@ export class ProviderError extends Error {
   constructor(
     readonly classification: ErrorClassification,
     message: string,
-    options?: { cause?: unknown; retryable?: boolean },
+    options?: { cause?: unknown; retryable?: boolean; modelGone?: boolean },
   ) {
     super(message, options);
     this.retryable = options?.retryable ?? RETRYABLE.has(classification);
+    this.modelGone = options?.modelGone ?? false;
   }
 
   readonly retryable: boolean;
+  /**
+   * The provider does not serve the model (it was retired, or never existed for this key): a 404 with OpenAI's
+   * `model_not_found` or Anthropic's `not_found_error`. The chat falls back rather than failing every turn.
+   */
+  readonly modelGone: boolean;
 }
 
 /**
@@ -43,10 +49,25 @@ export function providerErrorFrom(error: unknown, label: string, sdk?: SdkErrorC
   return new ProviderError(
     classify(error, status, name, sdk),
     `${label}: ${status ? `${status} ` : ""}${detail}`.trim(),
-    {
-      cause: error,
-    },
+    { cause: error, modelGone: status === 404 && namesMissingModel(error) },
   );
+}
+
+/**
+ * Whether a 404's body says the model is not served. The OpenAI SDK keeps the body's `error` object (`code:
+ * "model_not_found"`) and copies its `code`; the Anthropic SDK keeps the whole body (`error.type: "not_found_error"`).
+ */
+function namesMissingModel(error: unknown): boolean {
+  const seen = [error, fieldOf(error, "error"), fieldOf(fieldOf(error, "error"), "error")];
+  return seen.some(
+    (part) => fieldOf(part, "code") === "model_not_found" || fieldOf(part, "type") === "not_found_error",
+  );
+}
+
+function fieldOf(value: unknown, name: string): unknown {
+  return value !== null && typeof value === "object" && name in value
+    ? (value as Record<string, unknown>)[name]
+    : undefined;
 }
 
 function classify(

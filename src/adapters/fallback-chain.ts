@@ -10,13 +10,16 @@ export interface ChainLink {
   provider: string;
   model: string;
   adapter: ModelAdapter;
+  /** Taken only when the model before it is not served any more (the provider's default after a retired model). */
+  onlyWhenGone?: boolean;
 }
 
 /** Told when the chain moves on: the link that failed, why, and the one that answers from now on. */
 export type FallbackListener = (move: { from: ChainLink; to: ChainLink; error: ProviderError }) => Promise<void>;
 
-function fallsBack(error: ProviderError): boolean {
-  return FALLS_BACK.has(error.classification);
+function fallsBack(error: ProviderError, next: ChainLink): boolean {
+  if (error.modelGone) return true;
+  return !next.onlyWhenGone && FALLS_BACK.has(error.classification);
 }
 
 /**
@@ -84,7 +87,7 @@ export class FallbackChain implements ModelAdapter {
   private async moveOn(link: ChainLink, thrown: unknown, signal: AbortSignal | undefined): Promise<void> {
     const error = providerErrorFrom(thrown, link.adapter.label);
     const next = this.links[this.index + 1];
-    if (!next || !fallsBack(error) || signal?.aborted) throw error;
+    if (!next || !fallsBack(error, next) || signal?.aborted) throw error;
     this.index++;
     await this.onFallback({ from: link, to: next, error });
   }

@@ -3,6 +3,7 @@ import { platformLine } from "../budget/platform-cost.ts";
 import { spendSlot } from "../budget/spend-slot.ts";
 import { summaryFailureSlot, summarySlot } from "../compaction/summary-slots.ts";
 import { resolveConfig } from "../config/chat-config.ts";
+import { editableConfig } from "../config/config-store.ts";
 import { isProvider, PROVIDERS } from "../config/providers.ts";
 import { dayKey, startOfDay } from "../config/zones.ts";
 import { chatUsage } from "../db/usage.ts";
@@ -16,6 +17,7 @@ import { helpersText, stopHelpers } from "../turn/helpers.ts";
 import { runTurn } from "../turn/run-turn.ts";
 import { agentSessionIdSlot, codexSessionIdSlot } from "../turn/turn-slots.ts";
 import { userMessageOf } from "../turn/user-message.ts";
+import { memoryMenu } from "./memory-command.ts";
 import { modelMenu } from "./model-menu.ts";
 import { approveText } from "./pairing.ts";
 import { skillsText } from "./skills-command.ts";
@@ -61,6 +63,7 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
       const menu = await modelMenu({
         configs: ctx.configs,
         settings: ctx.settings,
+        served: ctx.served,
         chatId: ctx.chat.id,
         withButtons: ctx.access.isAdmin(message.from?.id),
       });
@@ -71,6 +74,12 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
     case "provider":
       await reply(await setProvider(ctx, message));
       break;
+    case "memory": {
+      const menu = await memoryMenu(ctx, message.from?.id);
+      if (menu.keyboard.length === 0) await reply(menu.text);
+      else await ctx.telegram.sendMenu(ctx.target, menu.text, menu.keyboard);
+      break;
+    }
     case "tasks": {
       const helpers = helpersText(ctx);
       await reply(
@@ -221,8 +230,9 @@ async function setProvider(ctx: ChatContext, message: IncomingMessage): Promise<
   }
   if (!isProvider(name)) return `Unknown provider "${name}". Choose one of: ${PROVIDERS.join(", ")}.`;
   if (model !== undefined && model.length > 200) return "That model name is too long.";
-  const stored = await ctx.configs.get(ctx.chat.id);
-  const { model: _previousModel, ...rest } = stored.state === "valid" ? stored.config : {};
+  const editable = editableConfig(await ctx.configs.get(ctx.chat.id));
+  if ("refused" in editable) return editable.refused;
+  const { model: _previousModel, ...rest } = editable.config;
   await ctx.configs.put(ctx.chat.id, { ...rest, provider: name, ...(model ? { model } : {}) });
   const effective = resolveConfig({ ...rest, provider: name, ...(model ? { model } : {}) }, ctx.settings);
   return `This chat now uses **${effective.provider}** with model \`${effective.model}\`, from the next message.`;

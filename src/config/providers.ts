@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { MODEL_CATALOG } from "./model-catalog.ts";
 
 export const PROVIDERS = ["openai", "anthropic", "claude-agent", "codex-agent", "workers-ai"] as const;
 export const providerSchema = z.enum(PROVIDERS);
@@ -35,13 +36,13 @@ export type Fallback = z.infer<typeof fallbackSchema>;
 /** The longest fallback chain, after the chat's own model. */
 export const MAX_FALLBACKS = 4;
 
-/** Each provider's model when neither the chat nor DEFAULT_MODEL names one. */
+/** Each provider's model when neither the chat nor DEFAULT_MODEL names one (the catalog's, src/config/model-catalog.ts). */
 export const DEFAULT_MODELS: Record<Provider, string> = {
-  openai: "gpt-4o-mini",
-  anthropic: "claude-sonnet-4-5",
-  "claude-agent": "claude-sonnet-4-5",
+  openai: MODEL_CATALOG.openai.default,
+  anthropic: MODEL_CATALOG.anthropic.default,
+  "claude-agent": MODEL_CATALOG.anthropic.default,
   // The Codex CLI's own default model (codex-cli 0.169).
   "codex-agent": "gpt-6.1-sol",
   // Function calling, 128k context, and fast on Workers AI.
-  "workers-ai": "@cf/meta/llama-3.3-70b-instruct-fp8-fast",
+  "workers-ai": MODEL_CATALOG["workers-ai"].default,
 };

@@ -4,7 +4,6 @@
  */
 import { type Reading, readingOf } from "./knob.ts";
 import {
-  DEFAULT_MODELS,
   type Fallback,
   isModelProvider,
   isProvider,
@@ -84,15 +83,7 @@ export function workersAiRouteOf(
 const MAX_MODEL_CHOICES = 12;
 const MAX_CHOICE_LENGTH = 58;
 
-/**
- * MODEL_CHOICES: `provider:model` entries, comma-separated (`openai:gpt-4o-mini, anthropic:claude-sonnet-4-5`).
- * Unset: each of openai and anthropic with its default model.
- */
-export const DEFAULT_MODEL_CHOICES: readonly ModelChoice[] = [
-  { provider: "openai", model: DEFAULT_MODELS.openai },
-  { provider: "anthropic", model: DEFAULT_MODELS.anthropic },
-];
-
+/** MODEL_CHOICES: `provider:model` entries, comma-separated (`openai:gpt-5-mini, anthropic:claude-sonnet-5`). */
 export function modelChoicesOf(text: string): Reading<readonly ModelChoice[]> {
   const problems: string[] = [];
   const choices: ModelChoice[] = [];
@@ -113,5 +104,5 @@ export function modelChoicesOf(text: string): Reading<readonly ModelChoice[]> {
     }
   }
   if (choices.length > MAX_MODEL_CHOICES) problems.push(`lists more than ${MAX_MODEL_CHOICES} models`);
-  return readingOf(choices.length === 0 ? DEFAULT_MODEL_CHOICES : choices.slice(0, MAX_MODEL_CHOICES), problems);
+  return readingOf(choices.slice(0, MAX_MODEL_CHOICES), problems);
 }

@@ -1,5 +1,6 @@
 import type { IdList } from "./id-list.ts";
 import type { AgentEgress } from "./knobs/agent-knobs.ts";
+import { withCatalogPrices } from "./model-catalog.ts";
 import type { PaidCap, PaidKind } from "./paid-kinds.ts";
 import type { Plan } from "./plan-limits.ts";
 import type { Fallback, Provider } from "./providers.ts";
@@ -74,6 +75,8 @@ export interface Settings {
   historyEmbeddingModel: string;
   /** The most characters of tool results one turn feeds back to the model, all calls together. */
   toolResultsMaxChars: number;
+  /** Characters of one person's facts a turn is given; consolidation keeps a person's memory under it. */
+  personMemoryMaxChars: number;
   /** How a streamed answer is shown: drafts in private chats, and edits (groups) at most this often. */
   stream: { draftIntervalMs: number; editIntervalMs: number; stopButtonAfterMs: number };
   /** Where a 👀 reaction acknowledges a message whose answer takes more than a moment. */
@@ -218,9 +221,10 @@ export function readSettings(variables: Variables, stored: StoredSettingValues =
     historyRetentionDays: values.HISTORY_RETENTION_DAYS,
     historyEmbeddingModel: values.HISTORY_EMBEDDING_MODEL,
     toolResultsMaxChars: values.TOOL_RESULTS_MAX_CHARS,
+    personMemoryMaxChars: values.PERSON_MEMORY_MAX_CHARS,
     dailyTokenBudget: values.DAILY_TOKEN_BUDGET,
     dailyCostBudgetUsd: values.DAILY_COST_BUDGET_USD,
-    modelPrices: values.MODEL_PRICES,
+    modelPrices: withCatalogPrices(values.MODEL_PRICES),
     modelChoices: values.MODEL_CHOICES,
     providerMaxRetries: values.PROVIDER_MAX_RETRIES,
     providerTimeoutMs: values.PROVIDER_TIMEOUT_SECONDS * 1000,

@@ -141,3 +141,23 @@ export interface SkillsView {
   maxChars: number;
   maxTotalChars: number;
 }
+
+/** One fact of `GET /admin/people/:userId/memories` and `GET /admin/chats/:chatId/memories`. */
+export interface MemoryRow {
+  id: number;
+  content: string;
+  chatId: number;
+  aboutUser: number | null;
+  private: boolean;
+  createdBy: number | null;
+  createdAt: string;
+  outside?: string;
+  mergedFrom?: string;
+}
+
+/** One row of `GET /admin/people`. */
+export interface PersonRow {
+  userId: number;
+  facts: number;
+  lastAt: number;
+}

@@ -22,6 +22,7 @@ import {
   type UsageReport,
 } from "./admin-client.ts";
 import { type FormField, formFieldOf, formValuesFrom, formValuesOf, patchOf } from "./config-form.ts";
+import { addMemoryRoutes } from "./memory-routes.tsx";
 import { AccessPage } from "./pages/access.tsx";
 import { ChatPage } from "./pages/chat.tsx";
 import { ChatsPage } from "./pages/chats.tsx";
@@ -63,10 +64,13 @@ export function consoleRoutes(): Hono<ConsoleEnv> {
   app.use("*", async (c, next) => {
     await next();
     c.header("cache-control", "no-store");
+    // A playground widget's frame has a policy of its own (no network, sandboxed; see widget-frame.ts).
+    if (c.req.path.startsWith("/console/playground/frame/") && c.res.headers.has("content-security-policy")) return;
     c.header("x-frame-options", "DENY");
-    // The playground is the one page with a script (its own, same origin) and calls back to the console.
+    // The playground is the one page with a script (its own, same origin) and calls back to the console; its
+    // widgets run in frames from the console's own origin, sandboxed.
     const scripts = c.req.path.startsWith("/console/playground")
-      ? " script-src 'self'; connect-src 'self'; media-src 'self';"
+      ? " script-src 'self'; connect-src 'self'; media-src 'self'; frame-src 'self';"
       : "";
     c.header(
       "content-security-policy",
@@ -151,6 +155,7 @@ export function consoleRoutes(): Hono<ConsoleEnv> {
   });
 
   addSkillRoutes(app, { chatPage, extraPages });
+  addMemoryRoutes(app, extraPages);
 
   app.get("/access", async (c) => {
     const notice = NOTICES[c.req.query("done") ?? ""];
@@ -261,7 +266,7 @@ async function chatPage(
   chatId: number,
   form: Partial<Pick<Parameters<typeof ChatPage>[0], "values" | "errors" | "notice">> & { skills?: SkillForm },
 ) {
-  const [config, chats, tasks, daily, report, skills, outbox] = await Promise.all([
+  const [config, chats, tasks, daily, report, skills, outbox, models] = await Promise.all([
     c.var.admin.get<ConfigView>(`/chats/${chatId}/config?effective=1`),
     c.var.admin.get<{ chats: ChatRow[] }>("/chats"),
     c.var.admin.get<{ tasks: TaskRow[] }>(`/chats/${chatId}/tasks`),
@@ -269,6 +274,7 @@ async function chatPage(
     c.var.admin.get<UsageReport>(`/usage?chatId=${chatId}`),
     c.var.admin.get<SkillsView>(`/chats/${chatId}/skills?full=1`),
     c.var.admin.get<OutboxView>(`/chats/${chatId}/outbox`),
+    c.var.admin.get<{ choices: { provider: string; model: string }[] }>("/models"),
   ]);
   const view = expect(config);
   const row = expect(chats).chats.find((chat) => chat.chatId === chatId);
@@ -282,6 +288,7 @@ async function chatPage(
       {...(form.notice ? { notice: form.notice } : {})}
       tasks={expect(tasks).tasks}
       outbox={expect(outbox)}
+      models={models.ok ? models.data.choices : []}
       skills={expect(skills)}
       {...(form.skills ? { skillForm: form.skills } : {})}
       daily={expect(daily)}

@@ -19,6 +19,7 @@ svg{max-width:100%;height:auto;background:#fff}code{font-size:.9em}
 
 const PAGES = [
   { path: "/console/chats", label: "Chats" },
+  { path: "/console/people", label: "People" },
   { path: "/console/access", label: "Access" },
   { path: "/console/skills", label: "Skills" },
   { path: "/console/usage", label: "Usage" },

@@ -1,7 +1,11 @@
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { PaidUnits } from "../config/paid-kinds.ts";
 
-/** Facts a chat asked the bot to remember. Every query is scoped by `chat_id`. */
+/**
+ * Facts the bot remembers: a chat's (`about_user` null), or a person's (`about_user` is their Telegram user id).
+ * `chat_id` is always where the fact was said; which turns may read a person's fact is decided in one place
+ * (src/memory/visibility.ts): every query of a person's facts goes through it.
+ */
 export const memories = sqliteTable(
   "memories",
   {
@@ -12,8 +16,17 @@ export const memories = sqliteTable(
     createdAt: integer("created_at").notNull(),
     /** Provenance: what outside content the turn that wrote it had read (a fact it writes may carry instructions). */
     outside: text("outside"),
+    /** The person the fact is about (a person's memory), or null for the chat's own memory. */
+    aboutUser: integer("about_user"),
+    /** Marked private: it stays in the chat it was said in, whatever that chat is. */
+    private: integer("private", { mode: "boolean" }).notNull().default(false),
+    /** When consolidation merged facts into this one: the ids and chats they came from (JSON), else null. */
+    mergedFrom: text("merged_from"),
   },
-  (table) => [index("memories_chat_id_idx").on(table.chatId, table.id)],
+  (table) => [
+    index("memories_chat_id_idx").on(table.chatId, table.id),
+    index("memories_about_user_idx").on(table.aboutUser, table.id),
+  ],
 );
 
 /**

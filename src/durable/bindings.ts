@@ -1,4 +1,5 @@
 import type { AdapterSources } from "../adapters/index.ts";
+import type { ServedModelSources } from "../adapters/served-models.ts";
 import type { Settings } from "../config/settings.ts";
 import { type Env, workersAiBinding } from "../env.ts";
 import { type McpOpener, mcpOpener, type SecretReader } from "../mcp/chat-mcp.ts";
@@ -75,4 +76,9 @@ export function speakerSourceOf(env: Env, settings: Settings): () => SpeakerChoi
       ai: workersAiBinding(env),
       timeoutMs: settings.providerTimeoutMs,
     });
+}
+
+/** What asking the providers for their served models needs: the keys, KV for the cache, the AI binding if bound. */
+export function servedModelSourcesOf(env: Env, settings: Settings): ServedModelSources {
+  return { settings, kv: env.CONFIG, ai: workersAiBinding(env) };
 }

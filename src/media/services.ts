@@ -23,6 +23,14 @@ export function generatedMediaStore(bucket: R2Bucket | undefined): GeneratedStor
   };
 }
 
+/** Reads a generated image back from the media bucket by its key (an outbox photo that waited). */
+export function generatedMediaReader(bucket: R2Bucket | undefined): (key: string) => Promise<Uint8Array | undefined> {
+  return async (key) => {
+    const bytes = bucket ? await new R2Shelf(bucket).get(key) : undefined;
+    return bytes === undefined ? undefined : new Uint8Array(bytes);
+  };
+}
+
 /** What bringing a message's files in needs: where they are kept, Telegram's file download, the caps and a transcriber. */
 export function ingestServicesOf(bucket: R2Bucket | undefined, settings: Settings, telegramApi: Api): IngestServices {
   return {

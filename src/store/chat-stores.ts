@@ -4,6 +4,7 @@ import { HistoryStore } from "./history-store.ts";
 import { type InboxCodec, type InboxKind, InboxStore } from "./inbox-store.ts";
 import { MetaStore } from "./meta-store.ts";
 import { OutboxStore } from "./outbox-store.ts";
+import { PersonHistory } from "./person-history.ts";
 import { UsageBuffer } from "./usage-buffer.ts";
 
 /**
@@ -20,6 +21,8 @@ export class ChatStores<Entry extends { kind: InboxKind } = { kind: InboxKind }>
   readonly usage: UsageBuffer;
   /** Messages Telegram could not take yet, retried in order on the alarm. */
   readonly outbox: OutboxStore;
+  /** A private chat's person: what they wrote, for an export, and the erase of it all. */
+  readonly person: PersonHistory;
   private readonly database: ChatDatabase;
 
   constructor(storage: DurableObjectStorage, inbox: InboxCodec<Entry>) {
@@ -30,6 +33,7 @@ export class ChatStores<Entry extends { kind: InboxKind } = { kind: InboxKind }>
     this.historySearch = new HistorySearchStore(this.database, this.meta);
     this.usage = new UsageBuffer(this.database);
     this.outbox = new OutboxStore(this.database);
+    this.person = new PersonHistory(this.database);
   }
 
   migrate(): Promise<void> {

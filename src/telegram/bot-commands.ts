@@ -10,6 +10,7 @@ export const BOT_COMMANDS = [
     command: "provider",
     description: "Set this chat's provider: /provider <name> [model] or /provider reset (admins)",
   },
+  { command: "memory", description: "What I keep about you and this chat, with buttons to forget" },
   { command: "tasks", description: "This chat's scheduled tasks and running helpers" },
   { command: "skills", description: "This chat's skills: /skills, /skills show|on|off|delete <name>" },
   { command: "voice", description: "Spoken answers: /voice [off|when-spoken-to|always]" },
@@ -31,4 +32,10 @@ export function isBotCommand(name: string): name is BotCommandName {
  * The update kinds the bot handles: messages, presses of its buttons (Stop), of a rich draft's stop control, and guest
  * queries (Bot API 10.0: the bot summoned by name in a chat it is not in; Telegram sends them only when listed here).
  */
-export const ALLOWED_UPDATES = ["message", "callback_query", "stopped_message_generation", "guest_message"] as const;
+export const ALLOWED_UPDATES = [
+  "message",
+  "callback_query",
+  "stopped_message_generation",
+  "guest_message",
+  "widget_query",
+] as const;

@@ -2,8 +2,10 @@ import type { DrizzleD1Database } from "drizzle-orm/d1";
 import type { ChatAccess } from "../access/chat-access.ts";
 import type { PairingAccess } from "../access/pairing-access.ts";
 import type { AdapterSources } from "../adapters/index.ts";
+import type { ServedModelSources } from "../adapters/served-models.ts";
 import type { ConfigProblemsStore } from "../config/config-problems.ts";
 import type { ConfigReader } from "../config/config-store.ts";
+import type { RetiredModelsStore } from "../config/retired-models.ts";
 import type { Settings } from "../config/settings.ts";
 import type { HelperJob } from "../helpers/helper-job.ts";
 import type { SubrequestAllowance } from "../lib/subrequest-meter.ts";
@@ -72,6 +74,10 @@ export interface ChatContext {
   speaker: () => SpeakerChoice;
   /** Where a chat's invalid config is reported for the console. */
   configProblems: ConfigProblemsStore;
+  /** Where a model the provider no longer serves is reported, for /health. */
+  retiredModels: RetiredModelsStore;
+  /** Where /model asks the providers what they serve. */
+  served: ServedModelSources;
   /** The access record and pairing codes in KV. */
   pairing: PairingAccess;
   chatKey: string;

@@ -14,6 +14,7 @@ import type { ModelPrice } from "../config/settings-lists.ts";
 import { errorText } from "../lib/errors.ts";
 import type { ChatMcp } from "../mcp/chat-mcp.ts";
 import { planMedia } from "../media/load.ts";
+import { outsideOfPeople } from "../memory/people.ts";
 import type { AgentEvent } from "../protocol/events.ts";
 import { jsonBytesOfAll, utf8Bytes } from "../protocol/json-size.ts";
 import type { HistoryMessage } from "../protocol/messages.ts";
@@ -21,6 +22,7 @@ import { agentToolsPath, type ModelTool, WORKER_CALLBACK_HOST } from "../protoco
 import { mintRunToken } from "../protocol/run-token.ts";
 import { NO_SKILLS, type TurnSkills } from "../skills/skill.ts";
 import { TurnTrust } from "../tools/context.ts";
+import { noteAddressesPeopleWrote } from "../tools/outward-policy.ts";
 import type { ActiveRun } from "./active-run.ts";
 import type { ChatContext } from "./chat-context.ts";
 import { armTools, runEngine } from "./engine/turn-engine.ts";
@@ -28,7 +30,9 @@ import type { TurnPolicy } from "./engine/turn-policy.ts";
 import { type PromptFacts, turnPrompt } from "./engine/turn-prompt.ts";
 import { turnTools } from "./engine/turn-tools.ts";
 import { helperSpawner } from "./helpers.ts";
+import { markOtherMembers } from "./other-members.ts";
 import { meteredServerSearches, type ServerSearch, serverSearchOf, withServerSearch } from "./server-search.ts";
+import { speakersOf } from "./speakers.ts";
 import type { Tally } from "./tally.ts";
 import { toolContext } from "./tool-context.ts";
 import type { AdmittedTurn } from "./turn-request.ts";
@@ -118,6 +122,11 @@ export async function startConversation(ctx: ChatContext, input: ConversationInp
     ...request.users,
   ];
   const trust = startingTrust({ policy, adapter, mcp: input.mcp, summary, window });
+  noteAddressesPeopleWrote(trust, window);
+  markOtherMembers(trust, window, { senders: request.senders, isAdmin: (id) => ctx.access.isAdmin(id) });
+  const people = await speakersOf(ctx, request);
+  const fromPeople = outsideOfPeople(people);
+  if (fromPeople) trust.markUntrusted(fromPeople);
   const context = toolContext(ctx, {
     senders: request.senders,
     trust,
@@ -129,7 +138,7 @@ export async function startConversation(ctx: ChatContext, input: ConversationInp
   // The rolling summary (compaction) stands in for what the window no longer shows.
   const systemPrompt = turnPrompt({
     policy,
-    facts: chatFacts(ctx, config),
+    facts: { ...chatFacts(ctx, config), people },
     toolNames: offered.toolNames,
     skillText: offered.skillText,
     mcpNote: input.mcp.note,

@@ -65,7 +65,7 @@ export async function runHelperTurn(ctx: HelperTurnContext, job: HelperJob, run:
     return report("failed", `The helper could not run: ${choice.kind === "unavailable" ? choice.problem : provider}.`);
   }
 
-  const trust = new TurnTrust(job.untrustedSource);
+  const trust = new TurnTrust(job.untrustedSource, { privateFrom: job.privateSource });
   const slice = sliceStop(job.slice, { tally, paid });
   const policy = helperPolicy(settings, { untrusted: job.untrustedSource, slice });
   const mcp = await ctx.mcp(config, run.signal);

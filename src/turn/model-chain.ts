@@ -3,6 +3,7 @@ import { createAdapter } from "../adapters/index.ts";
 import type { Adapter } from "../adapters/types.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
 import { DEFAULT_MODELS, type Provider } from "../config/providers.ts";
+import { bestEffort } from "../lib/best-effort.ts";
 import type { ChatContext } from "./chat-context.ts";
 import type { TurnRequest } from "./turn-request.ts";
 
@@ -33,13 +34,17 @@ export function chooseModel(ctx: ChatContext, request: TurnRequest, config: Effe
   return { kind: "ready", provider, model, adapter };
 }
 
+/**
+ * The chat's model with its fallbacks, and last the provider's default model, taken only when a model before it is not
+ * served any more (retired): the chat then goes on, told so in one line, and /health names the retired model.
+ */
 function withFallbacks(
   ctx: ChatContext,
   config: EffectiveConfig,
   first: { provider: Provider; model: string; own: Adapter },
 ): Adapter {
   const { own } = first;
-  if (own.kind !== "model" || config.fallbacks.length === 0) return own;
+  if (own.kind !== "model") return own;
   const rest: ChainLink[] = [];
   for (const fallback of config.fallbacks) {
     const choice = createAdapter(fallback.provider, ctx.adapters);
@@ -47,15 +52,36 @@ function withFallbacks(
       rest.push({ provider: fallback.provider, model: fallback.model, adapter: choice.adapter });
     }
   }
+  // The deployment's default model where it is for this provider, else the provider's built-in one.
+  const { defaultProvider, defaultModel } = ctx.settings;
+  const providerDefault =
+    defaultProvider === first.provider && defaultModel ? defaultModel : DEFAULT_MODELS[first.provider];
+  if (first.model !== providerDefault && !rest.some((link) => link.model === providerDefault)) {
+    rest.push({ provider: first.provider, model: providerDefault, adapter: own, onlyWhenGone: true });
+  }
   if (rest.length === 0) return own;
   return new FallbackChain([{ provider: first.provider, model: first.model, adapter: own }, ...rest], async (move) => {
     const { from, to, error } = move;
     console.warn(`chat ${ctx.chat.id}: ${from.model} failed (${error.classification}); falling back to ${to.model}`);
-    await ctx.outbox.notify(
-      ctx.target,
-      `↪️ ${from.model} is ${reasonOf(error.classification)}; ${to.model} answers instead.`,
-    );
+    if (error.modelGone) {
+      await bestEffort("recording a retired model", () =>
+        ctx.retiredModels.report({
+          provider: from.provider,
+          model: from.model,
+          fellBackTo: `${to.provider}:${to.model}`,
+          at: ctx.now(),
+        }),
+      );
+    }
+    await ctx.outbox.notify(ctx.target, fallbackLine(from.model, to.model, error));
   });
+}
+
+function fallbackLine(from: string, to: string, error: { classification: string; modelGone: boolean }): string {
+  if (error.modelGone) {
+    return `↪️ ${from} is no longer offered by its provider (retired); ${to} answers instead. An admin can choose another model with /model.`;
+  }
+  return `↪️ ${from} is ${reasonOf(error.classification)}; ${to} answers instead.`;
 }
 
 function reasonOf(classification: string): string {

@@ -1,3 +1,5 @@
+import { type PersonMemory, peopleSection } from "../memory/people.ts";
+
 export interface SystemPromptInput {
   botName: string;
   /** The chat's own instructions from its config, if any. */
@@ -8,6 +10,8 @@ export interface SystemPromptInput {
   toolNames: string[];
   /** A guest turn: who summoned the bot into a chat it is not in (their display name). */
   guestOf?: string;
+  /** The people speaking and what the turn may know of them (src/memory/people.ts). */
+  people?: readonly PersonMemory[];
   now: Date;
   timezone: string;
 }
@@ -23,6 +27,8 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   if (input.toolNames.length > 0) parts.push(describeTools(input.toolNames));
   if (input.chatPrompt) parts.push(`Instructions for this chat:\n${input.chatPrompt}`);
   if (input.skills) parts.push(input.skills);
+  const people = input.people && peopleSection(input.people, input.chat.type === "private");
+  if (people) parts.push(people);
   parts.push(`The current date and time is ${formatNow(input.now, input.timezone)} (${input.timezone}).`);
   return parts.join("\n\n");
 }
@@ -73,6 +79,19 @@ function describeTools(names: string[]): string {
       "For reminders and recurring work, call schedule_task with an ISO-8601 time (`at`) or a cron expression " +
         "(`cron`). A task's prompt is what you will be asked to do when it runs, so write it as an instruction to " +
         'yourself (e.g. "Remind the user to stretch").',
+    );
+  }
+  if (names.includes("ask_user")) {
+    lines.push(
+      "When the person's answer decides what you do next (which of several options), call ask_user with short " +
+        "choices instead of asking in words, then stop; their tap comes back as their next message.",
+    );
+  }
+  if (names.includes("show_widget")) {
+    lines.push(
+      "For a list to tick off (packing, steps, to-dos), a pick among options or a few numbers to compare, call " +
+        "show_widget (a checklist, a choice or a chart) instead of writing it out; it arrives as a message where a " +
+        "widget cannot go.",
     );
   }
   lines.push("A tool result that starts with an error means the call failed; say so rather than pretending it worked.");

@@ -6,7 +6,9 @@ import type { ChatHistory } from "../tools/chat-history.ts";
 import type { HelperSpawner, ToolContext, TurnTrust } from "../tools/context.ts";
 import type { ChatContext } from "./chat-context.ts";
 import { askToConfirm } from "./pending-actions.ts";
+import { askQuestion } from "./questions.ts";
 import { actingUser, sendersAreAdmins } from "./senders.ts";
+import { showWidget } from "./widgets.ts";
 
 /** Who is asking and where, for the tools of one turn. */
 export function toolContext(
@@ -33,6 +35,7 @@ export function toolContext(
     trust,
     settings: ctx.settings,
     memories: new MemoryRepository(ctx.db),
+    audience: { chatId: ctx.chat.id, isPrivate: ctx.chat.type === "private", speakers: senders },
     tasks: new TaskRepository(ctx.db),
     readSkill: (name) => readableSkill(ctx.db, ctx.chat.id, name),
     timezone: turn.timezone,
@@ -48,11 +51,20 @@ export function toolContext(
       }
     },
     sendPhoto: async (photo) => {
-      await ctx.telegram.sendPhoto(ctx.target, photo);
+      // Through the outbox: an outage keeps it (read back from its key, or described) rather than losing it.
+      if ((await ctx.outbox.postPhoto("answer", ctx.target, photo)) === "refused") {
+        throw new Error("Telegram refused the photo");
+      }
     },
     storeGenerated: ctx.storeGenerated,
     paid: turn.paid,
-    ...(turn.canAsk === false ? {} : { confirm: (action) => askToConfirm(ctx, { ...action, askers: senders }) }),
+    ...(turn.canAsk === false
+      ? {}
+      : {
+          confirm: (action) => askToConfirm(ctx, { ...action, askers: senders }),
+          ask: (question) => askQuestion(ctx, { ...question, askers: senders }),
+          showWidget: (widget) => showWidget(ctx, widget, senders),
+        }),
     tasksChanged: (chatId, threadId) => ctx.tasks.changed(chatId, threadId),
     ...(turn.helpers ? { helpers: turn.helpers } : {}),
     history: chatHistoryOf(ctx),

@@ -9,6 +9,7 @@ import { describeViolation, type Violation } from "../../scripts/bot-api/vocabul
 import { multipartFields, readBodyBytes } from "../../scripts/read-body.ts";
 import { silentOggOpus } from "../../scripts/stand-in-model/ogg-opus.ts";
 import { anthropicMessage, openaiCompletion } from "./bodies.ts";
+import { modelsList, retiredRefusal } from "./models.ts";
 import { type RecordedFormat, recordedEvents } from "./recorded-events.ts";
 import { readRecordedAnswer } from "./recorded-streams.ts";
 import { searchDefault } from "./search-apis.ts";
@@ -110,6 +111,8 @@ export interface RecordedFile {
  */
 export interface TelegramSwitches {
   richMessages?: boolean;
+  /** Off: a server without widgets (Bot API 10.4): the widget methods answer 404. */
+  widgets?: boolean;
   outage?: { status?: 500 | 502 | 503 | 504; drop?: boolean; until?: number } | null;
   rateLimit?: { method: string; retryAfter: number; times?: number };
   openQuery?: { kind: "callback" | "widget"; id: string; chatId?: number; fromId?: number; ageMs?: number };
@@ -251,6 +254,10 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
         return;
       }
       if (service === "telegram") return await telegramCall(method, body as Record<string, unknown>, record, response);
+      const served = modelsList(service, request.method ?? "GET", url.pathname);
+      if (served !== undefined) return send(response, 200, served);
+      const retired = retiredRefusal(service, body);
+      if (retired !== undefined) return send(response, 404, retired);
       // A scripted model answer may wait for a request that shows given text (`when`), for concurrent callers.
       const shown = (script: ScriptedResponse) => (script.when ?? []).every((text) => raw.includes(text));
       const scripted =
@@ -510,6 +517,7 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
       if (raw !== "") {
         const switches = JSON.parse(raw) as TelegramSwitches;
         if (switches.richMessages !== undefined) telegram.richMessages = switches.richMessages;
+        if (switches.widgets !== undefined) telegram.widgetMethods = switches.widgets;
         if (switches.outage !== undefined) outage = switches.outage;
         if (switches.rateLimit) rateLimits.push({ times: 1, ...switches.rateLimit });
         if (switches.openQuery) {

@@ -7,6 +7,7 @@ import {
   type BotApiStandIn,
   PLAYGROUND_CHAT,
   PLAYGROUND_CHATS,
+  PLAYGROUND_FAMILY_CHAT,
   PLAYGROUND_GUEST_CHAT,
   type PlaygroundState,
   startBotApiStandIn,
@@ -253,7 +254,7 @@ describe("the playground's Bot API stand-in", () => {
     expect((await bot("sendMessage", { chat_id: 42, text: "who?" })).json.description).toContain("chat not found");
     const friendState = (await playground(`state?chat=${friend}`)).json;
     expect(friendState.messages.map((message) => message.text)).toEqual(["/pair", "Your pairing code is ABCD-EFGH"]);
-    expect(friendState.chats.map((chat) => chat.messages)).toEqual([0, 2, 0]);
+    expect(friendState.chats.map((chat) => chat.messages)).toEqual([0, 2, 0, 0]);
     expect((await playground("state")).json.messages).toEqual([]);
     expect((await playground("state?chat=42")).status).toBe(404);
   });
@@ -293,6 +294,27 @@ describe("the playground's Bot API stand-in", () => {
     expect(oggOpusComments(bytes)).toEqual({ TRANSCRIPT: "what time is it?" });
     expect((await fetch(`${standIn.url}/file/botwrong/${path}`)).status).toBe(404);
     expect((await playground("state")).json.messages[0]).toMatchObject({ from: "user", text: "🎤 what time is it?" });
+  });
+
+  it("the family group the bot is in: a message as you or your friend reaches the webhook, and the bot answers there", async () => {
+    const family = PLAYGROUND_FAMILY_CHAT.id;
+    await playground("send", {
+      chat: family,
+      text: "@playground_bot suggest a dinner for tonight",
+      as: PLAYGROUND_CHATS[1].id,
+    });
+    const message = updates.at(-1)!.body.message as { chat: unknown; from: unknown; text: string };
+    expect(message).toMatchObject({
+      chat: { id: family, type: "group", title: "Family group" },
+      from: { id: PLAYGROUND_CHATS[1].id, first_name: "A friend" },
+      text: "@playground_bot suggest a dinner for tonight",
+    });
+    expect((await bot("sendMessage", { chat_id: family, text: "Pasta?" })).status).toBe(200);
+    const state = (await playground(`state?chat=${family}`)).json;
+    expect(state.messages.map((shown) => [shown.from, shown.text, shown.by])).toEqual([
+      ["user", "@playground_bot suggest a dinner for tonight", "A friend"],
+      ["bot", "Pasta?", undefined],
+    ]);
   });
 
   it("a group the bot is not in: only naming the bot summons it, as a guest query it answers there", async () => {

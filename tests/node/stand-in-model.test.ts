@@ -57,6 +57,33 @@ describe("the stand-in model", () => {
     expect(standInReply([{ role: "user", content: "remember that x" }], []).kind).toBe("text");
   });
 
+  it("keeps what a person says about themselves with them, and suggests a dinner from what the prompt knows of them", () => {
+    expect(standInReply([{ role: "user", content: "I'm vegetarian and my daughter Mia is 7" }], ["remember"])).toEqual({
+      kind: "tool",
+      name: "remember",
+      arguments: {
+        fact: 'The person said about themselves: "I\'m vegetarian and my daughter Mia is 7"',
+        scope: "person",
+      },
+    });
+    // A question is not a statement about oneself.
+    expect(standInReply([{ role: "user", content: "I'm hungry, what now?" }], ["remember"]).kind).toBe("text");
+    const system = [
+      "You are Testbot.",
+      "The people speaking to you now, and what you remember of each (…):",
+      '- "Ada" (user id 1001):',
+      '  - #1 The person said about themselves: "I\'m vegetarian and my daughter Mia is 7"',
+    ].join("\n");
+    const dinner = standInReply(
+      [
+        { role: "system", content: system },
+        { role: "user", content: "Ada: @testbot suggest a dinner for tonight" },
+      ],
+      ["remember"],
+    );
+    expect(dinner).toEqual({ kind: "text", text: expect.stringContaining("vegetarian and my daughter Mia is 7") });
+  });
+
   it("schedules a reminder a minute ahead, and answers the task when it runs", () => {
     const now = new Date("2026-11-23T10:00:00Z");
     expect(standInReply([{ role: "user", content: "remind me to stretch" }], ["schedule_task"], now)).toEqual({

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { CachedChatConfig, ChatConfigStore } from "../../src/config/config-store.ts";
+import { DEFAULT_MODELS } from "../../src/config/providers.ts";
 import { admin, GROUP_CHAT, PRIVATE_CHAT } from "./helpers.ts";
 
 const path = (chatId: number) => `/chats/${chatId}/config`;
@@ -72,7 +73,7 @@ describe("admin API", () => {
     // DEFAULT_MODEL names an OpenAI model; a chat moved to Anthropic gets Anthropic's default instead.
     expect(switched.effective).toMatchObject({
       provider: "anthropic",
-      model: "claude-sonnet-4-5",
+      model: DEFAULT_MODELS.anthropic,
       source: { provider: "chat", model: "built-in" },
     });
   });

@@ -1,6 +1,7 @@
 import { createExecutionContext, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_MODELS } from "../../src/config/providers.ts";
 import { AgentContainer } from "../../src/durable/agent-container.ts";
 import { MAX_MODEL_CALLS_PER_MINUTE, proxyModelCall } from "../../src/durable/model-proxy.ts";
 import { type OpenRun, OpenRuns } from "../../src/durable/open-runs.ts";
@@ -63,7 +64,7 @@ describe("claude-agent through AGENT_RUNNER_URL", () => {
 
     const payload = (await fakes.requests("runner"))[0]!.body as RunPayload;
     expect(payload.chatKey).toBe(`chat:${PRIVATE_CHAT}`);
-    expect(payload.model).toBe("claude-sonnet-4-5");
+    expect(payload.model).toBe(DEFAULT_MODELS["claude-agent"]);
     expect(payload.sessionId).toBeUndefined();
     expect(payload.tools.map((tool) => tool.name)).toContain("remember");
     expect(payload.toolCallback.url).toBe(`http://127.0.0.1:8787/agent/tools/chat%3A${PRIVATE_CHAT}`);
@@ -218,7 +219,7 @@ describe("codex-agent through AGENT_RUNNER_URL", () => {
     );
     await say("and now?", { count: 4 });
     const [, claude, codex] = await payloads();
-    expect(claude).toMatchObject({ agent: "claude-agent", model: "claude-sonnet-4-5" });
+    expect(claude).toMatchObject({ agent: "claude-agent", model: DEFAULT_MODELS["claude-agent"] });
     expect(claude!.sessionId).toBeUndefined();
     expect(codex).toMatchObject({ agent: "codex-agent", sessionId: "thread-codex" });
   });

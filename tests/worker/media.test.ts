@@ -369,7 +369,11 @@ describe("without the MEDIA bucket (R2 not switched on)", () => {
           sizes: [{ fileId: "p-file", fileUniqueId: "pu", width: 10, height: 10 }],
         },
       ],
-      { refusal: () => undefined, record: () => undefined },
+      {
+        refusal: () => undefined,
+        record: () => undefined,
+        reserve: () => ({ held: { settle: () => undefined, release: () => undefined } }),
+      },
     );
     expect(result.notices).toEqual([]);
     expect(result.attachments).toEqual([expect.objectContaining({ kind: "image", key: "telegram-file/p-file" })]);

@@ -46,6 +46,14 @@ export const HISTORY_KNOBS = {
     "@cf/baai/bge-m3",
     200,
   ),
+  PERSON_MEMORY_MAX_CHARS: integer(
+    {
+      group,
+      description:
+        "characters of what the bot knows of one person that each turn is given (newest first); consolidation merges a person's facts when they pass it",
+    },
+    { min: 200, max: 100_000, fallback: 2_000 },
+  ),
   TOOL_RESULTS_MAX_CHARS: integer(
     { group, description: "characters of tool results one turn may feed back to the model, all calls together" },
     { min: 1_000, max: 10_000_000, fallback: 200_000 },

@@ -1,12 +1,6 @@
 import { custom, integer, readingOf, secret, text, url } from "../knob.ts";
 import { DEFAULT_MODELS, isProvider, PROVIDERS, type Provider } from "../providers.ts";
-import {
-  DEFAULT_MODEL_CHOICES,
-  fallbacksOf,
-  type ModelPrice,
-  modelChoicesOf,
-  modelPricesOf,
-} from "../settings-lists.ts";
+import { fallbacksOf, type ModelPrice, modelChoicesOf, modelPricesOf } from "../settings-lists.ts";
 
 const group = "Models";
 
@@ -78,15 +72,15 @@ export const MODEL_KNOBS = {
     {
       group,
       description:
-        "what `/model` offers admins as buttons: `provider:model`, comma-separated (at most 12, each at most 58 characters); empty: `openai` and `anthropic` with their default models",
+        "what `/model` and the console offer admins: `provider:model`, comma-separated (at most 12, each at most 58 characters), the owner's list over the providers'; empty: what each provider with a key serves (its models list, cached for 6 hours, filtered to chat models that call tools)",
     },
-    { rule: "provider:model entries, comma-separated", fallback: DEFAULT_MODEL_CHOICES, read: modelChoicesOf },
+    { rule: "provider:model entries, comma-separated", fallback: [], read: modelChoicesOf },
   ),
   MODEL_PRICES: custom<ReadonlyMap<string, ModelPrice>>(
     {
       group,
       description:
-        'JSON, US dollars per million tokens by model: `{"gpt-4o-mini": {"input": 0.15, "output": 0.6}}`; for cost budgets and the usage report',
+        'JSON, US dollars per million tokens by model: `{"gpt-5-mini": {"input": 0.25, "output": 2}}`; for cost budgets and the usage report. The built-in models\' list prices (src/config/model-catalog.ts) apply to models it does not name',
     },
     { rule: 'JSON such as {"model": {"input": 0.15, "output": 0.6}}', fallback: new Map(), read: modelPricesOf },
   ),

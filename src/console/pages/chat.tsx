@@ -22,6 +22,8 @@ export interface ChatPageProps {
   report: UsageReport;
   now: number;
   extraPages: { path: string; label: string }[];
+  /** What the model field suggests: the owner's MODEL_CHOICES, else what the providers serve (GET /admin/models). */
+  models?: { provider: string; model: string }[];
 }
 
 export function ChatPage(props: ChatPageProps) {
@@ -74,7 +76,12 @@ export function ChatPage(props: ChatPageProps) {
         <select {...field("provider")}>{options(PROVIDER_CHOICES, values.provider, "(default)")}</select>
         {problem("provider")}
         <label for="model">Model</label>
-        <input {...field("model")} value={values.model} placeholder="(the provider's default)" />
+        <input {...field("model")} value={values.model} placeholder="(the provider's default)" list="served-models" />
+        <datalist id="served-models">
+          {(props.models ?? []).map((choice) => (
+            <option value={choice.model}>{choice.provider}</option>
+          ))}
+        </datalist>
         {problem("model")}
         <label for="systemPrompt">System prompt</label>
         <textarea {...field("systemPrompt")}>{values.systemPrompt}</textarea>
@@ -166,6 +173,11 @@ export function ChatPage(props: ChatPageProps) {
         </div>
       )}
 
+      <h2>Memories</h2>
+      <p>
+        <a href={`/console/chats/${props.chatId}/memories`}>What was remembered in this chat</a> (its own facts and what
+        its people said about themselves here), with a way to forget each.
+      </p>
       <h2>Skills</h2>
       <SkillsSection
         base={`/console/chats/${props.chatId}/skills`}

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { peoplePaths } from "./admin-people-openapi.ts";
 
 interface AdminSchemas {
   config: z.ZodType;
@@ -285,6 +286,7 @@ function accessPaths(parts: PathParts) {
         responses: { 200: json({ type: "object" }, "Token use per chat and per model"), ...refusals },
       },
     },
+    ...peoplePaths({ json, refusals, chatIdParameter }),
   };
 }
 

@@ -24,6 +24,7 @@ import { tools } from "../../tools/index.ts";
 import { validInput } from "../valid-input.ts";
 import { clientOf, countWrongTry, isBlocked } from "../wrong-tries.ts";
 import { adminOpenApiDocument } from "./admin-openapi.ts";
+import { adminPeopleRoutes } from "./admin-people.ts";
 import { adminSettingsRoutes, settingsPatchSchema } from "./admin-settings.ts";
 import { adminSkillsRoutes, skillPatchSchema, skillUploadSchema } from "./admin-skills.ts";
 
@@ -73,6 +74,7 @@ export function adminRoutes(): Hono<AdminEnv> {
 
   admin.route("/", adminSkillsRoutes());
   admin.route("/", adminSettingsRoutes());
+  admin.route("/", adminPeopleRoutes());
 
   admin.get("/openapi.json", (c) =>
     c.json(

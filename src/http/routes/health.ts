@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { ConfigProblemsStore } from "../../config/config-problems.ts";
 import { type FeatureOff, featuresOff } from "../../config/features-off.ts";
 import { settingsOf } from "../../config/loaded-settings.ts";
+import { RetiredModelsStore } from "../../config/retired-models.ts";
 import { builtInProvider, type Settings } from "../../config/settings.ts";
 import { WaitingOutboxes, type WaitingSummary } from "../../config/waiting-outboxes.ts";
 import { historyVectors, mediaBucket } from "../../durable/bindings.ts";
@@ -13,8 +14,32 @@ import { type Env, workersAiBinding } from "../../env.ts";
  */
 export function healthRoutes(): Hono<{ Bindings: Env }> {
   return new Hono<{ Bindings: Env }>().get("/", async (c) =>
-    c.json(await withWaiting(c.env, await withChatProblems(c.env, healthReport(c.env)))),
+    c.json(await withRetired(c.env, await withWaiting(c.env, await withChatProblems(c.env, healthReport(c.env))))),
   );
+}
+
+/**
+ * The models a provider refused as no longer served when a chat asked for them (chats fell back): a problem of the
+ * setup, since every turn that names one pays a refused call first. Names of models only.
+ */
+async function withRetired(env: Env, report: HealthReport): Promise<HealthReport> {
+  const retired = Object.values(await new RetiredModelsStore(env.CONFIG).read().catch(() => ({})));
+  if (retired.length === 0) return report;
+  const lines = retired.map(
+    (entry) =>
+      `${entry.provider} no longer serves ${entry.model} (retired); chats that name it fall back to ${entry.fellBackTo}: choose another model (/model, the console, DEFAULT_MODEL)`,
+  );
+  return {
+    ...report,
+    ok: false,
+    problems: [...report.problems, ...lines],
+    retiredModels: retired.map(({ provider, model, at, fellBackTo }) => ({
+      provider,
+      model,
+      fellBackTo,
+      since: new Date(at).toISOString(),
+    })),
+  };
 }
 
 /**
@@ -44,6 +69,8 @@ interface HealthReport {
   /** What this deployment leaves off (its plan, its bindings), and why: a choice, not a problem. */
   off: FeatureOff[];
   waitingForTelegram?: WaitingSummary;
+  /** Models a provider refused as retired when a chat asked for them. */
+  retiredModels?: { provider: string; model: string; fellBackTo: string; since: string }[];
 }
 
 export function healthReport(env: Env): HealthReport {

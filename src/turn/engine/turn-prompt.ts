@@ -1,3 +1,4 @@
+import type { PersonMemory } from "../../memory/people.ts";
 import { buildSystemPrompt, type SystemPromptInput } from "../system-prompt.ts";
 import type { TurnPolicy } from "./turn-policy.ts";
 
@@ -9,6 +10,8 @@ export interface PromptFacts {
   chat: SystemPromptInput["chat"];
   now: Date;
   timezone: string;
+  /** The people speaking and what the turn may know of them (src/memory/people.ts). */
+  people?: readonly PersonMemory[];
 }
 
 /**
@@ -32,6 +35,7 @@ export function turnPrompt(input: {
     chat: facts.chat,
     toolNames: input.toolNames,
     ...(policy.guestOf === undefined ? {} : { guestOf: policy.guestOf }),
+    ...(facts.people === undefined ? {} : { people: facts.people }),
     now: facts.now,
     timezone: facts.timezone,
   });
