@@ -2,6 +2,7 @@ import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { providerErrorFrom } from "../adapters/errors.ts";
 import { createAdapter } from "../adapters/index.ts";
 import { addSpend, costOf, exhaustedLimit, spendOn } from "../budget/budget.ts";
+import { spendSlot } from "../budget/spend-slot.ts";
 import { effectiveConfigOf } from "../config/config-store.ts";
 import { MODEL_CATALOG } from "../config/model-catalog.ts";
 import { isModelProvider, type ModelProvider } from "../config/providers.ts";
@@ -10,6 +11,7 @@ import type { UsageRecord } from "../db/usage.ts";
 import { redactSecrets } from "../lib/redact.ts";
 import { CONSOLIDATION_SYSTEM_PROMPT, consolidationPlan, consolidationRequest } from "../memory/consolidation.ts";
 import { MemoryRepository } from "../memory/memory-repository.ts";
+import { memoryConsolidatedSlot } from "../memory/memory-slots.ts";
 import type { CompactionContext } from "./compaction.ts";
 
 /** A person's memory is consolidated at most this often, unless it is over its cap. */
@@ -35,10 +37,10 @@ export async function consolidateIfDue(
   if (ctx.chat.type !== "private" || signal?.aborted) return;
   const person = ctx.chat.id;
   const { stores, settings } = ctx;
-  const last = stores.meta.get("memoryConsolidated");
+  const last = stores.meta.get(memoryConsolidatedSlot);
   const now = ctx.now();
   if (last?.checkedAt !== undefined && now - last.checkedAt < CHECK_EVERY_MS) return;
-  stores.meta.set("memoryConsolidated", { at: last?.at ?? 0, facts: last?.facts ?? 0, checkedAt: now });
+  stores.meta.set(memoryConsolidatedSlot, { at: last?.at ?? 0, facts: last?.facts ?? 0, checkedAt: now });
   const memories = new MemoryRepository(ctx.db);
   const facts = (await memories.aboutPerson(person)).slice(0, READ_AT_MOST);
   const chars = facts.reduce((sum, fact) => sum + fact.content.length, 0);
@@ -48,7 +50,7 @@ export async function consolidateIfDue(
 
   const { config, stored } = await effectiveConfigOf(ctx.configs, person, settings);
   if (stored.state === "invalid" || !config.enabled) return;
-  const spend = spendOn(dayKey(now, config.timezone), stores.meta.get("spend"));
+  const spend = spendOn(dayKey(now, config.timezone), stores.meta.get(spendSlot));
   if (exhaustedLimit(spend, config.budget) !== undefined) return;
   const provider = cheapProviderOf(config.provider);
   if (!provider) return;
@@ -56,7 +58,7 @@ export async function consolidateIfDue(
   if (choice.kind !== "ready" || choice.adapter.kind !== "model") return;
   const model = MODEL_CATALOG[provider].cheap;
   // Tried once a day at most, whatever the outcome.
-  stores.meta.set("memoryConsolidated", { at: now, facts: facts.length, checkedAt: now });
+  stores.meta.set(memoryConsolidatedSlot, { at: now, facts: facts.length, checkedAt: now });
   try {
     const response = await choice.adapter.generate({
       model,
@@ -83,12 +85,12 @@ export async function consolidateIfDue(
     };
     stores.atomically(() => {
       stores.usage.add(record, finished);
-      stores.meta.set("spend", addSpend(spend, usage, record.costUsd ?? 0));
+      stores.meta.set(spendSlot, addSpend(spend, usage, record.costUsd ?? 0));
     });
     const plan = consolidationPlan(response.message.content, facts, finished);
     if (!plan) throw new Error("the model's answer was not the JSON asked for");
     await memories.replace(plan.replaced, plan.merged);
-    stores.meta.set("memoryConsolidated", {
+    stores.meta.set(memoryConsolidatedSlot, {
       at: finished,
       facts: await memories.countAbout(person),
       checkedAt: finished,

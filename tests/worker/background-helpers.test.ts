@@ -1,7 +1,9 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { spendSlot } from "../../src/budget/spend-slot.ts";
 import type { ChatSession } from "../../src/durable/chat-session.ts";
+import { helpersSlot } from "../../src/helpers/helper-slots.ts";
 import { openaiCompletion } from "../fakes/bodies.ts";
 import type { RecordedRequest, ScriptedResponse } from "../fakes/server.ts";
 import {
@@ -278,8 +280,8 @@ describe("a background helper", () => {
     await expect
       .poll(() =>
         runInDurableObject(session(PRIVATE_CHAT), (instance: ChatSession) => ({
-          tokens: instance.stores.meta.get("spend")?.tokens,
-          running: instance.stores.meta.get("helpers")?.length,
+          tokens: instance.stores.meta.get(spendSlot)?.tokens,
+          running: instance.stores.meta.get(helpersSlot)?.length,
         })),
       )
       .toEqual({ tokens: 30 + 15 + 6_000, running: 0 });

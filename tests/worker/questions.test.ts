@@ -1,6 +1,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { ChatSession } from "../../src/durable/chat-session.ts";
+import { questionsSlot } from "../../src/turn/question-slot.ts";
 import {
   buttonPress,
   fakes,
@@ -130,9 +131,9 @@ describe("questions with buttons (ask_user)", () => {
     await settled(PRIVATE_CHAT);
     // A day later (the alarm is set for it).
     const alarm = await runInDurableObject(session(PRIVATE_CHAT), async (instance: ChatSession, state) => {
-      const questions = instance.stores.meta.get("questions")!;
+      const questions = instance.stores.meta.get(questionsSlot)!;
       instance.stores.meta.set(
-        "questions",
+        questionsSlot,
         questions.map((question) => ({ ...question, expiresAt: Date.now() - 1 })),
       );
       return { alarm: await state.storage.getAlarm(), expiresAt: questions[0]!.expiresAt };

@@ -1,6 +1,7 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { targetSlot } from "../../src/durable/chat-slots.ts";
 import {
   fakes,
   flushUsageNow,
@@ -158,7 +159,7 @@ describe("scheduled tasks", () => {
     // Both are queued in the inbox as due, then changed in D1 before they run.
     await runInDurableObject(session(PRIVATE_CHAT), async (instance, state) => {
       const stores = instance.stores;
-      stores.meta.set("target", { chatId: PRIVATE_CHAT });
+      stores.meta.set(targetSlot, { chatId: PRIVATE_CHAT });
       stores.inbox.enqueue(
         `task:${cancelled}:1`,
         { kind: "task", task: { taskId: cancelled, prompt: "Cancelled one", dueAt: 1 } },

@@ -1,6 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { ChatSession } from "../../src/durable/chat-session.ts";
+import { widgetsRefusedSlot } from "../../src/widgets/widget-slots.ts";
 import {
   fakes,
   GROUP_CHAT,
@@ -170,7 +171,7 @@ describe("answers that are widgets (show_widget)", () => {
     );
     expect(lists).toHaveLength(1);
     const refused = await runInDurableObject(session(PRIVATE_CHAT), (instance: ChatSession) =>
-      instance.stores.meta.get("widgetsRefused"),
+      instance.stores.meta.get(widgetsRefusedSlot),
     );
     expect(refused?.reason).toContain("404");
 
