@@ -4,7 +4,7 @@ import type { Env } from "../env.ts";
 import { assertNever } from "../lib/errors.ts";
 import { BUDGET_RAN_OUT } from "../protocol/events.ts";
 import { utf8Bytes } from "../protocol/json-size.ts";
-import { runKeyOf, verifyRunToken } from "../protocol/run-token.ts";
+import { chatKeyOfModelKey, runKeyOf, verifyRunToken } from "../protocol/run-token.ts";
 
 /** Whether a model call of a run may go ahead now, and with which model. */
 export type Admission =
@@ -52,10 +52,15 @@ export async function admitProxiedCall(input: AdmissionInput): Promise<ProxyAdmi
   const settings = settingsOf(env);
   const presented =
     request.headers.get("x-api-key") ?? /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+  // The CLI's key names its chat (the ledger of that chat's container decides whether its run is open); a run token
+  // itself is checked by its signature.
+  const modelKeyChat = presented ? chatKeyOfModelKey(presented) : undefined;
   const claims =
-    presented && settings.botToken
-      ? await verifyRunToken(settings.botToken, presented, input.now ?? Date.now())
-      : undefined;
+    modelKeyChat !== undefined
+      ? { chatKey: modelKeyChat }
+      : presented && settings.botToken
+        ? await verifyRunToken(settings.botToken, presented, input.now ?? Date.now())
+        : undefined;
   // A token of another chat's run is refused too: each container pays only for its own chat's turns.
   if (!presented || !claims || env.AGENT_CONTAINER?.idFromName(claims.chatKey).toString() !== input.containerId) {
     return {
