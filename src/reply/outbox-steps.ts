@@ -126,6 +126,7 @@ export function afterFirst(parcel: OutboxParcel): OutboxParcel | undefined {
   return {
     target: parcel.target,
     steps: rest,
+    ...(parcel.elsewhere ? { elsewhere: true } : {}),
     ...(rich ? { rich: { ...rich, sentAny: rich.sentAny || isSend(done) } } : {}),
   };
 }

@@ -169,6 +169,11 @@ export class Outbox {
     }
   }
 
+  /** Markdown to another chat (a cross-chat send), in this chat's queue: that chat's refusal ends only it. */
+  postElsewhere(target: ChatTarget, markdown: string): Promise<Delivery> {
+    return this.post("answer", { ...htmlParcel(target, markdown), elsewhere: true });
+  }
+
   /** A notice (plain text: why something did not happen, what is missing). */
   notify(target: ChatTarget, text: string): Promise<Delivery> {
     return this.postPlain("notice", target, text);
@@ -235,7 +240,7 @@ export class Outbox {
       if (end.kind === "refused") {
         this.refused(end.description);
         records.dropped(1, `refused: ${end.description}`);
-        if (refusesTheChat(end.description)) {
+        if (refusesTheChat(end.description) && head.parcel.elsewhere !== true) {
           // Telegram refuses the chat itself: everything else waiting would be refused too.
           const rest = store.clear();
           if (rest > 0) {

@@ -46,6 +46,8 @@ export type OutboxStep = z.infer<typeof stepSchema>;
 /** What one outbox row still has to do, in order, and what a refusal of the rich form falls back to. */
 const parcelSchema = z.object({
   target: chatTargetSchema,
+  /** A message to another chat than the outbox's own (a cross-chat send): its chat's refusal ends only it. */
+  elsewhere: z.boolean().optional(),
   steps: z.array(stepSchema).min(1).max(200),
   /**
    * A rich answer's HTML path: its whole Markdown (and the message its first piece replies to), sent instead while
