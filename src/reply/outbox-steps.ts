@@ -35,6 +35,27 @@ export function photoParcel(
   };
 }
 
+/** A voice message (a spoken answer), by a reference to its bytes in memory; described if they are gone. */
+export function voiceParcel(
+  target: ChatTarget,
+  voice: { ref: string; fileName: string; caption?: string | undefined; replyTo?: number | undefined },
+): OutboxParcel {
+  return {
+    target,
+    steps: [
+      {
+        kind: "send-photo",
+        voice: true,
+        ref: voice.ref,
+        fileName: voice.fileName,
+        described: "🔇 The spoken version of the answer above could not be delivered; the answer is in the text.",
+        ...(voice.caption === undefined ? {} : { caption: voice.caption.slice(0, 1024) }),
+        ...(voice.replyTo === undefined ? {} : { replyTo: voice.replyTo }),
+      },
+    ],
+  };
+}
+
 /** Plain text as new messages (split at 4,096 characters): notices, which are not Markdown. */
 export function plainParcel(target: ChatTarget, text: string): OutboxParcel {
   return { target, steps: sendSteps(splitMessage(text).map((piece) => ({ piece }))) };
@@ -94,7 +115,14 @@ export async function perform(
     case "send-photo": {
       const bytes = await photoBytes?.(step);
       if (bytes === undefined) await telegram.sendPiece(target, { piece: step.described });
-      else {
+      else if (step.voice === true) {
+        await telegram.sendVoice(target, {
+          bytes,
+          fileName: step.fileName,
+          ...(step.caption === undefined ? {} : { caption: step.caption }),
+          ...(step.replyTo === undefined ? {} : { replyToMessageId: step.replyTo }),
+        });
+      } else {
         await telegram.sendPhoto(target, {
           bytes,
           fileName: step.fileName,

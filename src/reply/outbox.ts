@@ -13,6 +13,7 @@ import {
   perform,
   photoParcel,
   plainParcel,
+  voiceParcel,
   withFirst,
 } from "./outbox-steps.ts";
 
@@ -164,6 +165,20 @@ export class Outbox {
     this.photos.set(ref, photo.bytes);
     try {
       return await this.post(kind, photoParcel(target, { ref, ...photo }));
+    } finally {
+      this.photos.delete(ref);
+    }
+  }
+
+  /** A spoken answer: its bytes are held in memory for the first send, and it is described if it had to wait. */
+  async postVoice(
+    target: ChatTarget,
+    voice: { bytes: Uint8Array; fileName: string; caption?: string | undefined; replyTo?: number | undefined },
+  ): Promise<Delivery> {
+    const ref = crypto.randomUUID();
+    this.photos.set(ref, voice.bytes);
+    try {
+      return await this.post("answer", voiceParcel(target, { ref, ...voice }));
     } finally {
       this.photos.delete(ref);
     }

@@ -25,7 +25,7 @@ export async function speakAnswer(
   });
   await bestEffort("speaking an answer", () =>
     sendVoiceReply({
-      telegram: ctx.telegram,
+      outbox: ctx.outbox,
       target: ctx.target,
       ...(request.replyToMessageId === undefined ? {} : { replyToMessageId: request.replyToMessageId }),
       answer: turn.text,

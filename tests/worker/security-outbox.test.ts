@@ -2,6 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import {
+  admin,
   eventually,
   fakes,
   GROUP_CHAT,
@@ -114,5 +115,32 @@ describe("security: sends beside the answer survive an outage", () => {
     );
     expect(menu).toHaveLength(1);
     expect((menu[0]!.body as { reply_markup?: unknown }).reply_markup).toBeDefined();
+  });
+});
+
+describe("security: a spoken answer survives an outage", () => {
+  it("Telegram down as the voice goes: it waits, and is described when tried again (its bytes are not kept)", async () => {
+    await admin(`/chats/${PRIVATE_CHAT}/config`, { method: "PUT", body: JSON.stringify({ voiceReplies: "always" }) });
+    await fakes.script("openai", openaiText("This is the answer you asked for, and it is in English."));
+    // Telegram asks to wait ten minutes at the voice message: the outbox keeps it.
+    await fakes.telegram({ rateLimit: { method: "sendVoice", retryAfter: 600, times: 5 } });
+    await postUpdate(textUpdate("hello there"));
+    await eventually(
+      async () =>
+        (await runInDurableObject(
+          session(PRIVATE_CHAT),
+          (_instance, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n,
+        )) === 1,
+      "the voice message queued",
+    );
+    await runInDurableObject(session(PRIVATE_CHAT), (_instance, state) => {
+      state.storage.sql.exec("UPDATE outbox SET next_try_at = 0, hold_until = NULL");
+    });
+    expect(await runDurableObjectAlarm(session(PRIVATE_CHAT))).toBe(true);
+    const shown = (await fakes.chatMessages(PRIVATE_CHAT)).messages.map((message) => message.text ?? "");
+    expect(shown).toEqual([
+      "This is the answer you asked for, and it is in English.",
+      "🔇 The spoken version of the answer above could not be delivered; the answer is in the text.",
+    ]);
   });
 });
