@@ -13,6 +13,7 @@ import type { GuestQuery } from "../telegram/incoming-message.ts";
 import { renderOne, renderPieces } from "../telegram/render.ts";
 import { TELEGRAM_MESSAGE_LIMIT } from "../telegram/split.ts";
 import { TurnTrust } from "../tools/context.ts";
+import { addressesIn } from "../tools/outward-policy.ts";
 import { type Admission, admit } from "./admission.ts";
 import { answerEnding } from "./answer-ending.ts";
 import type { ChatContext } from "./chat-context.ts";
@@ -86,9 +87,12 @@ export async function answerGuestQuery(ctx: ChatContext, inboxId: number, query:
   try {
     const tools = ctx.registry.allowed(config.tools, ctx.settings).filter((tool) => GUEST_TOOLS.includes(tool.name));
     const allowlist = tools.map((tool) => tool.name);
+    const trust = new TurnTrust("a guest query from another chat");
+    // The addresses the guest wrote (or replied under) may be fetched as they are (the data-out rule).
+    trust.noteShown(addressesIn(guestMessage(query)));
     const context = toolContext(ctx, {
       senders: [query.from.id],
-      trust: new TurnTrust("a guest query from another chat"),
+      trust,
       timezone: config.timezone,
       paid,
     });
