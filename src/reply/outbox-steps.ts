@@ -98,20 +98,22 @@ export function isSend(step: OutboxStep): boolean {
 /** Where a photo step's bytes are found: in memory (its first send), else the media bucket, else nowhere. */
 export type PhotoBytes = (step: { ref: string; key?: string | undefined }) => Promise<Uint8Array | undefined>;
 
-/** One step, as one Bot API call (through `telegram`, with or without its retries). Throws what the call threw. */
+/**
+ * One step, as one Bot API call (through `telegram`, with or without its retries). Throws what the call threw.
+ * Returns the id of a new text message it sent (a menu's, whose buttons its sender may change later).
+ */
 export async function perform(
   telegram: TelegramClient,
   target: ChatTarget,
   step: OutboxStep,
   photoBytes?: PhotoBytes,
-): Promise<void> {
+): Promise<number | undefined> {
   switch (step.kind) {
     case "send":
-      await telegram.sendPiece(target, step.piece, {
+      return await telegram.sendPiece(target, step.piece, {
         ...replyOf(step),
         ...(step.keyboard === undefined ? {} : { keyboard: step.keyboard }),
       });
-      return;
     case "send-photo": {
       const bytes = await photoBytes?.(step);
       if (bytes === undefined) await telegram.sendPiece(target, { piece: step.described });
