@@ -1,5 +1,6 @@
 import type { AgentEvent } from "../src/protocol/events.ts";
 import type { RunnerAgent, RunPayload } from "../src/protocol/run-payload.ts";
+import { modelKeyOf } from "../src/protocol/run-token.ts";
 import type { AgentRun, AgentSandbox } from "./agent-run.ts";
 import type { ModelProxy } from "./model-proxy.ts";
 import { runClaude } from "./run-claude.ts";
@@ -10,7 +11,7 @@ import { type ChatDirectories, ensureChatDirectories } from "./workspace.ts";
 /**
  * How an agent's CLI reaches its model without ever holding the real key:
  * - `local-proxy` (a runner started by hand): the runner's loopback proxy holds the key and accepts a per-run key;
- * - `run-token` (the container): the CLI presents the run's token (the payload's `toolCallback.token`) to the Worker's
+ * - `run-token` (the container): the CLI presents the run's model key (a one-way digest of `toolCallback.token`) to the Worker's
  *   model proxy at `baseUrl`, which checks it, pins the model, caps tokens and adds the key.
  */
 type ModelAccess = { kind: "local-proxy"; proxy: ModelProxy } | { kind: "run-token"; baseUrl: string | undefined };
@@ -66,7 +67,15 @@ export async function runAgent(payload: RunPayload, options: RunAgentOptions): P
     );
     return finish();
   }
-  const apiKey = access.kind === "local-proxy" ? access.proxy.issueKey() : payload.toolCallback?.token;
+  // In the container the CLI gets the run's model key, not its token: the shell inherits the CLI's environment, and
+  // the token opens the tools route (paid tools among them); the key opens only the model proxy for this run.
+  const token = payload.toolCallback?.token;
+  const apiKey =
+    access.kind === "local-proxy"
+      ? access.proxy.issueKey()
+      : token === undefined
+        ? undefined
+        : await modelKeyOf(token, payload.chatKey);
   if (apiKey === undefined) {
     output.fail(
       { classification: "invalid_request", retryable: false },

@@ -3,7 +3,7 @@ import { errorText } from "../lib/errors.ts";
 import { type AgentErrorEvent, type AgentEvent, agentEventSchema, BUDGET_RAN_OUT } from "../protocol/events.ts";
 import { utf8Bytes } from "../protocol/json-size.ts";
 import type { RunnerAgent, RunPayload } from "../protocol/run-payload.ts";
-import { runKeyOf } from "../protocol/run-token.ts";
+import { modelKeyOf, runKeyOf } from "../protocol/run-token.ts";
 import type { AgentContainerHandle, AgentContainers, ClosedRun, ProxyUsage } from "./agent-runs.ts";
 import { fitHistory } from "./fit-history.ts";
 import type { AgentAdapter, AgentRunInput } from "./types.ts";
@@ -73,7 +73,9 @@ export class ContainerAgentAdapter implements AgentAdapter {
   private async openProxiedRun(input: AgentRunInput): Promise<ProxiedRun | undefined> {
     if (this.options.runner.kind !== "container" || !input.toolCallback) return undefined;
     const stub = this.containerOf(input.chatKey);
-    const runKey = await runKeyOf(input.toolCallback.token);
+    // Opened for the CLI's key (a digest of the token), so that the token itself never needs to be in the CLI's
+    // environment, where the agent's shell could read it and call the tools route.
+    const runKey = await runKeyOf(await modelKeyOf(input.toolCallback.token, input.chatKey));
     await stub.openRun(runKey, input.model, input.allowance ?? {});
     let closed: Promise<ClosedRun | undefined> | undefined;
     return { close: () => (closed ??= stub.closeRun(runKey)) };

@@ -68,7 +68,7 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
         withButtons: ctx.access.isAdmin(message.from?.id),
       });
       if (menu.keyboard.length === 0) await reply(menu.text);
-      else await ctx.telegram.sendMenu(ctx.target, menu.text, menu.keyboard);
+      else refused = (await ctx.outbox.postMenu("answer", ctx.target, menu.text, menu.keyboard)) === "refused";
       break;
     }
     case "provider":

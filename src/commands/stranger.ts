@@ -1,4 +1,3 @@
-import { bestEffort } from "../lib/best-effort.ts";
 import type { IncomingMessage } from "../telegram/incoming-message.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
 import { strangerNoticeAtSlot } from "./command-slots.ts";
@@ -14,7 +13,7 @@ export async function answerStranger(ctx: ChatContext, inboxId: number, message:
   const now = ctx.now();
   if (message.command?.name === "pair") {
     const text = await pairText(ctx, message);
-    await bestEffort("answering a stranger", () => ctx.telegram.sendMarkdown(ctx.target, text));
+    await ctx.outbox.postMarkdown("notice", ctx.target, text);
     ctx.stores.inbox.finish([inboxId], now);
     return;
   }
@@ -25,7 +24,8 @@ export async function answerStranger(ctx: ChatContext, inboxId: number, message:
     const text = listed
       ? `This bot is private. Send /pair to ask for access (this chat's id is \`${ctx.chat.id}\`).`
       : "This bot is private. Send /pair to ask for access.";
-    await bestEffort("answering a stranger", () => ctx.telegram.sendMarkdown(ctx.target, text));
+    // Through the outbox: an outage keeps the notice (its hour is already counted).
+    await ctx.outbox.postMarkdown("notice", ctx.target, text);
   }
   ctx.stores.inbox.finish([inboxId], now);
 }

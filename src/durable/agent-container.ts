@@ -2,7 +2,7 @@ import { Container } from "@cloudflare/containers";
 import type { AgentContainerHandle, ClosedRun, ProxyUsage, RunAllowance } from "../adapters/agent-runs.ts";
 import { settingsOf } from "../config/loaded-settings.ts";
 import type { Env } from "../env.ts";
-import type { Admission } from "./model-proxy-admission.ts";
+import type { Admission, CallHold } from "./model-proxy-admission.ts";
 import { type OpenRun, type OpenRunStore, OpenRuns } from "./open-runs.ts";
 
 /** Plain-HTTP hosts the runner is pointed at; they exist only inside the container and end in the handlers below. */
@@ -75,12 +75,12 @@ export class AgentContainer extends Container<Env> implements AgentContainerHand
     await this.runs().open(runKey, model, allowance);
   }
 
-  async admitModelCall(runKey: string): Promise<Admission> {
-    return this.runs().admit(runKey);
+  async admitModelCall(runKey: string, hold?: CallHold): Promise<Admission> {
+    return this.runs().admit(runKey, hold);
   }
 
-  async recordUsage(runKey: string, usage: ProxyUsage): Promise<void> {
-    await this.runs().record(runKey, usage);
+  async recordUsage(runKey: string, usage: ProxyUsage, holdId?: string): Promise<void> {
+    await this.runs().record(runKey, usage, holdId);
   }
 
   /** The run is over: its token opens nothing any more. Returns what its model calls cost, as the proxy saw it. */

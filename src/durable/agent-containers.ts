@@ -16,7 +16,7 @@ export function containerLedger(env: Env, chatKey: string): RunLedger {
     return binding.get(binding.idFromName(chatKey));
   };
   return {
-    admit: (runKey) => stub().admitModelCall(runKey),
-    record: (runKey, usage) => stub().recordUsage(runKey, usage),
+    admit: (runKey, hold) => stub().admitModelCall(runKey, hold),
+    record: (runKey, usage, holdId) => stub().recordUsage(runKey, usage, holdId),
   };
 }

@@ -4,7 +4,7 @@ import type { Env } from "../env.ts";
 import { assertNever } from "../lib/errors.ts";
 import { BUDGET_RAN_OUT } from "../protocol/events.ts";
 import { utf8Bytes } from "../protocol/json-size.ts";
-import { runKeyOf, verifyRunToken } from "../protocol/run-token.ts";
+import { chatKeyOfModelKey, runKeyOf, verifyRunToken } from "../protocol/run-token.ts";
 
 /** Whether a model call of a run may go ahead now, and with which model. */
 export type Admission =
@@ -16,11 +16,19 @@ export type Admission =
   /** The run has spent what its chat's daily budget left it when it started. */
   | { kind: "over_budget" };
 
+/** What one model call may use at most, held before it is forwarded (its id releases it). */
+export interface CallHold {
+  id: string;
+  inputTokens: number;
+  outputTokens: number;
+}
+
 /** The running turns of one chat's container, as the proxy needs them (the AgentContainer object in production). */
 export interface RunLedger {
-  /** Counts the call against the run's rate when admitted. */
-  admit(runKey: string): Promise<Admission>;
-  record(runKey: string, usage: ProxyUsage): Promise<void>;
+  /** Counts the call against the run's rate when admitted, and holds what it may use against the allowance. */
+  admit(runKey: string, hold?: CallHold): Promise<Admission>;
+  /** The call's usage, in place of its hold. */
+  record(runKey: string, usage: ProxyUsage, holdId?: string): Promise<void>;
 }
 
 /** Far above any real request of a chat's agent (the CLIs compact long before), but bounded. */
@@ -28,7 +36,7 @@ const MAX_PROXIED_REQUEST_BYTES = 16 * 1024 * 1024;
 
 /** Whether a proxied model call may go ahead: with the run's model and ledger, or refused with why. */
 export type ProxyAdmission =
-  | { kind: "admitted"; model: string; runKey: string; ledger: RunLedger }
+  | { kind: "admitted"; model: string; runKey: string; ledger: RunLedger; holdId: string | undefined }
   | { kind: "refused"; status: 401 | 400; reason: "auth" | "budget"; message: string }
   | { kind: "rate_limited"; retryAfterSeconds: number; message: string };
 
@@ -39,6 +47,8 @@ export interface AdmissionInput {
   containerId: string;
   ledgerFor: (chatKey: string) => RunLedger;
   now?: number;
+  /** The most output one call may make (held with its input before it is forwarded); none: nothing is held. */
+  maxOutputTokens?: number | undefined;
 }
 
 /**
@@ -52,10 +62,15 @@ export async function admitProxiedCall(input: AdmissionInput): Promise<ProxyAdmi
   const settings = settingsOf(env);
   const presented =
     request.headers.get("x-api-key") ?? /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+  // The CLI's key names its chat (the ledger of that chat's container decides whether its run is open); a run token
+  // itself is checked by its signature.
+  const modelKeyChat = presented ? chatKeyOfModelKey(presented) : undefined;
   const claims =
-    presented && settings.botToken
-      ? await verifyRunToken(settings.botToken, presented, input.now ?? Date.now())
-      : undefined;
+    modelKeyChat !== undefined
+      ? { chatKey: modelKeyChat }
+      : presented && settings.botToken
+        ? await verifyRunToken(settings.botToken, presented, input.now ?? Date.now())
+        : undefined;
   // A token of another chat's run is refused too: each container pays only for its own chat's turns.
   if (!presented || !claims || env.AGENT_CONTAINER?.idFromName(claims.chatKey).toString() !== input.containerId) {
     return {
@@ -67,7 +82,10 @@ export async function admitProxiedCall(input: AdmissionInput): Promise<ProxyAdmi
   }
   const ledger = input.ledgerFor(claims.chatKey);
   const runKey = await runKeyOf(presented);
-  const admission = await ledger.admit(runKey);
+  // What the call may use, held before it is forwarded: its input as the request's size tells (four bytes a token),
+  // and the most output the proxy lets one call make.
+  const hold = holdFor(request, input.maxOutputTokens);
+  const admission = await ledger.admit(runKey, hold);
   switch (admission.kind) {
     case "closed":
       return { kind: "refused", status: 401, reason: "auth", message: "That turn is not running any more." };
@@ -81,10 +99,18 @@ export async function admitProxiedCall(input: AdmissionInput): Promise<ProxyAdmi
         message: "Too many model calls in this turn; slow down.",
       };
     case "admitted":
-      return { kind: "admitted", model: admission.model, runKey, ledger };
+      return { kind: "admitted", model: admission.model, runKey, ledger, holdId: hold?.id };
     default:
       return assertNever(admission, "admission");
   }
+}
+
+function holdFor(request: Request, maxOutputTokens: number | undefined): CallHold | undefined {
+  if (maxOutputTokens === undefined) return undefined;
+  const bytes = Number(request.headers.get("content-length") ?? "0");
+  const inputTokens =
+    Number.isFinite(bytes) && bytes > 0 ? Math.ceil(Math.min(bytes, MAX_PROXIED_REQUEST_BYTES) / 4) : 0;
+  return { id: crypto.randomUUID(), inputTokens, outputTokens: maxOutputTokens };
 }
 
 /** A proxied request's body: a JSON object within the size bound, or why not. */

@@ -4,7 +4,13 @@ import { settingsOf } from "../config/loaded-settings.ts";
 import { assertNever } from "../lib/errors.ts";
 import { utf8Bytes } from "../protocol/json-size.ts";
 import { EMPTY_USAGE } from "./model-proxy.ts";
-import { type AdmissionInput, admitProxiedCall, type ProxiedBody, readProxiedBody } from "./model-proxy-admission.ts";
+import {
+  type AdmissionInput,
+  admitProxiedCall,
+  type ProxiedBody,
+  type RunLedger,
+  readProxiedBody,
+} from "./model-proxy-admission.ts";
 import { withoutUrlSources } from "./proxy-url-sources.ts";
 
 /** The one path the Codex CLI calls (`POST {base_url}/responses`, its base URL `http://openai.internal/v1`). */
@@ -72,7 +78,10 @@ export async function proxyResponsesCall(input: AdmissionInput): Promise<Respons
   if (request.method !== "POST" || incoming.pathname !== RESPONSES_PATH) {
     return apiError(403, "invalid_request_error", "forbidden", `Only POST ${RESPONSES_PATH} is forwarded.`);
   }
-  const admission = await admitProxiedCall(input);
+  const admission = await admitProxiedCall({
+    ...input,
+    maxOutputTokens: settingsOf(input.env).agentMaxOutputTokens,
+  });
   switch (admission.kind) {
     case "refused":
       return apiError(
@@ -91,6 +100,7 @@ export async function proxyResponsesCall(input: AdmissionInput): Promise<Respons
       return assertNever(admission, "admission");
   }
   const read: ProxiedBody = await readProxiedBody(request);
+  if (read.kind !== "object") await releaseHold(admission);
   switch (read.kind) {
     case "too_large":
       return apiError(413, "invalid_request_error", "request_too_large", "The request is too large.");
@@ -107,6 +117,7 @@ export async function proxyResponsesCall(input: AdmissionInput): Promise<Respons
     maxOutputTokens: settings.agentMaxOutputTokens,
   });
   if (shaped.kind === "refused") {
+    await releaseHold(admission);
     return apiError(400, "invalid_request_error", "unsupported_parameter", shaped.message, {}, shaped.field);
   }
 
@@ -124,20 +135,32 @@ export async function proxyResponsesCall(input: AdmissionInput): Promise<Respons
       signal: request.signal,
     });
   } catch {
+    await releaseHold(admission);
     // The CLI sees an API error it knows (and may retry), not a broken handler.
     return apiError(502, "server_error", null, "The model API could not be reached.");
   }
   const outgoing = new Headers(answer.headers);
   for (const name of DROPPED_RESPONSE_HEADERS) outgoing.delete(name);
   if (!answer.ok || !answer.body) {
+    await releaseHold(admission);
     return new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers: outgoing });
   }
-  const { ledger, runKey } = admission;
+  const { ledger, runKey, holdId } = admission;
   const metered = meteredResponsesBody(answer.body, {
     requestBytes: read.bytes,
-    report: (usage) => ledger.record(runKey, usage).catch(() => undefined),
+    report: (usage) => ledger.record(runKey, usage, holdId).catch(() => undefined),
   });
   return new Response(metered, { status: answer.status, statusText: answer.statusText, headers: outgoing });
+}
+
+/** A call that goes no further gives its hold back (recorded with no usage). */
+async function releaseHold(admission: {
+  ledger: RunLedger;
+  runKey: string;
+  holdId: string | undefined;
+}): Promise<void> {
+  if (admission.holdId === undefined) return;
+  await admission.ledger.record(admission.runKey, EMPTY_USAGE, admission.holdId).catch(() => undefined);
 }
 
 type ShapedRequest =

@@ -65,7 +65,11 @@ export async function proxyModelCall(input: ModelProxyInput): Promise<Response> 
   if (request.method !== "POST" || !FORWARDED_PATHS.has(incoming.pathname)) {
     return refusal(403, "permission_error", "Only POST /v1/messages and /v1/messages/count_tokens are forwarded.");
   }
-  const admission = await admitProxiedCall(input);
+  const admission = await admitProxiedCall({
+    ...input,
+    // A message call holds its input and the most output it may make; counting tokens is free and holds nothing.
+    maxOutputTokens: incoming.pathname === "/v1/messages" ? settings.agentMaxOutputTokens : undefined,
+  });
   switch (admission.kind) {
     case "refused":
       return refusal(
@@ -82,9 +86,15 @@ export async function proxyModelCall(input: ModelProxyInput): Promise<Response> 
     default:
       return assertNever(admission, "admission");
   }
-  const { model, ledger, runKey } = admission;
+  const { model, ledger, runKey, holdId } = admission;
+  // A call that goes no further, or reports no usage, gives its hold back.
+  const release = () =>
+    holdId === undefined
+      ? Promise.resolve()
+      : bestEffort("releasing a proxied call's hold", () => ledger.record(runKey, EMPTY_USAGE, holdId));
 
   const read = await readProxiedBody(request);
+  if (read.kind !== "object") await release();
   switch (read.kind) {
     case "too_large":
       return refusal(413, "request_too_large", "The request is too large.");
@@ -110,12 +120,16 @@ export async function proxyModelCall(input: ModelProxyInput): Promise<Response> 
   try {
     answer = await fetch(upstream, { method: "POST", headers, body: JSON.stringify(pinned), signal: request.signal });
   } catch {
+    await release();
     // The CLI sees an API error it knows (and may retry), not a broken handler.
     return refusal(502, "api_error", "The model API could not be reached.");
   }
-  if (incoming.pathname !== "/v1/messages" || !answer.ok || !answer.body) return answer;
+  if (incoming.pathname !== "/v1/messages" || !answer.ok || !answer.body) {
+    await release();
+    return answer;
+  }
   const metered = answer.body.pipeThrough(
-    usageMeter((usage) => bestEffort("recording a proxied call's usage", () => ledger.record(runKey, usage))),
+    usageMeter((usage) => bestEffort("recording a proxied call's usage", () => ledger.record(runKey, usage, holdId))),
   );
   return new Response(metered, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
 }

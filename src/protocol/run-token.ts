@@ -8,7 +8,9 @@ export interface RunClaims {
 
 const VERSION = "v1";
 const encoder = new TextEncoder();
-const keys = new Map<string, Promise<CryptoKey>>();
+/** The HMAC key's type, named without the DOM's `CryptoKey` (the container's runner imports this file too). */
+type HmacKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
+const keys = new Map<string, Promise<HmacKey>>();
 
 /**
  * A self-verifying token for one agent run: the claims and an HMAC-SHA256 over them, keyed from the bot's token (the
@@ -48,13 +50,33 @@ export async function verifyRunToken(secret: string, token: string, now: number)
   return expiresAt > now ? { chatKey, runId, expiresAt } : undefined;
 }
 
+const MODEL_KEY = "m1";
+
+/**
+ * The key an agent's CLI presents to the model proxy: its chat, and a one-way digest of the run's token. The CLI (and
+ * so the agent's shell, which inherits its environment) holds only this; it opens the model proxy for the run the
+ * Worker opened with it, and nothing else: the tools route wants the token itself, which cannot be got back from it.
+ */
+export async function modelKeyOf(token: string, chatKey: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(`model-key:${token}`));
+  return `${MODEL_KEY}.${base64Url(encoder.encode(chatKey))}.${base64Url(new Uint8Array(digest))}`;
+}
+
+/** The chat a model key names (not proof of anything: the ledger decides whether its run is open), or undefined. */
+export function chatKeyOfModelKey(key: string): string | undefined {
+  const [kind, chat, digest, ...rest] = key.split(".");
+  if (kind !== MODEL_KEY || chat === undefined || digest === undefined || rest.length > 0) return undefined;
+  const bytes = fromBase64Url(chat);
+  return bytes && bytes.length > 0 && bytes.length <= 200 ? new TextDecoder().decode(bytes) : undefined;
+}
+
 /** The ledger's key for a run: a digest of its token, so the token itself is stored nowhere. */
 export async function runKeyOf(token: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`model-proxy:${token}`));
   return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
-function keyFor(secret: string): Promise<CryptoKey> {
+function keyFor(secret: string): Promise<HmacKey> {
   let key = keys.get(secret);
   if (!key) {
     key = crypto.subtle

@@ -35,6 +35,27 @@ export function photoParcel(
   };
 }
 
+/** A voice message (a spoken answer), by a reference to its bytes in memory; described if they are gone. */
+export function voiceParcel(
+  target: ChatTarget,
+  voice: { ref: string; fileName: string; caption?: string | undefined; replyTo?: number | undefined },
+): OutboxParcel {
+  return {
+    target,
+    steps: [
+      {
+        kind: "send-photo",
+        voice: true,
+        ref: voice.ref,
+        fileName: voice.fileName,
+        described: "🔇 The spoken version of the answer above could not be delivered; the answer is in the text.",
+        ...(voice.caption === undefined ? {} : { caption: voice.caption.slice(0, 1024) }),
+        ...(voice.replyTo === undefined ? {} : { replyTo: voice.replyTo }),
+      },
+    ],
+  };
+}
+
 /** Plain text as new messages (split at 4,096 characters): notices, which are not Markdown. */
 export function plainParcel(target: ChatTarget, text: string): OutboxParcel {
   return { target, steps: sendSteps(splitMessage(text).map((piece) => ({ piece }))) };
@@ -77,24 +98,33 @@ export function isSend(step: OutboxStep): boolean {
 /** Where a photo step's bytes are found: in memory (its first send), else the media bucket, else nowhere. */
 export type PhotoBytes = (step: { ref: string; key?: string | undefined }) => Promise<Uint8Array | undefined>;
 
-/** One step, as one Bot API call (through `telegram`, with or without its retries). Throws what the call threw. */
+/**
+ * One step, as one Bot API call (through `telegram`, with or without its retries). Throws what the call threw.
+ * Returns the id of a new text message it sent (a menu's, whose buttons its sender may change later).
+ */
 export async function perform(
   telegram: TelegramClient,
   target: ChatTarget,
   step: OutboxStep,
   photoBytes?: PhotoBytes,
-): Promise<void> {
+): Promise<number | undefined> {
   switch (step.kind) {
     case "send":
-      await telegram.sendPiece(target, step.piece, {
+      return await telegram.sendPiece(target, step.piece, {
         ...replyOf(step),
         ...(step.keyboard === undefined ? {} : { keyboard: step.keyboard }),
       });
-      return;
     case "send-photo": {
       const bytes = await photoBytes?.(step);
       if (bytes === undefined) await telegram.sendPiece(target, { piece: step.described });
-      else {
+      else if (step.voice === true) {
+        await telegram.sendVoice(target, {
+          bytes,
+          fileName: step.fileName,
+          ...(step.caption === undefined ? {} : { caption: step.caption }),
+          ...(step.replyTo === undefined ? {} : { replyToMessageId: step.replyTo }),
+        });
+      } else {
         await telegram.sendPhoto(target, {
           bytes,
           fileName: step.fileName,
@@ -126,6 +156,7 @@ export function afterFirst(parcel: OutboxParcel): OutboxParcel | undefined {
   return {
     target: parcel.target,
     steps: rest,
+    ...(parcel.elsewhere ? { elsewhere: true } : {}),
     ...(rich ? { rich: { ...rich, sentAny: rich.sentAny || isSend(done) } } : {}),
   };
 }

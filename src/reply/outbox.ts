@@ -13,6 +13,7 @@ import {
   perform,
   photoParcel,
   plainParcel,
+  voiceParcel,
   withFirst,
 } from "./outbox-steps.ts";
 
@@ -67,6 +68,8 @@ interface RunHooks {
   advanced?: (parcel: OutboxParcel) => void;
   /** No step after the first starts after this time (epoch ms). */
   deadline?: number;
+  /** A new text message went, with this id. */
+  sent?: (messageId: number) => void;
 }
 
 /**
@@ -105,7 +108,7 @@ export class Outbox {
    * Delivers a message: sent now when nothing waits (or what waits goes first, now), else queued behind what waits.
    * Never throws for Telegram's sake.
    */
-  post(kind: OutboxKind, parcel: OutboxParcel): Promise<Delivery> {
+  post(kind: OutboxKind, parcel: OutboxParcel, sent?: (messageId: number) => void): Promise<Delivery> {
     return this.serially(async () => {
       const { store } = this.options;
       if (this.waiting) {
@@ -121,6 +124,7 @@ export class Outbox {
       const end = await this.run(parcel, this.options.telegram, {
         uncertain: 0,
         deadline: this.now() + SEND_BUDGET_MS,
+        ...(sent ? { sent } : {}),
       });
       switch (end.kind) {
         case "done":
@@ -146,9 +150,18 @@ export class Outbox {
     });
   }
 
-  /** A menu: a message with buttons (a confirmation, a helper's Stop). */
-  postMenu(kind: OutboxKind, target: ChatTarget, markdown: string, keyboard: Keyboard): Promise<Delivery> {
-    return this.post(kind, menuParcel(target, markdown, keyboard));
+  /**
+   * A menu: a message with buttons (a confirmation, a helper's Stop). `sent` learns its id when it goes at once (one
+   * that waited goes later, and its buttons stay as they are).
+   */
+  postMenu(
+    kind: OutboxKind,
+    target: ChatTarget,
+    markdown: string,
+    keyboard: Keyboard,
+    sent?: (messageId: number) => void,
+  ): Promise<Delivery> {
+    return this.post(kind, menuParcel(target, markdown, keyboard), sent);
   }
 
   /**
@@ -167,6 +180,25 @@ export class Outbox {
     } finally {
       this.photos.delete(ref);
     }
+  }
+
+  /** A spoken answer: its bytes are held in memory for the first send, and it is described if it had to wait. */
+  async postVoice(
+    target: ChatTarget,
+    voice: { bytes: Uint8Array; fileName: string; caption?: string | undefined; replyTo?: number | undefined },
+  ): Promise<Delivery> {
+    const ref = crypto.randomUUID();
+    this.photos.set(ref, voice.bytes);
+    try {
+      return await this.post("answer", voiceParcel(target, { ref, ...voice }));
+    } finally {
+      this.photos.delete(ref);
+    }
+  }
+
+  /** Markdown to another chat (a cross-chat send), in this chat's queue: that chat's refusal ends only it. */
+  postElsewhere(target: ChatTarget, markdown: string): Promise<Delivery> {
+    return this.post("answer", { ...htmlParcel(target, markdown), elsewhere: true });
   }
 
   /** A notice (plain text: why something did not happen, what is missing). */
@@ -235,7 +267,7 @@ export class Outbox {
       if (end.kind === "refused") {
         this.refused(end.description);
         records.dropped(1, `refused: ${end.description}`);
-        if (refusesTheChat(end.description)) {
+        if (refusesTheChat(end.description) && head.parcel.elsewhere !== true) {
           // Telegram refuses the chat itself: everything else waiting would be refused too.
           const rest = store.clear();
           if (rest > 0) {
@@ -292,7 +324,8 @@ export class Outbox {
       if (isSend(step)) hooks.sending?.(uncertain + 1);
       let failure: TelegramFailure | undefined;
       try {
-        await perform(telegram, current.target, step, (photo) => this.photoBytes(photo));
+        const messageId = await perform(telegram, current.target, step, (photo) => this.photoBytes(photo));
+        if (messageId !== undefined) hooks.sent?.(messageId);
       } catch (error) {
         failure = failureOf(error);
       }

@@ -4,12 +4,21 @@ import { errorText } from "../lib/errors.ts";
 import { redactSecrets } from "../lib/redact.ts";
 import { type Speaker, SpeechError, type SpeechFailure, type SpokenAudio } from "../media/speech.ts";
 import { detectLanguage, languageName } from "../media/speech-language.ts";
-import type { TelegramClient } from "../telegram/client.ts";
 import type { ChatTarget } from "../telegram/incoming-message.ts";
+import type { Delivery } from "./outbox.ts";
 import { speakableText } from "./speakable.ts";
 
+/** Where a spoken answer goes: the chat's outbox (an outage keeps it, or says it could not come). */
+interface VoiceSender {
+  postPlain(kind: "notice", target: ChatTarget, text: string): Promise<Delivery>;
+  postVoice(
+    target: ChatTarget,
+    voice: { bytes: Uint8Array; fileName: string; caption?: string | undefined; replyTo?: number | undefined },
+  ): Promise<Delivery>;
+}
+
 export interface VoiceReplyOptions {
-  telegram: TelegramClient;
+  outbox: VoiceSender;
   target: ChatTarget;
   replyToMessageId?: number;
   /** The answer as it was delivered in text (Markdown). */
@@ -34,9 +43,9 @@ export type VoiceReplyOutcome =
  * refused upload) is told in one line; the text answer stands either way. Never throws.
  */
 export async function sendVoiceReply(options: VoiceReplyOptions): Promise<VoiceReplyOutcome> {
-  const { telegram, target, speaker, gate } = options;
+  const { outbox, target, speaker, gate } = options;
   const notSpoken = async (why: string): Promise<VoiceReplyOutcome> => {
-    await bestEffort("saying why an answer was not spoken", () => telegram.sendPlain(target, `🔇 ${why}`));
+    await bestEffort("saying why an answer was not spoken", () => outbox.postPlain("notice", target, `🔇 ${why}`));
     return { kind: "not spoken", why };
   };
   const speakable = speakableText(options.answer, options.maxChars);
@@ -62,15 +71,19 @@ export async function sendVoiceReply(options: VoiceReplyOptions): Promise<VoiceR
   const caption = speakable.cut
     ? `🔊 The first ${count(characters)} of ${count(speakable.fullLength)} characters, spoken; the whole answer is in the text above.`
     : undefined;
+  let delivery: Delivery;
   try {
-    await telegram.sendVoice(target, {
+    delivery = await outbox.postVoice(target, {
       bytes: audio.bytes,
       fileName: audio.fileName,
-      ...(caption ? { caption } : {}),
-      ...(options.replyToMessageId === undefined ? {} : { replyToMessageId: options.replyToMessageId }),
+      caption,
+      replyTo: options.replyToMessageId,
     });
   } catch (error) {
     console.warn(`sending a voice reply failed: ${redactSecrets(errorText(error))}`);
+    delivery = "refused";
+  }
+  if (delivery === "refused") {
     return notSpoken("The spoken version could not be sent: Telegram refused the voice message.");
   }
   return { kind: "spoken", characters, cut: speakable.cut };

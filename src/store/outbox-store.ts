@@ -25,11 +25,14 @@ const stepSchema = z.discriminatedUnion("kind", [
     keyboard: keyboardSchema.optional(),
   }),
   /**
-   * A photo: its bytes are not stored here. They are kept in memory for the first send, then read back from the media
-   * bucket by `key`; without either, the photo is described in words (`described`) rather than lost.
+   * A photo or a voice message: its bytes are not stored here. They are kept in memory for the first send, then read
+   * back from the media bucket by `key`; without either, it is described in words (`described`) rather than lost.
    */
   z.object({
     kind: z.literal("send-photo"),
+    /** Sent as a voice message rather than a photo. */
+    voice: z.boolean().optional(),
+    replyTo: z.number().int().optional(),
     ref: z.string().max(100),
     key: z.string().max(300).optional(),
     fileName: z.string().max(200),
@@ -46,6 +49,8 @@ export type OutboxStep = z.infer<typeof stepSchema>;
 /** What one outbox row still has to do, in order, and what a refusal of the rich form falls back to. */
 const parcelSchema = z.object({
   target: chatTargetSchema,
+  /** A message to another chat than the outbox's own (a cross-chat send): its chat's refusal ends only it. */
+  elsewhere: z.boolean().optional(),
   steps: z.array(stepSchema).min(1).max(200),
   /**
    * A rich answer's HTML path: its whole Markdown (and the message its first piece replies to), sent instead while

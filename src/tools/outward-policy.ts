@@ -70,10 +70,14 @@ export function addressesIn(text: string): string[] {
   return found;
 }
 
-/** Notes the addresses people in the chat wrote in the turn's window (their own messages, not the model's). */
+/**
+ * Notes the addresses people in the chat wrote in the turn's window: their own messages, not the model's, and not a
+ * user-role line the bot wrote itself (the record of a declined fetch retells the address the model composed: it is
+ * marked, and left out, as is everything marked).
+ */
 export function noteAddressesPeopleWrote(trust: TurnTrust, window: readonly HistoryMessage[]): void {
   for (const message of window) {
-    if (message.role === "user") trust.noteShown(addressesIn(message.content));
+    if (message.role === "user" && message.outside === undefined) trust.noteShown(addressesIn(message.content));
   }
 }
 

@@ -17,6 +17,7 @@ import type { GuestQuery } from "../telegram/incoming-message.ts";
 import { renderOne, renderPieces } from "../telegram/render.ts";
 import { TELEGRAM_MESSAGE_LIMIT } from "../telegram/split.ts";
 import { TurnTrust } from "../tools/context.ts";
+import { addressesIn } from "../tools/outward-policy.ts";
 import type { ActiveRun } from "./active-run.ts";
 import { type Admission, admit } from "./admission.ts";
 import { answerEnding } from "./answer-ending.ts";
@@ -152,9 +153,12 @@ async function guestTurn(
     skills: NO_SKILLS,
     serverSearch: false,
   });
+  const trust = new TurnTrust(policy.untrusted);
+  // The addresses the guest wrote (or replied under) may be fetched as they are (the data-out rule).
+  trust.noteShown(addressesIn(guestMessage(query)));
   const context = toolContext(ctx, {
     senders: [query.from.id],
-    trust: new TurnTrust(policy.untrusted),
+    trust,
     timezone: config.timezone,
     paid,
   });

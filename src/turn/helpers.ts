@@ -112,12 +112,19 @@ async function spawnHelper(
   }
   const minutes = minutesOf(timeLimitMs);
   await bestEffort("announcing a helper", async () => {
-    const messageId = await ctx.telegram.sendMenu(
+    // Through the outbox: an outage keeps the line (its Stop button then stays when the helper ends).
+    let messageId: number | undefined;
+    await ctx.outbox.postMenu(
+      "notice",
       ctx.target,
       `🧩 Helper #${number} started: ${label} (up to ${minutes}). Its report will follow here.`,
       // A button's data is at most 64 bytes: the helper's number, not its object's id.
       [[{ text: "⏹ Stop", data: `hstop:${number}` }]],
+      (id) => {
+        messageId = id;
+      },
     );
+    if (messageId === undefined) return;
     const helpers = stores.meta.get(helpersSlot) ?? [];
     stores.meta.set(
       helpersSlot,

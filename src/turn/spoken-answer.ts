@@ -19,7 +19,7 @@ export async function speakAnswer(
   const speaker = ctx.speaker();
   await bestEffort("speaking an answer", () =>
     sendVoiceReply({
-      telegram: ctx.telegram,
+      outbox: ctx.outbox,
       target: ctx.target,
       ...(request.replyToMessageId === undefined ? {} : { replyToMessageId: request.replyToMessageId }),
       answer: turn.text,

@@ -42,13 +42,13 @@ export function toolContext(
     now: ctx.now,
     isChatAllowed: (chatId) => ctx.access.isChatAllowed(chatId),
     sendMessage: async (target, text) => {
-      // To its own chat a message takes its place in the outbox, behind what waits there; another chat's is sent now
-      // (its failure is the tool's).
+      // Through this chat's outbox, behind what waits there: another chat's message too (an outage keeps it; only
+      // that chat's refusal ends it, and is the tool's failure).
       const own = target.chatId === ctx.target.chatId && target.threadId === ctx.target.threadId;
-      if (!own) await ctx.telegram.sendMarkdown(target, text);
-      else if ((await ctx.outbox.postMarkdown("answer", target, text)) === "refused") {
-        throw new Error("Telegram refused the message");
-      }
+      const delivery = own
+        ? await ctx.outbox.postMarkdown("answer", target, text)
+        : await ctx.outbox.postElsewhere(target, text);
+      if (delivery === "refused") throw new Error("Telegram refused the message");
     },
     sendPhoto: async (photo) => {
       // Through the outbox: an outage keeps it (read back from its key, or described) rather than losing it.

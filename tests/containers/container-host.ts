@@ -8,7 +8,7 @@ import { proxyModelCall } from "../../src/durable/model-proxy.ts";
 import { proxyResponsesCall } from "../../src/durable/model-proxy-responses.ts";
 import { type OpenRun, OpenRuns } from "../../src/durable/open-runs.ts";
 import type { Env } from "../../src/env.ts";
-import { runKeyOf } from "../../src/protocol/run-token.ts";
+import { modelKeyOf, runKeyOf } from "../../src/protocol/run-token.ts";
 
 const run = promisify(execFile);
 
@@ -55,7 +55,7 @@ export class ContainerHost {
   readonly coldStarts: { chatKey: string; ms: number }[] = [];
   /** Run streams that have ended (the Worker's request closed or the runner finished). */
   readonly endedRuns: string[] = [];
-  /** The run token of the latest run (the CLI's key to the model proxy). */
+  /** The model key of the latest run (what its CLI presents to the model proxy). */
   lastRunToken = "";
   url = "";
   /** Where `anthropic.internal` and `openai.internal` point (one server; the Host header says which). */
@@ -191,9 +191,11 @@ export class ContainerHost {
         : {};
       const chatKey = payload.chatKey ?? "";
       const container = await this.ensureRunning(chatKey);
-      const runKey = payload.toolCallback ? await runKeyOf(payload.toolCallback.token) : undefined;
+      // The ledger is opened for the CLI's model key, as the Worker's adapter opens it.
+      const modelKey = payload.toolCallback ? await modelKeyOf(payload.toolCallback.token, chatKey) : undefined;
+      const runKey = modelKey ? await runKeyOf(modelKey) : undefined;
       if (runKey && payload.model) await container.runs.open(runKey, payload.model);
-      if (payload.toolCallback) this.lastRunToken = payload.toolCallback.token;
+      if (modelKey) this.lastRunToken = modelKey;
       const abort = new AbortController();
       response.on("close", () => abort.abort());
       const answer = await fetch(`http://127.0.0.1:${container.runnerPort}${request.url}`, {

@@ -9,6 +9,7 @@ import {
   fakes,
   OTHER_PRIVATE_CHAT,
   openaiText,
+  openaiToolCalls,
   PRIVATE_CHAT,
   postUpdate,
   STRANGER_CHAT,
@@ -78,6 +79,21 @@ async function modelCalls(): Promise<OpenAIBody[]> {
 }
 
 describe("guest mode", () => {
+  it("fetches an address the guest wrote, query and all, without asking (the data-out rule)", async () => {
+    const url = `${env.FAKES_URL}/web/guest?id=7`;
+    await fakes.script("web", { path: "/web/guest", headers: { "content-type": "text/plain" }, text: "A page." });
+    await fakes.script(
+      "openai",
+      openaiToolCalls([{ name: "web_fetch", arguments: { url } }]),
+      openaiText("It is a page."),
+    );
+    await postUpdate(guestUpdate(`@testbot summarise ${url}`, { fromId: OTHER_PRIVATE_CHAT }));
+    await guestAnswer();
+    expect((await fakes.requests("web")).map((request) => `${request.path}${request.query}`)).toEqual([
+      "/web/guest?id=7",
+    ]);
+  });
+
   it("answers a known person's summons with one article, with their settings, and keeps nothing of that chat", async () => {
     await admin(`/chats/${OTHER_PRIVATE_CHAT}/config`, {
       method: "PUT",

@@ -43,4 +43,38 @@ describe("security: audio priced by its size as well as its declared length", ()
     await fakes.wait("openai", { count: 2 });
     expect(await transcriptions()).toHaveLength(1);
   });
+
+  it("a small Ogg Opus file that declares 1 s but holds two hours is measured after the download, and not transcribed", async () => {
+    await admin(`/chats/${PRIVATE_CHAT}/config`, {
+      method: "PUT",
+      body: JSON.stringify({ limits: { audioMinutesPerDay: 1 } }),
+    });
+    await fakes.file({ fileId: "long", base64: Buffer.from(opusBytes(2 * 3600)).toString("base64") });
+    await post(
+      mediaUpdate({
+        voice: { file_id: "long", file_unique_id: "long-u", duration: 1, mime_type: "audio/ogg", file_size: 300 },
+      }),
+    );
+    await fakes.wait("openai", { count: 1 });
+    expect(await transcriptions()).toHaveLength(0);
+  });
 });
+
+/** An Ogg Opus file's first page (its OpusHead) and a last page whose granule position says `seconds` long. */
+function opusBytes(seconds: number): Uint8Array {
+  const page = (granule: bigint, body: Uint8Array) => {
+    const bytes = new Uint8Array(27 + body.length);
+    bytes.set(new TextEncoder().encode("OggS"), 0);
+    new DataView(bytes.buffer).setBigInt64(6, granule, true);
+    bytes.set(body, 27);
+    return bytes;
+  };
+  const head = new Uint8Array(19);
+  head.set(new TextEncoder().encode("OpusHead"), 0);
+  const first = page(0n, head);
+  const last = page(BigInt(seconds * 48_000), new Uint8Array(50));
+  const file = new Uint8Array(first.length + last.length);
+  file.set(first, 0);
+  file.set(last, first.length);
+  return file;
+}

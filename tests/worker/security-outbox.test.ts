@@ -2,6 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import {
+  admin,
   eventually,
   fakes,
   GROUP_CHAT,
@@ -9,6 +10,7 @@ import {
   openaiToolCalls,
   PRIVATE_CHAT,
   postUpdate,
+  STRANGER_CHAT,
   session,
   textUpdate,
 } from "./helpers.ts";
@@ -63,5 +65,82 @@ describe("security: every send survives an outage", () => {
     );
     expect((menu!.body as { reply_markup?: unknown }).reply_markup).toBeDefined();
     expect(await fakes.requests("telegram", { method: "sendMessage", chatId: GROUP_CHAT })).toEqual([]);
+  });
+});
+
+describe("security: sends beside the answer survive an outage", () => {
+  const telegramBack = async (chatId: number) => {
+    await fakes.telegram({ outage: null });
+    await runInDurableObject(session(chatId), (_instance, state) => {
+      state.storage.sql.exec("UPDATE outbox SET next_try_at = 0, hold_until = NULL");
+    });
+    expect(await runDurableObjectAlarm(session(chatId))).toBe(true);
+  };
+  const waiting = (chatId: number) =>
+    runInDurableObject(
+      session(chatId),
+      (_instance, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n,
+    );
+
+  it("a message an admin chat sends to another chat waits with the chat's own, and arrives once", async () => {
+    await fakes.script(
+      "openai",
+      openaiToolCalls([{ name: "send_message", arguments: { chatId: GROUP_CHAT, text: "Lunch at noon" } }]),
+      openaiText("Sent."),
+    );
+    await fakes.telegram({ outage: { status: 502 } });
+    await postUpdate(textUpdate("tell the group lunch is at noon"));
+    await eventually(async () => (await answers()) >= 1, "the turn's answer");
+    expect(await waiting(PRIVATE_CHAT)).toBe(2);
+    await telegramBack(PRIVATE_CHAT);
+    const group = (await fakes.chatMessages(GROUP_CHAT)).messages.map((message) => message.text);
+    expect(group).toEqual(["Lunch at noon"]);
+  });
+
+  it("a stranger's notice and a /model menu wait too", async () => {
+    await fakes.telegram({ outage: { status: 502 } });
+    await postUpdate(textUpdate("hello?", { chatId: STRANGER_CHAT }));
+    await eventually(async () => (await waiting(STRANGER_CHAT)) === 1, "the stranger's notice queued");
+    await telegramBack(STRANGER_CHAT);
+    const shown = (await fakes.chatMessages(STRANGER_CHAT)).messages.map((message) => message.text ?? "");
+    expect(shown).toHaveLength(1);
+    expect(shown[0]).toContain("This bot is private");
+
+    await fakes.telegram({ outage: { status: 502 } });
+    await postUpdate(textUpdate("/model"));
+    await eventually(async () => (await waiting(PRIVATE_CHAT)) === 1, "the /model menu queued");
+    await telegramBack(PRIVATE_CHAT);
+    const menu = (await fakes.requests("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT })).filter(
+      (request) => request.refusal === undefined,
+    );
+    expect(menu).toHaveLength(1);
+    expect((menu[0]!.body as { reply_markup?: unknown }).reply_markup).toBeDefined();
+  });
+});
+
+describe("security: a spoken answer survives an outage", () => {
+  it("Telegram down as the voice goes: it waits, and is described when tried again (its bytes are not kept)", async () => {
+    await admin(`/chats/${PRIVATE_CHAT}/config`, { method: "PUT", body: JSON.stringify({ voiceReplies: "always" }) });
+    await fakes.script("openai", openaiText("This is the answer you asked for, and it is in English."));
+    // Telegram asks to wait ten minutes at the voice message: the outbox keeps it.
+    await fakes.telegram({ rateLimit: { method: "sendVoice", retryAfter: 600, times: 5 } });
+    await postUpdate(textUpdate("hello there"));
+    await eventually(
+      async () =>
+        (await runInDurableObject(
+          session(PRIVATE_CHAT),
+          (_instance, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n,
+        )) === 1,
+      "the voice message queued",
+    );
+    await runInDurableObject(session(PRIVATE_CHAT), (_instance, state) => {
+      state.storage.sql.exec("UPDATE outbox SET next_try_at = 0, hold_until = NULL");
+    });
+    expect(await runDurableObjectAlarm(session(PRIVATE_CHAT))).toBe(true);
+    const shown = (await fakes.chatMessages(PRIVATE_CHAT)).messages.map((message) => message.text ?? "");
+    expect(shown).toEqual([
+      "This is the answer you asked for, and it is in English.",
+      "🔇 The spoken version of the answer above could not be delivered; the answer is in the text.",
+    ]);
   });
 });

