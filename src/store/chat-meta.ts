@@ -115,11 +115,10 @@ export const chatMetaSchemas = {
   helpers: z.array(runningHelperSchema),
   /** How many helpers this chat has started: the next one's number is one more. */
   helperCount: z.number().int(),
-  /**
-   * A private chat's person: when their memory was last consolidated and how many facts it then held, and when it
-   * was last checked (at most hourly: the check reads D1).
-   */
-  memoryConsolidated: z.object({ at: z.number(), facts: z.number().int(), checkedAt: z.number().optional() }),
+  /** People whose facts a turn here changed since this chat last looked at consolidating them (user ids). */
+  memoryChanged: z.array(z.number().int()).max(50),
+  /** When each person's memory was last consolidated from this chat, and how many facts they then had (by user id). */
+  memoryConsolidated: z.record(z.string(), z.object({ at: z.number(), facts: z.number().int() })),
 };
 
 export type ChatMetaKey = keyof typeof chatMetaSchemas;
