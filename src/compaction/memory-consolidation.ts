@@ -25,6 +25,7 @@ const KEPT_PEOPLE = 50;
 
 /** A turn's `remember` of a person's fact: that person is looked at after the drain (no D1 read until then). */
 export function markMemoryChanged(stores: ChatStores, person: number): void {
+  stores.meta.delete("personFactsNone");
   const changed = stores.meta.get("memoryChanged") ?? [];
   if (!changed.includes(person)) stores.meta.set("memoryChanged", [...changed, person].slice(-50));
 }

@@ -115,6 +115,11 @@ export const chatMetaSchemas = {
   helpers: z.array(runningHelperSchema),
   /** How many helpers this chat has started: the next one's number is one more. */
   helperCount: z.number().int(),
+  /**
+   * A private chat whose person had no facts here when last read: its turns skip the read (only this chat's turns
+   * write facts a private chat shows; a write here clears it).
+   */
+  personFactsNone: z.boolean(),
   /** People whose facts a turn here changed since this chat last looked at consolidating them (user ids). */
   memoryChanged: z.array(z.number().int()).max(50),
   /** When each person's memory was last consolidated from this chat, and how many facts they then had (by user id). */

@@ -336,3 +336,24 @@ describe("a person's data from the console and the admin API", () => {
     );
   });
 });
+
+describe("a private chat without facts of its person", () => {
+  it("skips the read while its person has none here, and reads again once a turn here writes one", async () => {
+    const ada = { chatId: ADA, fromId: ADA, firstName: "Ada" };
+    const flag = () =>
+      runInDurableObject(session(ADA), (_i, state) =>
+        state.storage.sql.exec("SELECT value FROM meta WHERE key = 'personFactsNone'").toArray(),
+      );
+    await tell("hello", ada);
+    expect(await flag()).toEqual([{ value: "true" }]);
+    await fakes.script(
+      "openai",
+      openaiToolCalls([{ name: "remember", arguments: { fact: "Ada is vegetarian.", scope: "person" } }]),
+      openaiText("Noted."),
+    );
+    await tell("I'm vegetarian", ada, 2);
+    expect(await flag()).toEqual([]);
+    const [next] = await tell("what's for dinner?", ada);
+    expect(systemOf(next!)).toContain("Ada is vegetarian.");
+  });
+});
