@@ -5,7 +5,7 @@
  *     → durable                                     the chat object, the container class
  *       → commands                                  what a command answers
  *         → turn                                    running one turn
- *           → reply · adapters · tools · tasks · media · mcp · compaction · access · store · skills · helpers · memory
+ *           → reply · adapters · tools · tasks · media · mcp · compaction · access · store · skills · helpers · memory · widgets
  *             → config · db · telegram · lib · env.ts
  *               → protocol                         wire types shared with container/ (imports nothing of ours)
  *
@@ -17,7 +17,8 @@ const ABOVE_DURABLE = EDGES;
 const ABOVE_COMMANDS = `${EDGES}|^src/durable/`;
 const ABOVE_TURN = `${ABOVE_COMMANDS}|^src/commands/`;
 const ABOVE_PARTS = `${ABOVE_TURN}|^src/turn/`;
-const PARTS = "^src/(reply|adapters|tools|tasks|media|mcp|compaction|budget|access|store|skills|helpers|memory)/";
+const PARTS =
+  "^src/(reply|adapters|tools|tasks|media|mcp|compaction|budget|access|store|skills|helpers|memory|widgets)/";
 const ABOVE_BASE = `${ABOVE_PARTS}|${PARTS}`;
 const BASE = "^src/(config|db|telegram|lib)/|^src/env\\.ts$";
 
@@ -106,8 +107,7 @@ module.exports = {
       severity: "error",
       from: {
         orphan: true,
-        // no-ajv.ts stands in for a package through wrangler.toml's [alias], which is how it is reached.
-        pathNot: ["\\.d\\.ts$", "^src/worker\\.ts$", "^src/db/chat-migrations/", "^src/mcp/no-ajv\\.ts$"],
+        pathNot: ["\\.d\\.ts$", "^src/worker\\.ts$", "^src/db/chat-migrations/"],
       },
       to: {},
     },

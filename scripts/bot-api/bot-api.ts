@@ -58,6 +58,8 @@ export class BotApi {
   readonly violations: Violation[] = [];
   /** Off: a Bot API server older than 10.1 (or a self-hosted one without rich messages). */
   richMessages = true;
+  /** Off: a Bot API server older than 10.4 (or a self-hosted one without widgets): the widget methods answer 404. */
+  widgetMethods = true;
   /** The bot's settings (Bot API 10.5 setMySettings), which getMe reports. */
   readonly settings = new BotSettings();
   private readonly queries = new OpenQueries();
@@ -106,6 +108,7 @@ export class BotApi {
    * press, in the chat the press came from.
    */
   async answer(method: string, params: Record<string, unknown>): Promise<Outcome> {
+    if (!this.widgetMethods && WIDGET_METHODS.includes(method)) return { ok: false, refusal: NOT_FOUND };
     const ephemeral = this.ephemeralTarget(params);
     if (ephemeral && "refusal" in ephemeral) return refused(ephemeral.refusal);
     if (!ephemeral) return this.dispatch(method, params);
@@ -238,6 +241,7 @@ export class BotApi {
     this.store.clear();
     this.violations.length = 0;
     this.richMessages = true;
+    this.widgetMethods = true;
     this.settings.reset();
     this.queries.clear();
     this.widgets.reset();

@@ -69,6 +69,10 @@ export interface ShownMessage {
   voice?: { url: string };
   /** User messages in the guest chat: who wrote it. Bot messages there: posted as a guest, summoned by this person. */
   by?: string;
+  /** A widget (Bot API 10.4): the page draws it in a sandboxed frame (/console/playground/frame/…) with this state. */
+  widget?: { chatData: string; width?: number; height?: number };
+  /** An ephemeral reply (Bot API 10.4): seen by the person who pressed the button only. */
+  ephemeral?: true;
 }
 
 /** A private chat's draft (sendMessageDraft, sendRichMessageDraft): shown until the final message replaces it. */
@@ -119,6 +123,8 @@ interface ChatExtras {
   /** Messages with a voice recording (their page URL), and who wrote each guest-chat message. */
   voices: Map<number, string>;
   authors: Map<number, string>;
+  /** Ephemeral replies to this chat's person (they are no message of the chat, so Telegram's store keeps none). */
+  ephemerals: ShownMessage[];
 }
 
 export async function startBotApiStandIn(options: StandInOptions): Promise<BotApiStandIn> {
@@ -168,11 +174,14 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
   const extras = new Map<number, ChatExtras>(
     ALL_CHATS.map((chat) => [
       chat.id,
-      { typingUntil: 0, notes: [], reactions: new Map(), voices: new Map(), authors: new Map() },
+      { typingUntil: 0, notes: [], reactions: new Map(), voices: new Map(), authors: new Map(), ephemerals: [] },
     ]),
   );
   /** Which chat a button press came from, so its callback answer shows there. */
   const pressedIn = new Map<string, number>();
+  /** Widget queries the page waits on (its widget's tap), by query id: the bot's answerWidgetQuery settles each. */
+  const widgetWaits = new Map<string, (answer: string | undefined) => void>();
+  let nextWidgetQuery = 1;
   const waiters = new Set<() => void>();
   let version = 0;
   // Not 1: the chat objects keep the update ids they saw (a redelivery is a no-op), and survive a restart of `npm run dev`.
@@ -212,8 +221,16 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
       at: message.date * 1000,
       ...(content.kind === "rich" ? { rich: content.rich.input, richHtml: richHtml(content.rich.input) } : {}),
       ...(content.kind === "media" ? { media: content.media } : {}),
-      // A widget (Bot API 10.4) is named, not run: the page shows its caption.
-      ...(content.kind === "widget" ? { media: "widget" } : {}),
+      // A widget (Bot API 10.4): the page runs it in a sandboxed frame with its current state.
+      ...(content.kind === "widget"
+        ? {
+            widget: {
+              chatData: content.widget.chatData,
+              ...(content.widget.width !== undefined ? { width: content.widget.width } : {}),
+              ...(content.widget.height !== undefined ? { height: content.widget.height } : {}),
+            },
+          }
+        : {}),
       ...(extras.get(message.chatId)?.voices.has(message.messageId)
         ? { voice: { url: extras.get(message.chatId)!.voices.get(message.messageId)! } }
         : {}),
@@ -222,7 +239,10 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
         : {}),
     };
   };
-  const messagesOf = (chatId: number) => store.messages(chatId).map(shown);
+  const messagesOf = (chatId: number) =>
+    [...store.messages(chatId).map(shown), ...(extras.get(chatId)?.ephemerals ?? [])].sort(
+      (a, b) => a.at - b.at || a.id - b.id,
+    );
   const draftOf = (chatId: number): ShownDraft | null => {
     const draft = store.draft(chatId);
     if (!draft) return null;
@@ -285,9 +305,33 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
       );
     }
     if (!outcome.ok) return outcome;
+    const ephemeral = params.ephemeral_message_parameters as { callback_query_id?: unknown } | undefined;
+    if (ephemeral && typeof ephemeral === "object") {
+      // Shown to the presser only: in the chat the press came from, marked as such.
+      const pressed = pressedIn.get(String(ephemeral.callback_query_id)) ?? Number(params.chat_id);
+      const sent = outcome.result as { message_id: number };
+      extras.get(pressed)?.ephemerals.push({
+        id: sent.message_id,
+        from: "bot",
+        text: String(params.text ?? params.caption ?? ""),
+        html: String(params.parse_mode ?? "").toLowerCase() === "html",
+        buttons: [],
+        edited: false,
+        at: Date.now(),
+        ephemeral: true,
+      });
+      changed();
+      return outcome;
+    }
     const chatId = Number(params.chat_id);
     const chat = extras.get(chatId);
     switch (method) {
+      case "answerWidgetQuery": {
+        const id = String(params.widget_query_id);
+        widgetWaits.get(id)?.(params.data === undefined ? "" : String(params.data));
+        widgetWaits.delete(id);
+        break;
+      }
       case "answerCallbackQuery": {
         const pressed = pressedIn.get(String(params.callback_query_id)) ?? PLAYGROUND_CHAT.id;
         if (typeof params.text === "string" && params.text !== "") note(pressed, params.text);
@@ -334,7 +378,7 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
       response.end(file.bytes);
       return;
     }
-    const input = path === "state" ? Object.fromEntries(url.searchParams) : parse(raw);
+    const input = path === "state" || path === "frame" ? Object.fromEntries(url.searchParams) : parse(raw);
     const chatId = Number(input.chat ?? PLAYGROUND_CHAT.id);
     const chatExtras = extras.get(chatId);
     if (!chatExtras) return send(response, 404, { error: "no such playground chat" });
@@ -367,6 +411,12 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
         richMessages: telegram.richMessages,
       };
       return send(response, 200, state);
+    }
+    if (path === "frame") {
+      // A widget's document and its current state, for the page's sandboxed frame.
+      const message = store.get(chatId, Number(input.id));
+      if (message?.content.kind !== "widget") return send(response, 404, { error: "no such widget" });
+      return send(response, 200, { html: message.content.widget.html, chatData: message.content.widget.chatData });
     }
     const chat = chatOf(chatId);
     // In a group you write as yourself or as your friend; in a private chat, as its person.
@@ -430,9 +480,51 @@ export async function startBotApiStandIn(options: StandInOptions): Promise<BotAp
           ? { inline_message_id: `playground-${chatId}-${message.messageId}` }
           : { message: telegram.messageObject(message) };
       await deliver(chatId, {
-        callback_query: { id: queryId, from: person, chat_instance: "playground", data: input.data, ...where },
+        callback_query: {
+          id: queryId,
+          from: person,
+          chat_instance: `playground-${chatId}`,
+          data: input.data,
+          ...where,
+        },
       });
       return send(response, 200, { ok: true });
+    }
+    if (path === "widget") {
+      // A tap in a widget: a widget_query update (Bot API 10.4), and the bot's answer (answerWidgetQuery) back to
+      // the widget, within Telegram's 15 seconds (after that the widget gets nothing).
+      const message = store.get(chatId, Number(input.messageId));
+      const data = typeof input.data === "string" ? input.data : "";
+      if (message?.content.kind !== "widget") return send(response, 400, { error: "no such widget" });
+      if (data === "" || Buffer.byteLength(data) > 64)
+        return send(response, 400, { error: "a query's data is 1-64 bytes" });
+      const queryId = `playground-widget-${nextWidgetQuery++}`;
+      telegram.openQuery({ kind: "widget", id: queryId, openedAt: Date.now(), chatId, fromId: person.id });
+      const answer = new Promise<string | undefined>((resolve) => {
+        const timer = setTimeout(() => resolve(undefined), 15_000);
+        widgetWaits.set(queryId, (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        });
+      });
+      await deliver(chatId, {
+        widget_query: {
+          id: queryId,
+          from: person,
+          chat_instance: `playground-${chatId}`,
+          type: { type: "data" },
+          data,
+          chat,
+          message_id: message.messageId,
+        },
+      });
+      const answered = await answer;
+      widgetWaits.delete(queryId);
+      return send(
+        response,
+        200,
+        answered === undefined ? { ok: false, error: "no answer within 15 s" } : { ok: true, answer: answered },
+      );
     }
     if (path === "stop") {
       // The draft's stop control: the draft goes (as Telegram hides it) and the bot hears of it.

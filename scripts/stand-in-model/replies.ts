@@ -26,6 +26,8 @@ const HELP = [
   "- `what's new with the Bot API this week?` (`web_search`, then `web_fetch` of the best result; an answer with links)",
   "- `my locker code is 4711`, a few more messages, then `what did I say my locker code was?` (`search_history`)",
   "- `show me a table`, `show me some code`, `write something long` (formatting and splitting)",
+  "- `make me a packing checklist for a weekend trip` (`show_widget`: a checklist widget whose ticks the bot keeps; a message in a group)",
+  "- `help me choose between these three laptops` (`ask_user`: a question with buttons; your tap continues the conversation)",
   "- `/voice when-spoken-to`, then 🎤 in the playground (a voice note gets a spoken answer with its text); `/voice always` speaks every answer",
   "- `/model`, `/status`, `/help` (commands the bot answers itself)",
 ].join("\n");
@@ -63,6 +65,31 @@ export function standInReply(
       kind: "tool",
       name: "schedule_task",
       arguments: { prompt: `Remind the user to ${remind[1]!.trim().replace(/[.!]+$/, "")}.`, at },
+    };
+  }
+  const chose = /^(?:\w[^:]*: )?\[Chose "([^"]+)"/.exec(said);
+  if (chose) {
+    return {
+      kind: "text",
+      text: `You chose **${chose[1]}**: it came back to me as your next message, in the same conversation.\n\n${FOOTER}`,
+    };
+  }
+  if (/\bchecklist\b/.test(lower) && offered("show_widget")) {
+    return {
+      kind: "tool",
+      name: "show_widget",
+      arguments: {
+        kind: "checklist",
+        title: "Weekend trip packing",
+        items: ["Tent", "Sleeping bag", "Headlamp", "Rain jacket", "Snacks", "Phone charger"],
+      },
+    };
+  }
+  if (/\bchoose between\b/.test(lower) && offered("ask_user")) {
+    return {
+      kind: "tool",
+      name: "ask_user",
+      arguments: { question: "Which laptop matters most to you?", choices: ["MacBook Air", "ThinkPad X1", "Dell XPS"] },
     };
   }
   const onTheWeb = webQuery(said);
@@ -128,6 +155,12 @@ function afterTool(messages: readonly ChatMessage[], toolNames: readonly string[
       );
     case "recall":
       return text(`Here is what \`recall\` found in D1:\n\n${content}`);
+    case "show_widget":
+      return text(
+        /widget/.test(content) && !/Not a widget/.test(content) ? "Here it is: tick what you packed." : "Here it is.",
+      );
+    case "ask_user":
+      return text("Tap one.");
     case "schedule_task":
       return text(
         `Scheduled with \`schedule_task\`: ${content}\nIn about a minute the bot runs it and posts its answer here; /tasks lists it.`,

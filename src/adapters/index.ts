@@ -1,12 +1,12 @@
 import type { Provider } from "../config/providers.ts";
 import type { Settings } from "../config/settings.ts";
-import { type Env, workersAiBinding } from "../env.ts";
 import { assertNever } from "../lib/errors.ts";
 import type { AgentContainers } from "./agent-runs.ts";
 import { AnthropicAdapter } from "./anthropic/anthropic-adapter.ts";
 import { ContainerAgentAdapter } from "./container-agent.ts";
 import { OpenAIAdapter } from "./openai/openai-adapter.ts";
 import type { Adapter } from "./types.ts";
+import type { WorkersAiRunner } from "./workers-ai/run-binding.ts";
 import { WORKERS_AI_MAX_TOKENS, WorkersAiAdapter } from "./workers-ai/workers-ai-adapter.ts";
 
 /** The adapter for a provider, or why it cannot run here (a missing key or runner), in words for the chat. */
@@ -15,11 +15,14 @@ export type AdapterChoice = { kind: "ready"; adapter: Adapter } | { kind: "unava
 /** Adapters hold only configuration (and an SDK client), so one per provider and settings object is reused. */
 const adapters = new WeakMap<Settings, Map<Provider, AdapterChoice>>();
 
-/** What building an adapter needs: the settings (keys, URLs), the bindings, and the chats' agent containers. */
+/**
+ * What building an adapter needs: the settings (keys, URLs), the Workers AI binding and the chats' agent containers
+ * (undefined where they are not bound).
+ */
 export interface AdapterSources {
   settings: Settings;
-  env: Env;
-  agentContainers: AgentContainers;
+  ai: WorkersAiRunner | undefined;
+  agentContainers: AgentContainers | undefined;
 }
 
 export function createAdapter(provider: Provider, sources: AdapterSources): AdapterChoice {
@@ -42,7 +45,7 @@ function keyMissing(variable: string): string {
   return `${variable} is not set (in .dev.vars locally, with \`npx wrangler secret put ${variable}\` deployed)`;
 }
 
-function buildAdapter(provider: Provider, { settings, env, agentContainers }: AdapterSources): AdapterChoice {
+function buildAdapter(provider: Provider, { settings, ai, agentContainers }: AdapterSources): AdapterChoice {
   const retries = { maxRetries: settings.providerMaxRetries, timeoutMs: settings.providerTimeoutMs };
   switch (provider) {
     case "openai":
@@ -74,7 +77,7 @@ function buildAdapter(provider: Provider, { settings, env, agentContainers }: Ad
             "agent sessions run in Cloudflare Containers, which need Workers Paid, and this bot is deployed on Workers Free (WORKERS_PLAN=free)",
         };
       }
-      if (settings.agentRunner.kind === "container" && !env.AGENT_CONTAINER) {
+      if (settings.agentRunner.kind === "container" && !agentContainers) {
         return {
           kind: "unavailable",
           problem:
@@ -86,7 +89,7 @@ function buildAdapter(provider: Provider, { settings, env, agentContainers }: Ad
         adapter: new ContainerAgentAdapter({
           agent: provider,
           runner: settings.agentRunner,
-          containers: agentContainers,
+          containers: agentContainers ?? (() => undefined),
           timeoutMs: settings.agentTimeoutMs,
         }),
       };
@@ -96,7 +99,6 @@ function buildAdapter(provider: Provider, { settings, env, agentContainers }: Ad
         const { baseUrl, apiToken } = settings.workersAi;
         return { kind: "ready", adapter: new OpenAIAdapter({ apiKey: apiToken, baseUrl, ...common }) };
       }
-      const ai = workersAiBinding(env);
       if (!ai) {
         return {
           kind: "unavailable",

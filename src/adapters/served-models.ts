@@ -1,7 +1,6 @@
 import * as z from "zod";
 import type { ModelProvider } from "../config/providers.ts";
 import type { Settings } from "../config/settings.ts";
-import { type Env, workersAiBinding } from "../env.ts";
 import { errorText } from "../lib/errors.ts";
 
 /** How long a provider's list is kept in KV before it is asked again (KV's own expiry drops it). */
@@ -26,6 +25,13 @@ const workersAiList = z.array(
   }),
 );
 
+/** What asking for a provider's models needs: the keys and addresses, KV for the cache, the AI binding if bound. */
+export interface ServedModelSources {
+  settings: Settings;
+  kv: KVNamespace;
+  ai: Pick<Ai, "models"> | undefined;
+}
+
 /**
  * The chat models with tools a provider serves now, from its models endpoint (OpenAI `GET /v1/models`, Anthropic
  * `GET /v1/models`, Workers AI's model search through the binding), kept in KV for six hours. Undefined when the
@@ -33,9 +39,9 @@ const workersAiList = z.array(
  */
 export async function servedModels(
   provider: ModelProvider,
-  sources: { settings: Settings; env: Env },
+  sources: ServedModelSources,
 ): Promise<string[] | undefined> {
-  const kv = sources.env.CONFIG;
+  const { kv } = sources;
   const key = KEY_PREFIX + provider;
   const cached = cachedList.safeParse(await kv.get(key, "json").catch(() => null));
   if (cached.success) return cached.data.models;
@@ -53,7 +59,7 @@ export async function servedModels(
 
 async function fetchServed(
   provider: ModelProvider,
-  { settings, env }: { settings: Settings; env: Env },
+  { settings, ai }: ServedModelSources,
 ): Promise<string[] | undefined> {
   switch (provider) {
     case "openai": {
@@ -85,9 +91,8 @@ async function fetchServed(
         .filter((id) => id.startsWith("claude-"));
     }
     case "workers-ai": {
-      const binding = workersAiBinding(env);
-      if (!binding) return undefined;
-      const found = workersAiList.parse(await binding.models({ task: "Text Generation" }));
+      if (!ai) return undefined;
+      const found = workersAiList.parse(await ai.models({ task: "Text Generation" }));
       return found
         .filter((model) =>
           (model.properties ?? []).some(

@@ -1,5 +1,6 @@
 import { PAID_KINDS, type PaidCap, type PaidKind, type PaidUnits } from "../config/paid-kinds.ts";
 import type { DailySpend } from "../store/chat-meta.ts";
+import { Holds, type PaidHold } from "./reservations.ts";
 
 export interface PaidPolicy {
   /** US dollars per unit of each kind. */
@@ -15,6 +16,11 @@ export interface PaidCallGate {
   refusal(kind: PaidKind, units: number): string | undefined;
   /** A call was made: its units, at the configured price unless the real cost is known. */
   record(kind: PaidKind, units: number, costUsd?: number): void;
+  /**
+   * Holds `units` of `kind` before the call is made (a cap, or the day's budget, refuses them: the reason), so that
+   * calls running at once cannot together pass a cap; the hold is settled once the call is made, released if not.
+   */
+  reserve(kind: PaidKind, units: number): { held: PaidHold } | { refused: string };
 }
 
 const NAMES: Record<PaidKind, (units: number) => string> = {
@@ -32,6 +38,7 @@ const NAMES: Record<PaidKind, (units: number) => string> = {
 export class PaidCalls implements PaidCallGate {
   readonly units: PaidUnits = {};
   costUsd = 0;
+  private readonly holds = new Holds();
 
   constructor(
     private readonly policy: PaidPolicy,
@@ -41,7 +48,7 @@ export class PaidCalls implements PaidCallGate {
 
   refusal(kind: PaidKind, units: number): string | undefined {
     const cap = this.policy.caps[kind];
-    const thisTurn = (this.units[kind] ?? 0) + units;
+    const thisTurn = (this.units[kind] ?? 0) + this.holds.unitsOf(kind) + units;
     if (cap.perTurn !== undefined && thisTurn > cap.perTurn) {
       return `One message may use at most ${NAMES[kind](cap.perTurn)} in this chat.`;
     }
@@ -50,10 +57,18 @@ export class PaidCalls implements PaidCallGate {
     }
     const budget = this.policy.dailyCostUsd;
     const cost = units * this.policy.prices[kind];
-    if (budget !== undefined && this.today.costUsd + this.tokenCostUsd() + this.costUsd + cost > budget) {
+    const spent = this.today.costUsd + this.tokenCostUsd() + this.costUsd + this.holds.costUsd;
+    if (budget !== undefined && spent + cost > budget) {
       return `This chat's budget for today ($${budget.toFixed(2)}) does not cover that.`;
     }
     return undefined;
+  }
+
+  reserve(kind: PaidKind, units: number): { held: PaidHold } | { refused: string } {
+    const refused = this.refusal(kind, units);
+    if (refused !== undefined) return { refused };
+    const cost = units * this.policy.prices[kind];
+    return { held: this.holds.hold(kind, units, cost, (real) => this.record(kind, units, real)) };
   }
 
   record(kind: PaidKind, units: number, costUsd = units * this.policy.prices[kind]): void {

@@ -1,6 +1,7 @@
 import { budgetLine, paidLine, spendOn } from "../budget/budget.ts";
 import { platformLine } from "../budget/platform-cost.ts";
 import { resolveConfig } from "../config/chat-config.ts";
+import { editableConfig } from "../config/config-store.ts";
 import { isProvider, PROVIDERS } from "../config/providers.ts";
 import { dayKey, startOfDay } from "../config/zones.ts";
 import { chatUsage } from "../db/usage.ts";
@@ -42,24 +43,9 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
     case "help":
       await reply(["Commands:", ...BOT_COMMANDS.map((entry) => `/${entry.command} — ${entry.description}`)].join("\n"));
       break;
-    case "new": {
-      // The live history moves to the archive: the model starts afresh, search_history still finds the past
-      // (unless the chat keeps no archive: then it is deleted after this message).
-      ctx.stores.atomically(() => {
-        ctx.stores.history.clear();
-        ctx.stores.meta.delete("agentSessionId");
-        ctx.stores.meta.delete("codexSessionId");
-        ctx.stores.meta.delete("summary");
-        ctx.stores.meta.delete("summaryFailure");
-      });
-      const kept = (await effectiveConfig(ctx)).historyRetentionDays !== 0;
-      await reply(
-        kept
-          ? "🆕 Started a fresh conversation. Earlier messages are out of view but archived: I can still search them if you ask (remembered facts are kept)."
-          : "🆕 Started a fresh conversation. Earlier messages are deleted (remembered facts are kept).",
-      );
+    case "new":
+      await reply(await startAfresh(ctx));
       break;
-    }
     case "status":
       // What waits for Telegram is tried first. The answer is about the chat's state, the outbox's included: it goes
       // at once, ahead of what still waits (a status that waited would tell of a wait already over), or not at all.
@@ -74,7 +60,7 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
       const menu = await modelMenu({
         configs: ctx.configs,
         settings: ctx.settings,
-        env: ctx.env,
+        served: ctx.served,
         chatId: ctx.chat.id,
         withButtons: ctx.access.isAdmin(message.from?.id),
       });
@@ -121,28 +107,59 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
       await reply(answer);
       break;
     }
-    case "agent": {
-      const config = await effectiveConfig(ctx);
+    case "agent":
       if (command.args === "") {
-        await reply(`Usage: /agent <task> — runs one task with this chat's agent (${config.agent}) in its container.`);
+        await reply(await agentUsage(ctx));
         break;
       }
-      await runTurn(ctx, {
-        kind: "agent",
-        input: { kind: "ready", users: [userMessageOf({ ...message, text: command.args })] },
-        inboxIds: [inboxId],
-        messageId: message.messageId,
-        senders: message.from ? [message.from.id] : [],
-        providerOverride: config.agent,
-        ...(message.chat.type === "private" ? {} : { replyToMessageId: message.messageId }),
-      });
+      await runAgentTask(ctx, message, { task: command.args, inboxId });
       return true;
-    }
     default:
       return false;
   }
   finish();
   return true;
+}
+
+/**
+ * `/new`: the live history moves to the archive: the model starts afresh, search_history still finds the past
+ * (unless the chat keeps no archive: then it is deleted after this message).
+ */
+async function startAfresh(ctx: ChatContext): Promise<string> {
+  ctx.stores.atomically(() => {
+    ctx.stores.history.clear();
+    ctx.stores.meta.delete("agentSessionId");
+    ctx.stores.meta.delete("codexSessionId");
+    ctx.stores.meta.delete("summary");
+    ctx.stores.meta.delete("summaryFailure");
+  });
+  const kept = (await effectiveConfig(ctx)).historyRetentionDays !== 0;
+  return kept
+    ? "🆕 Started a fresh conversation. Earlier messages are out of view but archived: I can still search them if you ask (remembered facts are kept)."
+    : "🆕 Started a fresh conversation. Earlier messages are deleted (remembered facts are kept).";
+}
+
+async function agentUsage(ctx: ChatContext): Promise<string> {
+  const config = await effectiveConfig(ctx);
+  return `Usage: /agent <task> — runs one task with this chat's agent (${config.agent}) in its container.`;
+}
+
+/** `/agent <task>`: one turn of the chat's agent in its container, whatever the chat's provider. */
+async function runAgentTask(
+  ctx: ChatContext,
+  message: IncomingMessage,
+  command: { task: string; inboxId: number },
+): Promise<void> {
+  const config = await effectiveConfig(ctx);
+  await runTurn(ctx, {
+    kind: "agent",
+    input: { kind: "ready", users: [userMessageOf({ ...message, text: command.task })] },
+    inboxIds: [command.inboxId],
+    messageId: message.messageId,
+    senders: message.from ? [message.from.id] : [],
+    providerOverride: config.agent,
+    ...(message.chat.type === "private" ? {} : { replyToMessageId: message.messageId }),
+  });
 }
 
 function startText(ctx: ChatContext): string {
@@ -210,8 +227,9 @@ async function setProvider(ctx: ChatContext, message: IncomingMessage): Promise<
   }
   if (!isProvider(name)) return `Unknown provider "${name}". Choose one of: ${PROVIDERS.join(", ")}.`;
   if (model !== undefined && model.length > 200) return "That model name is too long.";
-  const stored = await ctx.configs.get(ctx.chat.id);
-  const { model: _previousModel, ...rest } = stored.state === "valid" ? stored.config : {};
+  const editable = editableConfig(await ctx.configs.get(ctx.chat.id));
+  if ("refused" in editable) return editable.refused;
+  const { model: _previousModel, ...rest } = editable.config;
   await ctx.configs.put(ctx.chat.id, { ...rest, provider: name, ...(model ? { model } : {}) });
   const effective = resolveConfig({ ...rest, provider: name, ...(model ? { model } : {}) }, ctx.settings);
   return `This chat now uses **${effective.provider}** with model \`${effective.model}\`, from the next message.`;

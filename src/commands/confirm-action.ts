@@ -3,9 +3,12 @@ import { PaidCalls } from "../budget/paid-calls.ts";
 import { effectiveConfigOf } from "../config/config-store.ts";
 import { dayKey } from "../config/zones.ts";
 import { bestEffort } from "../lib/best-effort.ts";
+import type { PendingAction } from "../store/chat-meta.ts";
+import { notice, type PressAnswer, privately } from "../telegram/press-answer.ts";
 import type { ButtonPress } from "../telegram/update.ts";
 import { TurnTrust } from "../tools/context.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
+import { argumentsHash } from "../turn/confirmation-view.ts";
 import { PENDING_BUTTON, takePending } from "../turn/pending-actions.ts";
 import { toolContext } from "../turn/tool-context.ts";
 
@@ -15,22 +18,34 @@ import { toolContext } from "../turn/tool-context.ts";
  * does); either way the request message says what became of it, and the conversation records it for the model.
  * Returns what the presser is told.
  */
-export async function answerConfirmation(ctx: ChatContext, press: ButtonPress, byAdmin: boolean): Promise<string> {
+export async function answerConfirmation(ctx: ChatContext, press: ButtonPress, byAdmin: boolean): Promise<PressAnswer> {
   const match = PENDING_BUTTON.exec(press.data);
-  if (!match) return "That button is not known any more.";
-  const [, answer, id] = match;
+  if (!match) return privately("That button is not known any more.");
+  const [, answer, id, shownHash] = match;
   const waiting = (ctx.stores.meta.get("pendingActions") ?? []).find((entry) => entry.id === id);
   if (waiting && !byAdmin && !waiting.askers.includes(press.userId)) {
-    return "Only the person who asked, or an admin, can answer this.";
+    return privately("Only the person who asked, or an admin, can answer this.");
   }
   const action = takePending(ctx, id!);
-  if (!action) return "That request has expired or was already answered.";
+  if (!action) return privately("That request has expired or was already answered.");
+  // The press runs the stored call only if it is the one shown: its hash, in the button, checked against the store.
+  if (answer === "confirm" && !(await isAsShown(action, shownHash))) {
+    await bestEffort("updating a confirmation message", () =>
+      ctx.telegram.editPressed(
+        ctx.target,
+        press.message,
+        `✖️ Not done: ${action.summary}. It changed after it was shown.`,
+        [],
+      ),
+    );
+    return privately("Not done: what is stored is not what you were shown.");
+  }
   const note = async (text: string) =>
-    bestEffort("updating a confirmation message", () => ctx.telegram.editMenu(ctx.target, press.messageId, text, []));
+    bestEffort("updating a confirmation message", () => ctx.telegram.editPressed(ctx.target, press.message, text, []));
   if (answer === "decline") {
     await note(`✖️ Not done: ${action.summary}.`);
-    recordForTheModel(ctx, `[The person declined: ${action.summary}.]`);
-    return "Not done.";
+    recordForTheModel(ctx, `[The person declined: ${action.summary}.]`, heldFrom(action));
+    return notice("Not done.");
   }
   const { config } = await effectiveConfigOf(ctx.configs, ctx.chat.id, ctx.settings);
   const paid = new PaidCalls(
@@ -47,14 +62,29 @@ export async function answerConfirmation(ctx: ChatContext, press: ButtonPress, b
   const outcome = await ctx.registry.execute(action.tool, action.argumentsText, context, config.tools);
   const result = outcome.content.replace(/^Error:\s*/, "");
   await note(outcome.isError ? `⚠️ Not done: ${action.summary}. ${result}` : `✅ Done: ${action.summary}. ${result}`);
+  // A confirmed fetch brings a page in: its text is marked as outside content, like any tool's.
   recordForTheModel(
     ctx,
     `[The person confirmed: ${action.summary}. ${outcome.isError ? "It failed" : "Result"}: ${result}]`,
+    context.trust.untrustedSource ?? heldFrom(action),
   );
-  return outcome.isError ? "It could not be done." : "Done.";
+  return notice(outcome.isError ? "It could not be done." : "Done.");
+}
+
+/** The record of an answer retells the held call, which the turn that read outside content wrote: it is marked. */
+function heldFrom(action: PendingAction): string {
+  return (action.source ?? "a held action's request").slice(0, 200);
+}
+
+async function isAsShown(action: PendingAction, shownHash: string | undefined): Promise<boolean> {
+  if (shownHash === undefined || action.argumentsHash !== shownHash) return false;
+  return (await argumentsHash(action.argumentsText)) === shownHash;
 }
 
 /** The model learns what became of its request in the next turn, from the conversation itself. */
-function recordForTheModel(ctx: ChatContext, text: string): void {
-  ctx.stores.history.append([{ role: "user", content: text }], ctx.now());
+function recordForTheModel(ctx: ChatContext, text: string, outside?: string): void {
+  ctx.stores.history.append(
+    [{ role: "user", content: text, ...(outside === undefined ? {} : { outside }) }],
+    ctx.now(),
+  );
 }

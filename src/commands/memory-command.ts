@@ -3,6 +3,7 @@ import { MemoryRepository, type StoredFact } from "../memory/memory-repository.t
 import { canSee, type MemoryAudience } from "../memory/visibility.ts";
 import type { Keyboard } from "../telegram/client.ts";
 import type { ChatTarget } from "../telegram/incoming-message.ts";
+import { notice, type PressAnswer, privately } from "../telegram/press-answer.ts";
 import type { ButtonPress } from "../telegram/update.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
 
@@ -72,15 +73,15 @@ export async function memoryMenu(
  * whoever wrote it (anyone, in a private chat: it is theirs), and only from a chat where the fact can be seen.
  * Returns what the presser is told; the menu is redrawn without the fact.
  */
-export async function pressMemoryButton(ctx: ChatContext, press: ButtonPress, byAdmin: boolean): Promise<string> {
+export async function pressMemoryButton(ctx: ChatContext, press: ButtonPress, byAdmin: boolean): Promise<PressAnswer> {
   if (PRIVACY_BUTTON.test(press.data)) return pressPrivacyButton(ctx, press);
   const match = MEMORY_BUTTON.exec(press.data);
-  if (!match) return "That button is not known any more.";
+  if (!match) return privately("That button is not known any more.");
   const owner = Number(match[1]);
   const memories = new MemoryRepository(ctx.db);
   const fact = await memories.byId(Number(match[2]));
   const isPrivate = press.chat.type === "private";
-  if (!fact) return "That fact is already forgotten.";
+  if (!fact) return notice("That fact is already forgotten.");
   const seenHere = canSee(fact, {
     chatId: press.chat.id,
     isPrivate,
@@ -88,41 +89,42 @@ export async function pressMemoryButton(ctx: ChatContext, press: ButtonPress, by
   });
   // A person's own list in their private chat holds their facts from anywhere.
   const ownList = isPrivate && fact.aboutUser === press.chat.id;
-  if (!seenHere && !ownList) return "That fact is not kept in this chat.";
+  if (!seenHere && !ownList) return privately("That fact is not kept in this chat.");
   const allowed =
     fact.aboutUser === null
       ? byAdmin || isPrivate || fact.createdBy === press.userId
       : byAdmin || fact.aboutUser === press.userId;
-  if (!allowed) return "Only the person it is about, or an admin, can forget this.";
+  if (!allowed) return privately("Only the person it is about, or an admin, can forget this.");
   await memories.deleteById(fact.id);
   const target: ChatTarget =
     press.threadId === undefined ? { chatId: press.chat.id } : { chatId: press.chat.id, threadId: press.threadId };
   const menu = await memoryMenu(ctx, owner === 0 ? undefined : owner);
   await bestEffort("redrawing the /memory list", () =>
-    ctx.telegram.editMenu(target, press.messageId, menu.text, menu.keyboard),
+    ctx.telegram.editPressed(target, press.message, menu.text, menu.keyboard),
   );
-  return `Forgot #${fact.id}.`;
+  return notice(`Forgot #${fact.id}.`);
 }
 
 /**
  * A person's say over one of their facts: private (kept to the chat it was said in) or theirs to be used wherever they
  * talk to the bot. Only the person themself, in their own private chat: not an admin, not anyone in a group.
  */
-async function pressPrivacyButton(ctx: ChatContext, press: ButtonPress): Promise<string> {
+async function pressPrivacyButton(ctx: ChatContext, press: ButtonPress): Promise<PressAnswer> {
   const match = PRIVACY_BUTTON.exec(press.data);
-  if (!match) return "That button is not known any more.";
+  if (!match) return privately("That button is not known any more.");
   if (press.chat.type !== "private" || press.chat.id !== press.userId) {
-    return "Only the person it is about can change this, in their own chat with me.";
+    return privately("Only the person it is about can change this, in their own chat with me.");
   }
   const isPrivate = match[2] === "1";
   const memories = new MemoryRepository(ctx.db);
-  if (!(await memories.setPrivate(Number(match[1]), press.userId, isPrivate)))
-    return "That fact is not yours, or is gone.";
+  if (!(await memories.setPrivate(Number(match[1]), press.userId, isPrivate))) {
+    return privately("That fact is not yours, or is gone.");
+  }
   const menu = await memoryMenu(ctx, press.userId);
   await bestEffort("redrawing the /memory list", () =>
-    ctx.telegram.editMenu({ chatId: press.chat.id }, press.messageId, menu.text, menu.keyboard),
+    ctx.telegram.editPressed({ chatId: press.chat.id }, press.message, menu.text, menu.keyboard),
   );
-  return isPrivate ? `#${match[1]} stays in this chat.` : `#${match[1]} may be used where you talk to me.`;
+  return notice(isPrivate ? `#${match[1]} stays in this chat.` : `#${match[1]} may be used where you talk to me.`);
 }
 
 function whereSaid(fact: StoredFact, chatId: number): string {

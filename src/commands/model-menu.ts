@@ -1,10 +1,9 @@
-import { servedModels } from "../adapters/served-models.ts";
+import { type ServedModelSources, servedModels } from "../adapters/served-models.ts";
 import { resolveConfig } from "../config/chat-config.ts";
-import type { ConfigReader } from "../config/config-store.ts";
+import { type ConfigReader, editableConfig } from "../config/config-store.ts";
 import { MODEL_PROVIDERS } from "../config/providers.ts";
 import type { Settings } from "../config/settings.ts";
 import type { ModelChoice } from "../config/settings-lists.ts";
-import type { Env } from "../env.ts";
 import type { Keyboard } from "../telegram/client.ts";
 
 const PREFIX = "model:";
@@ -18,12 +17,13 @@ const MAX_DATA_BYTES = 64;
  * What `/model` offers: the owner's MODEL_CHOICES when set, else what each model provider with a key serves now (its
  * models endpoint, cached; src/adapters/served-models.ts), a few of each, newest first.
  */
-export async function offeredChoices(settings: Settings, env: Env): Promise<readonly ModelChoice[]> {
+export async function offeredChoices(sources: ServedModelSources): Promise<readonly ModelChoice[]> {
+  const { settings } = sources;
   if (settings.modelChoices.length > 0) return settings.modelChoices;
   const lists = await Promise.all(
     MODEL_PROVIDERS.map(async (provider) => ({
       provider,
-      models: (await servedModels(provider, { settings, env })) ?? [],
+      models: (await servedModels(provider, sources)) ?? [],
     })),
   );
   const choices = lists.flatMap(({ provider, models }) =>
@@ -54,7 +54,8 @@ export function isModelButton(data: string): boolean {
 export async function modelMenu(input: {
   configs: ConfigReader;
   settings: Settings;
-  env: Env;
+  /** Where the providers' served models are asked (see offeredChoices). */
+  served: ServedModelSources;
   chatId: number;
   withButtons: boolean;
 }): Promise<{ text: string; keyboard: Keyboard }> {
@@ -62,7 +63,7 @@ export async function modelMenu(input: {
   const config = resolveConfig(stored.state === "valid" ? stored.config : undefined, input.settings);
   const text = `This chat uses **${config.provider}** with model \`${config.model}\`.`;
   if (!input.withButtons) return { text, keyboard: [] };
-  const choices = await offeredChoices(input.settings, input.env);
+  const choices = await offeredChoices(input.served);
   if (choices.length === 0) return { text, keyboard: [] };
   const buttons = choices.map((choice) => {
     const current = choice.provider === config.provider && choice.model === config.model;
@@ -77,8 +78,13 @@ export async function modelMenu(input: {
 }
 
 /** Stores a chosen provider and model in the chat's config (the rest of it kept). */
-export async function chooseModel(configs: ConfigReader, chatId: number, choice: ModelChoice): Promise<void> {
-  const stored = await configs.get(chatId);
-  const rest = stored.state === "valid" ? stored.config : {};
-  await configs.put(chatId, { ...rest, provider: choice.provider, model: choice.model });
+export async function chooseModel(
+  configs: ConfigReader,
+  chatId: number,
+  choice: ModelChoice,
+): Promise<{ refused: string } | undefined> {
+  const editable = editableConfig(await configs.get(chatId));
+  if ("refused" in editable) return editable;
+  await configs.put(chatId, { ...editable.config, provider: choice.provider, model: choice.model });
+  return undefined;
 }

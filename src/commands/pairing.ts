@@ -1,13 +1,12 @@
-import { AccessStore, hasNoAdmin, isAdminIn } from "../access/access-store.ts";
-import { approvePairing } from "../access/approve.ts";
-import { newPairingCode, normalizeCode, PAIRING_TTL_MS, PairingStore } from "../access/pairing-codes.ts";
+import { hasNoAdmin, isAdminIn } from "../access/access-store.ts";
+import { newPairingCode, normalizeCode, PAIRING_TTL_MS } from "../access/pairing-codes.ts";
 import { setupCodeOf } from "../access/setup-code.ts";
 import { secretsEqual } from "../protocol/http/bearer.ts";
 import type { IncomingMessage } from "../telegram/incoming-message.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
 
 /** What pairing works with: the chat's state, the access record in KV, and (to tell an approved chat) Telegram. */
-type PairingContext = Pick<ChatContext, "env" | "settings" | "stores" | "now">;
+type PairingContext = Pick<ChatContext, "pairing" | "settings" | "stores" | "now">;
 
 /** Wrong setup codes a chat may try per hour: 40 bits are not guessed at this pace. */
 const MAX_SETUP_ATTEMPTS = 5;
@@ -21,14 +20,14 @@ export async function pairText(ctx: PairingContext, message: IncomingMessage): P
   const args = message.command?.args ?? "";
   const now = ctx.now();
   if (args !== "") return claimOwnership(ctx, message, args, now);
-  const record = await new AccessStore(ctx.env.CONFIG, ctx.now).read();
+  const record = await ctx.pairing.access().read();
 
   let current = ctx.stores.meta.get("pairing");
   if (!current || current.expiresAt <= now) {
     const code = newPairingCode();
     const expiresAt = now + PAIRING_TTL_MS;
     const name = message.chat.title ?? message.from?.name;
-    await new PairingStore(ctx.env.CONFIG).put(code, {
+    await ctx.pairing.codes().put(code, {
       chatId: message.chat.id,
       type: message.chat.type,
       ...(name ? { title: name.slice(0, 64) } : {}),
@@ -56,7 +55,7 @@ async function claimOwnership(
   presented: string,
   now: number,
 ): Promise<string> {
-  const access = new AccessStore(ctx.env.CONFIG, ctx.now);
+  const access = ctx.pairing.access();
   if (!hasNoAdmin(ctx.settings, await access.read())) {
     return "This bot already has an owner. Send /pair without a code to ask for access.";
   }
@@ -78,18 +77,12 @@ async function claimOwnership(
 
 /** `/approve CODE`: an admin, in a private chat with the bot, lets a waiting chat in. */
 export async function approveText(ctx: ChatContext, message: IncomingMessage): Promise<string> {
-  const record = await new AccessStore(ctx.env.CONFIG, ctx.now).read();
+  const record = await ctx.pairing.access().read();
   if (!isAdminIn(ctx.settings, record, message.from?.id)) return "Only the bot's admins can approve chats.";
   if (message.chat.type !== "private") return "Approve chats from your private chat with the bot.";
   const code = normalizeCode(message.command?.args ?? "");
   if (code === undefined) return "Usage: /approve ABCD-EFGH (the code the other chat was given).";
-  const result = await approvePairing({
-    kv: ctx.env.CONFIG,
-    telegram: ctx.telegram,
-    code,
-    approvedBy: `user ${message.from?.id}`,
-    now: ctx.now(),
-  });
+  const result = await ctx.pairing.approve(code, `user ${message.from?.id}`);
   if (result.kind === "not_found") return `No chat is waiting with the code ${code} (codes expire after 10 minutes).`;
   const { pairing } = result;
   return `✅ Approved ${pairing.title ? `"${pairing.title}" ` : ""}(chat ${pairing.chatId}). It can talk to the bot now.`;

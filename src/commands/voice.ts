@@ -1,6 +1,5 @@
 import { resolveConfig, VOICE_REPLIES, type VoiceReplies } from "../config/chat-config.ts";
-import { workersAiBinding } from "../env.ts";
-import { speakerOf } from "../media/speech.ts";
+import { editableConfig } from "../config/config-store.ts";
 import type { IncomingMessage } from "../telegram/incoming-message.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
 
@@ -14,8 +13,9 @@ const USAGE = "Usage: /voice, /voice off, /voice when-spoken-to or /voice always
  */
 export async function voiceText(ctx: ChatContext, message: IncomingMessage): Promise<string> {
   const argument = (message.command?.args ?? "").trim().toLowerCase();
-  const stored = await ctx.configs.get(ctx.chat.id);
-  const own = stored.state === "valid" ? stored.config : {};
+  const editable = editableConfig(await ctx.configs.get(ctx.chat.id));
+  if ("refused" in editable) return editable.refused;
+  const own = editable.config;
   const current = resolveConfig(own, ctx.settings).voiceReplies;
   let next: VoiceReplies;
   if (argument === "") next = current === "off" ? "always" : "off";
@@ -27,11 +27,7 @@ export async function voiceText(ctx: ChatContext, message: IncomingMessage): Pro
     return `In a group, only the bot's admins can change spoken answers. Now: ${describe(current)}`;
   }
   if (next !== "off") {
-    const speaker = speakerOf(ctx.settings.speech, {
-      openaiApiKey: ctx.settings.openaiApiKey,
-      ai: workersAiBinding(ctx.env),
-      timeoutMs: ctx.settings.providerTimeoutMs,
-    });
+    const speaker = ctx.speaker();
     if ("unavailable" in speaker) return `🔇 Spoken answers are not available: ${speaker.unavailable}.`;
   }
   await ctx.configs.put(ctx.chat.id, { ...own, voiceReplies: next });

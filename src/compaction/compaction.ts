@@ -4,6 +4,7 @@ import type { ModelAdapter } from "../adapters/types.ts";
 import { addSpend, costOf, exhaustedLimit, spendOn } from "../budget/budget.ts";
 import { type ConfigReader, effectiveConfigOf } from "../config/config-store.ts";
 import { isModelProvider } from "../config/providers.ts";
+import type { Settings } from "../config/settings.ts";
 import { dayKey } from "../config/zones.ts";
 import type { UsageRecord } from "../db/usage.ts";
 import { redactSecrets } from "../lib/redact.ts";
@@ -17,7 +18,9 @@ import {
 } from "./summary.ts";
 
 /** What a summary pass works with: the chat's state and config, and what it takes to build its model's adapter. */
-export interface CompactionContext extends AdapterSources {
+export interface CompactionContext {
+  settings: Settings;
+  adapters: AdapterSources;
   stores: ChatStores;
   configs: ConfigReader;
   chat: { id: number };
@@ -129,6 +132,6 @@ export async function compactIfDue(ctx: CompactionContext, signal?: AbortSignal)
 function summariserOf(ctx: CompactionContext, provider: string): ModelAdapter | undefined {
   const name = provider === "claude-agent" ? "anthropic" : provider === "codex-agent" ? "openai" : provider;
   if (!isModelProvider(name)) return undefined;
-  const choice = createAdapter(name, ctx);
+  const choice = createAdapter(name, ctx.adapters);
   return choice.kind === "ready" && choice.adapter.kind === "model" ? choice.adapter : undefined;
 }

@@ -1,12 +1,12 @@
 import { type ConfigReader, effectiveConfigOf } from "../config/config-store.ts";
 import type { Settings } from "../config/settings.ts";
-import type { Env } from "../env.ts";
 import type { ChatStores } from "../store/chat-stores.ts";
-import { type SemanticIndex, semanticIndexOf } from "../tools/semantic-index.ts";
+import type { SemanticIndex } from "../tools/semantic-index.ts";
 
 /** What keeping the archive needs: the chat's state and config, and its key (its namespace in the vector index). */
 export interface UpkeepContext {
-  env: Env;
+  /** The chat's history by meaning, when a vector index is bound (its namespace is the chat key). */
+  semanticIndex: SemanticIndex | undefined;
   settings: Settings;
   stores: ChatStores;
   configs: ConfigReader;
@@ -28,7 +28,7 @@ const EMBED_PER_PASS = 200;
  */
 export async function keepHistory(ctx: UpkeepContext): Promise<void> {
   const { stores } = ctx;
-  const semantic = semanticIndexOf(ctx.env, ctx.settings, ctx.chatKey);
+  const semantic = ctx.semanticIndex;
   const { config } = await effectiveConfigOf(ctx.configs, ctx.chat.id, ctx.settings);
   if (config.historyRetentionDays !== undefined) {
     const forgotten = stores.historySearch.forgetArchivedBefore(

@@ -68,7 +68,7 @@ async function consolidatePerson(ctx: ConsolidationContext, person: number, sign
   if (exhaustedLimit(spend, config.budget) !== undefined) return;
   const provider = cheapProviderOf(config.provider);
   if (!provider) return;
-  const choice = createAdapter(provider, ctx);
+  const choice = createAdapter(provider, ctx.adapters);
   if (choice.kind !== "ready" || choice.adapter.kind !== "model") return;
   const model = MODEL_CATALOG[provider].cheap;
   // Tried once per interval at most, whatever the outcome.

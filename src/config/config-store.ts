@@ -10,6 +10,26 @@ export type StoredConfig =
   /** Someone wrote KV by hand: the chat falls back to the defaults, and /status and the admin API say why. */
   | { state: "invalid"; problem: string };
 
+/**
+ * What a chat command may build its change on: the stored config (none is an empty one), or why not. A stored config
+ * that does not parse fails closed (no model call); a command writing over it would lift `enabled: false`, budgets and
+ * tool lists nobody meant to change, so it is left for the admin API, the console or `/provider reset`.
+ */
+export function editableConfig(stored: StoredConfig): { config: ChatConfig } | { refused: string } {
+  switch (stored.state) {
+    case "none":
+      return { config: {} };
+    case "valid":
+      return { config: stored.config };
+    case "invalid":
+      return {
+        refused:
+          `This chat's stored config does not parse (${stored.problem}), so nothing was changed: an admin can fix it ` +
+          "in the console or the admin API, or remove it with /provider reset.",
+      };
+  }
+}
+
 export interface ConfigReader {
   get(chatId: number): Promise<StoredConfig>;
   put(chatId: number, config: ChatConfig): Promise<void>;

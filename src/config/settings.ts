@@ -13,7 +13,7 @@ import {
 } from "./search-settings.ts";
 import { readValues, type SettingSource } from "./setting-values.ts";
 import { type ModelChoice, type ModelPrice, type WorkersAiRoute, workersAiRouteOf } from "./settings-lists.ts";
-import type { SettingName } from "./settings-schema.ts";
+import type { SettingName, SettingValues } from "./settings-schema.ts";
 import { type SpeechSettings, speechSettingsOf } from "./speech-settings.ts";
 import type { StoredSettingValues } from "./stored-settings.ts";
 
@@ -249,33 +249,13 @@ export function readSettings(variables: Variables, stored: StoredSettingValues =
     anthropicWebSearch: anthropicWebSearchOf(values),
     usageFlushMs: values.USAGE_FLUSH_SECONDS * 1000,
     outboxMaxMs: values.OUTBOX_MAX_HOURS * 3_600_000,
-    media: {
-      maxFileBytes: values.MEDIA_MAX_FILE_MB * 1024 * 1024,
-      maxImagesPerTurn: values.MEDIA_MAX_IMAGES_PER_TURN,
-      imageMaxEdge: values.IMAGE_MAX_EDGE_PX,
-      documentTextMaxChars: values.DOCUMENT_TEXT_MAX_CHARS,
-      visionModels: values.VISION_MODELS,
-    },
+    media: mediaOf(values),
     transcription:
       transcriptionOn && values.TRANSCRIPTION_MODEL !== undefined
         ? { kind: "api", model: values.TRANSCRIPTION_MODEL, baseUrl: values.TRANSCRIPTION_BASE_URL }
         : { kind: "off" },
     imageModel: values.IMAGE_MODEL,
-    paid: {
-      prices: {
-        image: values.IMAGE_PRICE_USD,
-        search: values.SEARCH_PRICE_USD,
-        speech: values.SPEECH_PRICE_USD_PER_MILLION_CHARS / 1_000_000,
-        transcription: values.TRANSCRIPTION_PRICE_USD_PER_MINUTE / 60,
-      },
-      caps: {
-        image: { perTurn: values.IMAGES_PER_TURN, perDay: values.IMAGES_PER_DAY },
-        search: { perTurn: values.SEARCHES_PER_TURN, perDay: values.SEARCHES_PER_DAY },
-        speech: { perDay: values.SPEECH_CHARS_PER_DAY },
-        // Audio is counted in seconds; its caps are set in minutes.
-        transcription: { perTurn: values.AUDIO_MINUTES_PER_TURN * 60, perDay: values.AUDIO_MINUTES_PER_DAY * 60 },
-      },
-    },
+    paid: paidOf(values),
     skills: { maxChars: values.SKILL_MAX_CHARS, maxTotalChars: values.SKILLS_MAX_TOTAL_CHARS },
     helpers: {
       maxRunning: values.HELPERS_MAX_RUNNING,
@@ -290,6 +270,35 @@ export function readSettings(variables: Variables, stored: StoredSettingValues =
     problems,
     sources,
     stored,
+  };
+}
+
+function mediaOf(values: SettingValues): Settings["media"] {
+  return {
+    maxFileBytes: values.MEDIA_MAX_FILE_MB * 1024 * 1024,
+    maxImagesPerTurn: values.MEDIA_MAX_IMAGES_PER_TURN,
+    imageMaxEdge: values.IMAGE_MAX_EDGE_PX,
+    documentTextMaxChars: values.DOCUMENT_TEXT_MAX_CHARS,
+    visionModels: values.VISION_MODELS,
+  };
+}
+
+/** Paid calls' prices per unit, and their caps per turn and per day. */
+function paidOf(values: SettingValues): Settings["paid"] {
+  return {
+    prices: {
+      image: values.IMAGE_PRICE_USD,
+      search: values.SEARCH_PRICE_USD,
+      speech: values.SPEECH_PRICE_USD_PER_MILLION_CHARS / 1_000_000,
+      transcription: values.TRANSCRIPTION_PRICE_USD_PER_MINUTE / 60,
+    },
+    caps: {
+      image: { perTurn: values.IMAGES_PER_TURN, perDay: values.IMAGES_PER_DAY },
+      search: { perTurn: values.SEARCHES_PER_TURN, perDay: values.SEARCHES_PER_DAY },
+      speech: { perDay: values.SPEECH_CHARS_PER_DAY },
+      // Audio is counted in seconds; its caps are set in minutes.
+      transcription: { perTurn: values.AUDIO_MINUTES_PER_TURN * 60, perDay: values.AUDIO_MINUTES_PER_DAY * 60 },
+    },
   };
 }
 

@@ -64,10 +64,13 @@ export function consoleRoutes(): Hono<ConsoleEnv> {
   app.use("*", async (c, next) => {
     await next();
     c.header("cache-control", "no-store");
+    // A playground widget's frame has a policy of its own (no network, sandboxed; see widget-frame.ts).
+    if (c.req.path.startsWith("/console/playground/frame/") && c.res.headers.has("content-security-policy")) return;
     c.header("x-frame-options", "DENY");
-    // The playground is the one page with a script (its own, same origin) and calls back to the console.
+    // The playground is the one page with a script (its own, same origin) and calls back to the console; its
+    // widgets run in frames from the console's own origin, sandboxed.
     const scripts = c.req.path.startsWith("/console/playground")
-      ? " script-src 'self'; connect-src 'self'; media-src 'self';"
+      ? " script-src 'self'; connect-src 'self'; media-src 'self'; frame-src 'self';"
       : "";
     c.header(
       "content-security-policy",

@@ -5,6 +5,8 @@
  * tags a client draws kept), edits in place, the draft while it streams with its thinking block and stop control,
  * "typing…", reactions, buttons and their answers, voice messages as players, in the group the bot is not in, who
  * wrote each message and which answers came as a guest, and a switch that plays a Bot API server without rich messages.
+ * Widgets (Bot API 10.4) run in sandboxed frames (see widget-frame.ts) whose queries it carries to the bot and back;
+ * ephemeral replies show as the presser sees them, marked "only you".
  */
 export const PLAYGROUND_SCRIPT = `
 "use strict";
@@ -82,6 +84,19 @@ function bubble(message) {
     player.src = "/console/playground/" + message.voice.url;
     item.append(player);
   }
+  if (message.widget) {
+    // A widget: its own document in a sandboxed frame (scripts, no same origin, no network), kept across redraws.
+    item.dataset.key = "widget-" + chat + "-" + message.id;
+    const frame = document.createElement("iframe");
+    frame.setAttribute("sandbox", "allow-scripts");
+    frame.title = "widget";
+    frame.className = "widget";
+    frame.dataset.message = String(message.id);
+    frame.style.height = (message.widget.height || 300) + "px";
+    frame.src = "/console/playground/frame/" + chat + "/" + message.id;
+    item.append(frame);
+  }
+  if (message.ephemeral) item.classList.add("ephemeral");
   if (message.from === "bot" && message.richHtml) richHtml(message.richHtml, body);
   else if (message.from === "bot" && message.html) telegramHtml(message.text, body);
   else body.textContent = message.text;
@@ -89,7 +104,8 @@ function bubble(message) {
   const meta = document.createElement("div");
   meta.className = "meta";
   const by = !message.by ? "" : message.from === "bot" ? "guest, summoned by " + message.by + " · " : message.by + " · ";
-  meta.textContent = by + (message.edited ? "edited · " : "") + new Date(message.at).toLocaleTimeString();
+  meta.textContent =
+    (message.ephemeral ? "only you can see this · " : "") + by + (message.edited ? "edited · " : "") + new Date(message.at).toLocaleTimeString();
   if (message.reaction) {
     const reaction = document.createElement("span");
     reaction.className = "reaction";
@@ -111,6 +127,36 @@ function bubble(message) {
   }
   return item;
 }
+
+/**
+ * Puts the new bubbles in place of the old ones, keeping a widget's bubble that is already there: a frame moved or
+ * replaced would load again and lose what its widget is doing.
+ */
+function redraw(items) {
+  items.forEach((item, index) => {
+    const old = log.children[index];
+    if (old && item.dataset.key && old.dataset.key === item.dataset.key) return;
+    if (old) log.replaceChild(item, old);
+    else log.append(item);
+  });
+  while (log.children.length > items.length) log.lastElementChild.remove();
+}
+
+/** A widget's query (its frame's bridge posts it): sent to the bot as a widget_query, its answer handed back. */
+window.addEventListener("message", async (event) => {
+  const query = event.data && event.data.widgetQuery;
+  if (!query) return;
+  const frame = [...document.querySelectorAll("iframe.widget")].find((each) => each.contentWindow === event.source);
+  if (!frame) return;
+  const response = await fetch("/console/playground/widget", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ chat, messageId: Number(frame.dataset.message), data: String(query.data) }),
+  });
+  const result = response.ok ? await response.json() : { ok: false };
+  if (!result.ok) showNote("The widget got no answer" + (result.error ? ": " + result.error : "."));
+  event.source.postMessage({ widgetAnswer: { id: query.id, answer: result.ok ? result.answer : "" } }, "*");
+});
 
 function showNote(text) {
   const item = document.createElement("li");
@@ -143,7 +189,7 @@ function render(state) {
   as.hidden = state.chat >= 0;
   if (lastNote === Number.MAX_SAFE_INTEGER) lastNote = Math.max(0, ...state.notes.map((note) => note.id));
   const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
-  log.replaceChildren(...state.messages.map(bubble));
+  redraw(state.messages.map(bubble));
   draft.hidden = !state.draft;
   draft.replaceChildren();
   draft.classList.toggle("rich", Boolean(state.draft && state.draft.richHtml));

@@ -19,6 +19,8 @@ export interface ChatOutboxOptions {
   /** Sets the alarm for what is due next (the outbox's next try among it), unless a drain runs and will. */
   replan: () => Promise<void>;
   now?: () => number;
+  /** Reads a kept photo back (the media bucket), for a photo that waited. */
+  keptPhoto?: (key: string) => Promise<Uint8Array | undefined>;
 }
 
 /** What the chat's outbox waits for, as the admin API and the console show it. */
@@ -45,6 +47,7 @@ export function chatOutbox(options: ChatOutboxOptions): Outbox {
     store: stores.outbox,
     maxAgeMs: settings.outboxMaxMs,
     now,
+    ...(options.keptPhoto ? { keptPhoto: options.keptPhoto } : {}),
     records: {
       richRefused: (description) => stores.meta.set("richRefused", richRefusal(description, now())),
       refused: (description) =>

@@ -1,19 +1,23 @@
 import { DurableObject } from "cloudflare:workers";
 import { AccessStore } from "../access/access-store.ts";
 import { ChatAccess } from "../access/chat-access.ts";
+import { pairingAccessOf } from "../access/pairing-access.ts";
 import { pressButton } from "../commands/button-press.ts";
+import { isQuestionButton, tapQuestion } from "../commands/question-press.ts";
 import { compactIfDue } from "../compaction/compaction.ts";
 import { keepHistory } from "../compaction/history-upkeep.ts";
 import { consolidateIfDue } from "../compaction/memory-consolidation.ts";
+import { ConfigProblemsStore } from "../config/config-problems.ts";
 import { CachedChatConfig, ChatConfigStore, type StoredConfig } from "../config/config-store.ts";
 import { loadSettings, settingsOf } from "../config/loaded-settings.ts";
 import { PLAN_LIMITS } from "../config/plan-limits.ts";
+import { RetiredModelsStore } from "../config/retired-models.ts";
 import { database } from "../db/database.ts";
 import type { Env } from "../env.ts";
 import type { HelperReport } from "../helpers/helper-job.ts";
 import { bestEffort } from "../lib/best-effort.ts";
 import { SubrequestMeter } from "../lib/subrequest-meter.ts";
-import { ingestServicesOf } from "../media/services.ts";
+import { generatedMediaReader, generatedMediaStore, ingestServicesOf } from "../media/services.ts";
 import type { ToolOutcome } from "../protocol/run-payload.ts";
 import type { Outbox } from "../reply/outbox.ts";
 import { CachedSkills } from "../skills/skill-store.ts";
@@ -23,14 +27,24 @@ import type { WrittenRow } from "../store/person-history.ts";
 import { TaskRepository } from "../tasks/task-repository.ts";
 import { TelegramClient } from "../telegram/client.ts";
 import type { ChatDescription, ChatTarget, GuestQuery, IncomingMessage } from "../telegram/incoming-message.ts";
-import type { ButtonPress, GenerationStop } from "../telegram/update.ts";
+import type { PressAnswer } from "../telegram/press-answer.ts";
+import type { ButtonPress, GenerationStop, WidgetTap } from "../telegram/update.ts";
 import { tools } from "../tools/index.ts";
 import { RunSlot } from "../turn/active-run.ts";
 import type { Burst } from "../turn/burst.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
 import { stopHelpers } from "../turn/helpers.ts";
+import { expireQuestions, nextQuestionExpiry } from "../turn/questions.ts";
 import { enqueueDueTasks } from "../turn/scheduled-task.ts";
-import { agentContainersOf } from "./agent-containers.ts";
+import { keepWidgetData, tapWidget } from "../turn/widgets.ts";
+import {
+  adapterSourcesOf,
+  mcpOpenerOf,
+  mediaBucket,
+  semanticIndexOf,
+  servedModelSourcesOf,
+  speakerSourceOf,
+} from "./bindings.ts";
 import { recordInDirectory, rememberChat } from "./chat-directory-entry.ts";
 import { chatKeyOf, chatStub } from "./chat-key.ts";
 import { chatOutbox, type OutboxState, outboxStateOf } from "./chat-outbox.ts";
@@ -100,6 +114,7 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
         nextTaskAt: () => this.stores.meta.get("nextTaskAt"),
         nextUsageFlushAt: () => this.usage.nextFlushAt(),
         nextOutboxAt: () => this.stores.outbox.nextTryAt(),
+        nextExpiryAt: () => nextQuestionExpiry(this),
       },
       atOnce: { drain: () => this.drain(), keepAlive: (running) => ctx.waitUntil(running) },
       budgetMs: ALARM_BUDGET_MS,
@@ -223,10 +238,37 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
   }
 
   /** A press of one of this chat's buttons; returns what the presser is told. */
-  async pressButton(press: ButtonPress, byAdmin: boolean): Promise<string> {
+  async pressButton(press: ButtonPress, byAdmin: boolean): Promise<PressAnswer> {
     // A confirm button acts on who may do what now, not on what the last batch read.
     this.access = new ChatAccess(settingsOf(this.env), await new AccessStore(this.env.CONFIG).read());
-    return pressButton(this.context(), press, byAdmin);
+    if (!isQuestionButton(press.data)) return pressButton(this.context(), press, byAdmin);
+    const tap = await tapQuestion(this.context(), press, byAdmin);
+    if (tap.choice) await this.enqueueChoice(`choice:${press.queryId}`, tap.choice);
+    return tap.answer;
+  }
+
+  /**
+   * A tap in one of this chat's widgets: answered from the stored state at once (the answer is the widget's new
+   * state, kept in Telegram as its chat data after the answer); a tap that needs the model is queued as the person's
+   * message.
+   */
+  async widgetQuery(tap: WidgetTap): Promise<string> {
+    const result = tapWidget(this.context(), tap);
+    if (result.choice) await this.enqueueChoice(`widget:${tap.queryId}`, result.choice);
+    if (result.chatData !== undefined) {
+      this.ctx.waitUntil(keepWidgetData(this.context(), tap.messageId, result.chatData));
+    }
+    return result.answer;
+  }
+
+  /** A person's choice (a question's button) queued as their message: once per tap, in order with the rest. */
+  private async enqueueChoice(key: string, message: IncomingMessage): Promise<void> {
+    const entry = { kind: "message" as const, message };
+    const id = this.stores.inbox.enqueue(key, entry, Date.now(), this.schedule.drainsAtOnce());
+    if (id === undefined) return;
+    this.burst?.close();
+    this.compaction?.abort();
+    await this.schedule.workArrived(0);
   }
 
   /**
@@ -279,6 +321,7 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
     await loadSettings(this.env);
     // What Telegram could not take before goes first, if its time has come (newer answers queue behind it).
     await bestEffort("the outbox", () => this.outbox().flush());
+    await bestEffort("expiring questions", () => expireQuestions(this.context()));
     await this.queueDueTasks();
     for (;;) {
       const items = this.stores.inbox.takePending(BATCH_SIZE);
@@ -335,18 +378,27 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
       type: target.chatId > 0 ? "private" : "group",
       isForum: target.threadId !== undefined,
     };
+    const telegram = this.telegram();
+    const bucket = mediaBucket(this.env);
     return {
-      env: this.env,
       settings,
       stores: this.stores,
       db: database(this.env),
-      telegram: this.telegram(),
+      telegram,
       outbox: this.outbox(),
       registry: tools,
-      ingest: ingestServicesOf(this.env, settings, this.telegram().api),
+      ingest: ingestServicesOf(bucket, settings, telegram.api),
       configs: this.configs,
       skills: this.skills,
-      agentContainers: agentContainersOf(this.env),
+      adapters: adapterSourcesOf(this.env, settings),
+      mcp: mcpOpenerOf(this.env, settings),
+      semanticIndex: semanticIndexOf(this.env, settings, chatKeyOf(target)),
+      storeGenerated: generatedMediaStore(bucket),
+      speaker: speakerSourceOf(this.env, settings),
+      configProblems: new ConfigProblemsStore(this.env.CONFIG),
+      retiredModels: new RetiredModelsStore(this.env.CONFIG),
+      served: servedModelSourcesOf(this.env, settings),
+      pairing: pairingAccessOf(this.env.CONFIG, telegram, Date.now),
       chatKey: chatKeyOf(target),
       target,
       chat,
@@ -385,6 +437,7 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
       telegram: this.telegram(),
       settings: settingsOf(this.env),
       kv: this.env.CONFIG,
+      keptPhoto: generatedMediaReader(mediaBucket(this.env)),
       chatKey: () => chatKeyOf(this.stores.meta.get("target") ?? { chatId: 0 }),
       // A drain sets the alarm as it ends; a message queued outside one (a confirmed button's send) sets it now.
       replan: async () => {

@@ -1,13 +1,16 @@
 import { DurableObject } from "cloudflare:workers";
+import { ChatConfigStore } from "../config/config-store.ts";
 import { loadSettings, settingsOf } from "../config/loaded-settings.ts";
 import { PLAN_LIMITS } from "../config/plan-limits.ts";
 import { database } from "../db/database.ts";
 import type { Env } from "../env.ts";
 import { type HelperJob, type HelperReport, helperJobSchema, helperReportSchema } from "../helpers/helper-job.ts";
 import { SubrequestMeter } from "../lib/subrequest-meter.ts";
+import { generatedMediaStore } from "../media/services.ts";
 import { tools } from "../tools/index.ts";
 import { ActiveRun } from "../turn/active-run.ts";
 import { runHelperTurn } from "../turn/helper-turn.ts";
+import { adapterSourcesOf, mcpOpenerOf, mediaBucket } from "./bindings.ts";
 import { chatStub } from "./chat-key.ts";
 import { countBindings, type MeteredObject, meterInvocations } from "./metered-invocations.ts";
 
@@ -93,7 +96,16 @@ export class HelperSession extends DurableObject<Env> implements MeteredObject {
       try {
         const settings = settingsOf(this.env);
         report = await runHelperTurn(
-          { env: this.env, settings, db: database(this.env), registry: tools, now: Date.now },
+          {
+            settings,
+            db: database(this.env),
+            registry: tools,
+            now: Date.now,
+            configs: new ChatConfigStore(this.env.CONFIG, tools.names),
+            adapters: adapterSourcesOf(this.env, settings),
+            mcp: mcpOpenerOf(this.env, settings),
+            storeGenerated: generatedMediaStore(mediaBucket(this.env)),
+          },
           job,
           run,
         );

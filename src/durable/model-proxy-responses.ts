@@ -5,6 +5,7 @@ import { assertNever } from "../lib/errors.ts";
 import { utf8Bytes } from "../protocol/json-size.ts";
 import { EMPTY_USAGE } from "./model-proxy.ts";
 import { type AdmissionInput, admitProxiedCall, type ProxiedBody, readProxiedBody } from "./model-proxy-admission.ts";
+import { withoutUrlSources } from "./proxy-url-sources.ts";
 
 /** The one path the Codex CLI calls (`POST {base_url}/responses`, its base URL `http://openai.internal/v1`). */
 const RESPONSES_PATH = "/v1/responses";
@@ -160,7 +161,8 @@ function shapeResponsesRequest(
   const shaped: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(body)) if (FORWARDED_FIELDS.has(field)) shaped[field] = value;
   if (Array.isArray(body.tools)) shaped.tools = allowedTools(body.tools);
-  if (Array.isArray(body.input)) shaped.input = body.input.map(withAllowedTools);
+  // An image or file by URL would have the provider fetch it: around the egress list.
+  if (Array.isArray(body.input)) shaped.input = withoutUrlSources(body.input.map(withAllowedTools));
   if (Array.isArray(body.include)) shaped.include = body.include.filter((item) => INCLUDABLE.has(String(item)));
   if (!isAllowedToolChoice(body.tool_choice)) shaped.tool_choice = "auto";
   shaped.model = limits.model;

@@ -4,6 +4,7 @@ import type { Env } from "../env.ts";
 import { bestEffort } from "../lib/best-effort.ts";
 import { assertNever } from "../lib/errors.ts";
 import { admitProxiedCall, type RunLedger, readProxiedBody } from "./model-proxy-admission.ts";
+import { withoutUrlSources } from "./proxy-url-sources.ts";
 
 /**
  * A turn's agent makes a model call per step, a few seconds apart; a loop (or a background process holding the
@@ -158,6 +159,8 @@ const FORWARDED_HEADERS = ["anthropic-version", "content-type", "accept"];
 export function forwardedBody(body: Record<string, unknown>): Record<string, unknown> {
   const kept: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(body)) if (FORWARDED_FIELDS.has(field)) kept[field] = value;
+  // An image or document by URL would have the provider fetch it: around the egress list.
+  if (kept.messages !== undefined) kept.messages = withoutUrlSources(kept.messages);
   if (Array.isArray(kept.tools)) {
     kept.tools = kept.tools.filter((tool: unknown) => {
       const type = tool !== null && typeof tool === "object" ? (tool as { type?: unknown }).type : undefined;

@@ -18,12 +18,14 @@ export interface DueWork {
   nextUsageFlushAt(): number | undefined;
   /** When the outbox next tries the messages Telegram could not take, if any wait. */
   nextOutboxAt(): number | undefined;
+  /** When something open (a question with buttons) next expires, if anything is. */
+  nextExpiryAt?(): number | undefined;
 }
 
 /** When the alarm should next fire: now if messages wait, else the earliest due work (never in the past), or never. */
 export function nextWakeAt(work: DueWork, now: number): number | null {
   if (work.hasPending()) return now;
-  const candidates = [work.nextTaskAt(), work.nextUsageFlushAt(), work.nextOutboxAt()].filter(
+  const candidates = [work.nextTaskAt(), work.nextUsageFlushAt(), work.nextOutboxAt(), work.nextExpiryAt?.()].filter(
     (time) => time !== undefined,
   );
   return candidates.length === 0 ? null : Math.max(Math.min(...candidates), now);

@@ -37,6 +37,8 @@ export const helperJobSchema = z.object({
   isAdminUser: z.boolean(),
   /** The turn that started it had read content from outside the chat: the helper's turn has too. */
   untrustedSource: z.string().max(200).optional(),
+  /** The turn that started it had read the chat's private data (its facts, its history): the helper's turn has too. */
+  privateSource: z.string().max(200).optional(),
   startedAt: z.number(),
   timeLimitMs: z.number().int().positive(),
   slice: helperSliceSchema,

@@ -1,10 +1,14 @@
+import type { EffectiveConfig } from "../config/chat-config.ts";
 import { MAX_TOOLS_PER_SERVER, type McpServerConfig, namespacedToolName } from "../config/mcp-servers.ts";
 import type { Settings } from "../config/settings.ts";
-import type { Env } from "../env.ts";
 import { modelToolSchema } from "../protocol/run-payload.ts";
-import { type Tool, ToolError } from "../tools/registry.ts";
+import { addressesIn, outwardHold } from "../tools/outward-policy.ts";
+import { heldForConfirmation, type Tool, ToolError } from "../tools/registry.ts";
 import { type ListedTool, McpConnection, McpServerError, schemaValidator } from "./connection.ts";
-import { identityOf, resolveHeaders } from "./headers.ts";
+import { identityOf, resolveHeaders, type SecretReader } from "./headers.ts";
+
+export type { SecretReader } from "./headers.ts";
+
 import { listingCache } from "./listing-cache.ts";
 import { resultText } from "./result-text.ts";
 
@@ -32,19 +36,34 @@ export interface ChatMcp {
 
 const DESCRIPTION_MAX = 4000;
 
+/** Opens a chat's MCP servers for one turn (only those its allowlist leaves a tool of). */
+export type McpOpener = (
+  config: Pick<EffectiveConfig, "mcpServers" | "tools">,
+  signal: AbortSignal,
+) => Promise<ChatMcp>;
+
+/** The opener of every turn, chat's and helper's: a server the allowlist leaves no tool of is not even listed. */
+export function mcpOpener(secrets: SecretReader, settings: Settings): McpOpener {
+  return (config, signal) =>
+    openChatMcp(
+      config.mcpServers.filter((server) => config.tools?.some((name) => name.startsWith(`${server.name}__`)) ?? true),
+      { secrets, settings, signal },
+    );
+}
+
 /**
  * Lists each of the chat's servers (from the cache when it is fresh) in parallel. A server that is down, refuses
  * the bot or has a secret that is not set loses its tools for this turn and is named in `note`; nothing here throws.
  */
 export async function openChatMcp(
   servers: readonly McpServerConfig[],
-  options: { env: Env; settings: Settings; signal?: AbortSignal; now?: () => number; refresh?: boolean },
+  options: { secrets: SecretReader; settings: Settings; signal?: AbortSignal; now?: () => number; refresh?: boolean },
 ): Promise<ChatMcp> {
   const now = options.now ?? Date.now;
   const connections: McpConnection[] = [];
   const listings = await Promise.all(
     servers.map(async (server): Promise<ServerListing> => {
-      const resolved = resolveHeaders(server, options.env);
+      const resolved = resolveHeaders(server, options.secrets);
       if (resolved.kind === "missing") {
         return { server: server.name, state: "unavailable", problem: `the secret ${resolved.secretName} is not set` };
       }
@@ -123,7 +142,7 @@ function toolsOf(
 /** One server tool as a registry `Tool`: arguments checked against the server's JSON Schema before calling out. */
 function mcpTool(input: { server: string; name: string; entry: ListedTool; connection: McpConnection }): Tool {
   const { server, name, entry, connection } = input;
-  let validate: ReturnType<typeof schemaValidator.getValidator> | undefined;
+  let validate: ReturnType<typeof schemaValidator> | undefined;
   return {
     name,
     description: (entry.description || `${entry.name} from the MCP server ${server}`).slice(0, DESCRIPTION_MAX),
@@ -134,12 +153,16 @@ function mcpTool(input: { server: string; name: string; entry: ListedTool; conne
         return { kind: "invalid", problem: "the arguments must be a JSON object" };
       }
       try {
-        validate ??= schemaValidator.getValidator(entry.inputSchema);
+        validate ??= schemaValidator(entry.inputSchema);
       } catch {
         throw new ToolError(`The MCP server ${server} gave ${entry.name} an input schema the bot cannot check.`);
       }
       const checked = validate(raw);
       if (!checked.valid) return { kind: "invalid", problem: checked.errorMessage ?? "they do not match its schema" };
+      // Its arguments reach the server: one with side effects waits for the person in an untrusted turn.
+      const send = { kind: "mcp", server, tool: entry.name, readOnly: entry.readOnly === true } as const;
+      const held = outwardHold(context.trust, send);
+      if (held) return { kind: "ran", result: await heldForConfirmation(name, raw, held, context) };
       // Whatever the server answers, nobody in the chat wrote it.
       context.trust.markUntrusted(`the MCP server ${server}`);
       let result: Awaited<ReturnType<McpConnection["callTool"]>>;
@@ -149,7 +172,9 @@ function mcpTool(input: { server: string; name: string; entry: ListedTool; conne
         if (error instanceof McpServerError) throw new ToolError(`The MCP server ${server} ${error.message}.`);
         throw error;
       }
-      return { kind: "ran", result: { content: resultText(result), isError: result.isError === true } };
+      const text = resultText(result);
+      context.trust.noteShown(addressesIn(text));
+      return { kind: "ran", result: { content: text, isError: result.isError === true } };
     },
   };
 }

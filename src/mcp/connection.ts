@@ -1,14 +1,16 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { Validator } from "@cfworker/json-schema";
+import * as z from "zod";
 import { bestEffort } from "../lib/best-effort.ts";
 import { redactSecrets } from "../lib/redact.ts";
+import { StreamableHttpSession } from "./streamable-http.ts";
 
 /** A tool as a server lists it (the parts the bot uses). */
 export interface ListedTool {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  /** The server declares the tool has no side effects (annotations.readOnlyHint): it may run in an untrusted turn. */
+  readOnly?: boolean;
 }
 
 /** What a server answered to a call (MCP's CallToolResult, the parts the bot reads). */
@@ -41,18 +43,47 @@ export interface McpEndpoint {
 const SESSION_END_WAIT_MS = 2_000;
 /** Listings past this many pages are cut: a server offering thousands of tools is not meant for a chat. */
 const MAX_LIST_PAGES = 5;
-/**
- * Validates JSON Schemas without generating code, which Workers forbid. The SDK's default validator (ajv) is never
- * constructed; wrangler.toml aliases it away from the bundle.
- */
-export const schemaValidator = new CfWorkerJsonSchemaValidator({ draft: "2020-12", shortcircuit: false });
+/** A listing page: the tools (the parts the bot reads) and the next page's cursor. */
+const toolsPage = z.object({
+  tools: z.array(
+    z.looseObject({
+      name: z.string(),
+      title: z.string().optional(),
+      description: z.string().optional(),
+      inputSchema: z.record(z.string(), z.unknown()),
+      // MCP's ToolAnnotations: only readOnlyHint is read (a hint the server gives, trusted as its owner's word).
+      annotations: z.looseObject({ readOnlyHint: z.boolean().optional() }).optional(),
+    }),
+  ),
+  nextCursor: z.string().optional(),
+});
+const callResult = z.looseObject({
+  content: z.array(z.record(z.string(), z.unknown())).optional(),
+  structuredContent: z.record(z.string(), z.unknown()).optional(),
+  isError: z.boolean().optional(),
+});
+
+/** Checks a value against a JSON Schema (draft 2020-12) without generating code, which Workers forbid. */
+export function schemaValidator(
+  schema: Record<string, unknown>,
+): (value: unknown) => { valid: boolean; errorMessage?: string } {
+  const validator = new Validator(schema, "2020-12", false);
+  return (value) => {
+    const result = validator.validate(value);
+    if (result.valid) return { valid: true };
+    return {
+      valid: false,
+      errorMessage: result.errors.map((error) => `${error.instanceLocation}: ${error.error}`).join("; "),
+    };
+  };
+}
 
 /**
- * One Streamable HTTP session with a chat's MCP server, through the official SDK client. Opened when first needed in
- * a turn and closed at its end; every request is bounded by `timeoutMs` and the turn's signal.
+ * One Streamable HTTP session with a chat's MCP server (src/mcp/streamable-http.ts). Opened when first needed in a
+ * turn and closed at its end; every request is bounded by `timeoutMs` and the turn's signal.
  */
 export class McpConnection {
-  private client: Promise<Client> | undefined;
+  private session: Promise<StreamableHttpSession> | undefined;
   private readonly server: McpEndpoint;
   private readonly options: { timeoutMs: number; signal?: AbortSignal | undefined };
 
@@ -62,17 +93,22 @@ export class McpConnection {
   }
 
   async listTools(): Promise<ListedTool[]> {
-    const client = await this.connected();
+    const session = await this.connected();
     const tools: ListedTool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
-      const listed = await this.guard("list its tools", () =>
-        client.listTools(cursor === undefined ? {} : { cursor }, this.requestOptions()),
+      const listed = await this.guard("list its tools", async () =>
+        toolsPage.parse(await session.request("tools/list", cursor === undefined ? {} : { cursor })),
       );
       for (const tool of listed.tools) {
         // `$schema` names the server's draft; providers want the schema alone, as the bot's own tools give it.
         const { $schema: _draft, ...inputSchema } = tool.inputSchema;
-        tools.push({ name: tool.name, description: tool.description ?? tool.title ?? "", inputSchema });
+        tools.push({
+          name: tool.name,
+          description: tool.description ?? tool.title ?? "",
+          inputSchema,
+          ...(tool.annotations?.readOnlyHint === true ? { readOnly: true } : {}),
+        });
       }
       cursor = listed.nextCursor;
       if (cursor === undefined) break;
@@ -81,66 +117,50 @@ export class McpConnection {
   }
 
   async callTool(name: string, args: Record<string, unknown>): Promise<CalledTool> {
-    const client = await this.connected();
-    const result = await this.guard(`run ${name}`, () =>
-      client.callTool({ name, arguments: args }, undefined, this.requestOptions()),
+    const session = await this.connected();
+    const result = await this.guard(`run ${name}`, async () =>
+      callResult.parse(await session.request("tools/call", { name, arguments: args })),
     );
     return {
-      content: Array.isArray(result.content) ? result.content : [],
-      structuredContent: isRecord(result.structuredContent) ? result.structuredContent : undefined,
+      content: result.content ?? [],
+      structuredContent: result.structuredContent,
       isError: result.isError === true,
     };
   }
 
   async close(): Promise<void> {
-    const client = this.client;
-    this.client = undefined;
-    if (!client) return;
-    const open = await client.catch(() => undefined);
+    const session = this.session;
+    this.session = undefined;
+    if (!session) return;
+    const open = await session.catch(() => undefined);
     if (!open) return;
     // A server that keeps sessions is told this one is over (DELETE), briefly: the turn is already answered.
-    const transport = open.transport;
-    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        bestEffort("ending an MCP session", () => transport.terminateSession()),
-        new Promise((resolve) => {
-          timer = setTimeout(resolve, SESSION_END_WAIT_MS);
-        }),
-      ]);
-      clearTimeout(timer);
-    }
-    await bestEffort("closing an MCP connection", () => open.close());
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      bestEffort("ending an MCP session", () => open.end()),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, SESSION_END_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
   }
 
-  private connected(): Promise<Client> {
-    this.client ??= this.guard("connect", async () => {
-      const client = new Client(
-        { name: "telegram-edge-agent", version: "1.0.0" },
-        { capabilities: {}, jsonSchemaValidator: schemaValidator },
-      );
-      const transport = new StreamableHTTPClientTransport(new URL(this.server.url), {
-        requestInit: { headers: this.server.headers },
-        // The SDK would reconnect a dropped notification stream forever; a turn needs no server notifications.
-        reconnectionOptions: {
-          maxReconnectionDelay: 1_000,
-          initialReconnectionDelay: 1_000,
-          reconnectionDelayGrowFactor: 1,
-          maxRetries: 0,
-        },
+  private connected(): Promise<StreamableHttpSession> {
+    this.session ??= this.guard("connect", async () => {
+      const session = new StreamableHttpSession({
+        url: this.server.url,
+        headers: this.server.headers,
+        timeoutMs: this.options.timeoutMs,
+        signal: this.options.signal,
       });
-      await client.connect(transport, this.requestOptions());
-      return client;
+      await session.initialize({ name: "telegram-edge-agent", version: "1.0.0" });
+      return session;
     });
     // A failed connection is not reused: the next call (a later turn) tries again.
-    this.client.catch(() => {
-      this.client = undefined;
+    this.session.catch(() => {
+      this.session = undefined;
     });
-    return this.client;
-  }
-
-  private requestOptions(): { timeout: number; signal?: AbortSignal } {
-    return { timeout: this.options.timeoutMs, ...(this.options.signal ? { signal: this.options.signal } : {}) };
+    return this.session;
   }
 
   private async guard<T>(doing: string, work: () => Promise<T>): Promise<T> {
@@ -159,8 +179,4 @@ export function scrub(text: string, secrets: readonly string[]): string {
   let clean = text;
   for (const secret of secrets) if (secret.length >= 4) clean = clean.split(secret).join("…");
   return clean;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

@@ -1,8 +1,7 @@
 import type { EffectiveConfig } from "../config/chat-config.ts";
 import { allowlistAllows } from "../config/mcp-servers.ts";
 import type { Settings } from "../config/settings.ts";
-import type { Env } from "../env.ts";
-import { openChatMcp } from "./chat-mcp.ts";
+import { openChatMcp, type SecretReader } from "./chat-mcp.ts";
 
 /** One server as the admin API shows it. */
 export type McpServerDescription = { name: string; url: string; headers: string[] } & (
@@ -21,7 +20,7 @@ export type McpServerDescription = { name: string; url: string; headers: string[
  */
 export async function describeMcpServers(
   config: EffectiveConfig,
-  options: { env: Env; settings: Settings; refresh: boolean },
+  options: { secrets: SecretReader; settings: Settings; refresh: boolean },
 ): Promise<McpServerDescription[]> {
   const mcp = await openChatMcp(config.mcpServers, options);
   try {

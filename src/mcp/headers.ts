@@ -1,5 +1,7 @@
 import type { McpServerConfig } from "../config/mcp-servers.ts";
-import type { Env } from "../env.ts";
+
+/** Reads one of the Worker's secrets by name (an MCP server's header). */
+export type SecretReader = (name: string) => unknown;
 
 export type ResolvedHeaders =
   | { kind: "ok"; headers: Record<string, string>; secrets: string[] }
@@ -9,7 +11,7 @@ export type ResolvedHeaders =
  * A server's headers with each `{ secret }` read from the Worker's secrets or variables by name; the values never
  * leave this request (never stored, logged or returned). `secrets` lists them, so error texts can be scrubbed.
  */
-export function resolveHeaders(server: McpServerConfig, env: Env): ResolvedHeaders {
+export function resolveHeaders(server: McpServerConfig, secretOf: SecretReader): ResolvedHeaders {
   const headers: Record<string, string> = {};
   const secrets: string[] = [];
   for (const [name, value] of Object.entries(server.headers ?? {})) {
@@ -18,7 +20,7 @@ export function resolveHeaders(server: McpServerConfig, env: Env): ResolvedHeade
       continue;
     }
     // Names are checked against MCP_* by the config schema; the Env type cannot list them.
-    const secret: unknown = Reflect.get(env, value.secret);
+    const secret = secretOf(value.secret);
     if (typeof secret !== "string" || secret.trim() === "") return { kind: "missing", secretName: value.secret };
     headers[name] = `${value.prefix ?? ""}${secret.trim()}`;
     secrets.push(secret.trim());

@@ -5,6 +5,7 @@ import { assertNever } from "../lib/errors.ts";
 import type { Attachment } from "../protocol/messages.ts";
 import { FileDownloadError, type TelegramFiles } from "../telegram/files.ts";
 import type { IncomingMedia, TelegramFileRef } from "../telegram/incoming-message.ts";
+import { oggOpusSeconds, recordingSeconds } from "./audio-length.ts";
 import { pickPhotoSize } from "./photo-size.ts";
 import type { MediaShelf } from "./shelf.ts";
 import { recordingFileName, type Transcriber, TranscriptionError } from "./transcribe.ts";
@@ -93,9 +94,6 @@ export async function ingestMedia(
   return result;
 }
 
-/** Without a duration from Telegram, a recording is priced as if it were Opus at 16 kbit/s (2,000 bytes a second). */
-const BYTES_PER_AUDIO_SECOND = 2_000;
-
 async function ingestRecording(
   services: IngestServices,
   item: Extract<IncomingMedia, { kind: "recording" }>,
@@ -120,13 +118,22 @@ async function ingestRecording(
     return;
   }
   // Transcription is paid by the minute: the chat's caps and budget are asked before anything is downloaded.
-  const seconds = Math.max(1, Math.ceil(item.durationSeconds ?? (item.file.size ?? 0) / BYTES_PER_AUDIO_SECOND));
-  const refusal = paid.refusal("transcription", seconds);
-  if (refusal !== undefined) {
+  // Priced by what can be measured: the larger of the declared length and what the file's size can hold.
+  const seconds = recordingSeconds({
+    source: item.source,
+    durationSeconds: item.durationSeconds,
+    size: item.file.size,
+  });
+  const notListened = (refusal: string) => {
     result.notices.push(`🎤 I didn't listen to the ${what}: ${refusal} Please write instead.`);
     result.placeholders.push(`[a ${what}, not transcribed: ${refusal}]`);
-    return;
-  }
+  };
+  const reserved = paid.reserve("transcription", seconds);
+  if ("refused" in reserved) return notListened(reserved.refused);
+  const holds = [reserved.held];
+  const releaseAll = () => {
+    for (const hold of holds) hold.release();
+  };
   const stored = await fetchOnce(services, item.file, {
     mediaType: item.mediaType,
     label: `the ${what}`,
@@ -134,15 +141,27 @@ async function ingestRecording(
     ...(item.fileName ? { fileName: item.fileName } : {}),
   });
   if (stored.kind === "failed") {
+    releaseAll();
     result.notices.push(`🎤 ${stored.why}`);
     result.placeholders.push(`[a ${what} that could not be read: ${stored.why}]`);
     return;
   }
   const bytes = stored.bytes ?? (services.shelf ? await services.shelf.get(stored.key) : undefined);
   if (!bytes) {
+    releaseAll();
     result.notices.push(`🎤 I could not read the ${what}; please send it again.`);
     result.placeholders.push(`[a ${what} that could not be read]`);
     return;
+  }
+  // An Ogg Opus file says how long it is: longer than held, the rest is held too (or it is not transcribed).
+  const measured = Math.ceil(oggOpusSeconds(new Uint8Array(bytes)) ?? 0);
+  if (measured > seconds) {
+    const more = paid.reserve("transcription", measured - seconds);
+    if ("refused" in more) {
+      releaseAll();
+      return notListened(more.refused);
+    }
+    holds.push(more.held);
   }
   try {
     const text = await services.transcriber.transcribe({
@@ -150,7 +169,7 @@ async function ingestRecording(
       mediaType: item.mediaType,
       fileName: recordingFileName(item.source, item.mediaType, item.fileName),
     });
-    paid.record("transcription", seconds);
+    for (const hold of holds) hold.settle();
     result.attachments.push({
       ...common,
       key: stored.key,
@@ -160,6 +179,7 @@ async function ingestRecording(
     });
     result.transcripts.push(text);
   } catch (error) {
+    releaseAll();
     console.warn(error instanceof TranscriptionError ? error.message : "transcription failed");
     result.notices.push(`🎤 I could not transcribe the ${what}; please try again or write instead.`);
     result.placeholders.push(`[a ${what} that could not be transcribed]`);

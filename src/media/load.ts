@@ -57,6 +57,7 @@ export async function planMedia(input: MediaPlanInput): Promise<MediaPlan> {
   }
 
   const vision = seesImages(media.visionModels, input.model);
+  let earlierRoom = Math.max(0, input.textRoom);
   const visual = located.filter(
     ({ attachment }) =>
       attachment.kind === "image" ||
@@ -89,43 +90,29 @@ export async function planMedia(input: MediaPlanInput): Promise<MediaPlan> {
         `🖼 I look at ${media.maxImagesPerTurn} images or PDFs at a time, so ${hiddenFresh} of yours ${hiddenFresh === 1 ? "is" : "are"} kept but not shown to the model. Send them in smaller groups if they all matter.`,
       );
     }
+    // An earlier turn's image or PDF is sent again only while the conversation is about it, and counts in the window.
+    const asked = newText(input);
+    for (const { attachment, fresh } of [...shown].reverse()) {
+      if (fresh) continue;
+      const cost = windowCharsOf(attachment);
+      const why = !isAbout(asked, attachment)
+        ? "an earlier file, not sent again: the conversation moved on (mention it to see it again)"
+        : cost > earlierRoom
+          ? "an earlier file, not sent again: the conversation has no room for it (ask for it to be sent again)"
+          : undefined;
+      if (why === undefined) earlierRoom -= cost;
+      else library.set(attachment.key, { kind: "omitted", reason: why });
+    }
     await Promise.all(
       shown.map(async ({ attachment }) => {
+        if (library.has(attachment.key)) return;
         const bytes = await shelf.get(attachment.key);
         if (bytes) library.set(attachment.key, { kind: "inline", base64: toBase64(bytes) });
       }),
     );
   }
 
-  // This turn's own text files share the per-turn cap (newest first). An earlier turn's file counts in the window:
-  // it gets an excerpt from the room the window's messages leave, or a line saying it is not shown again.
-  const texts = located.filter(
-    ({ attachment }) =>
-      attachment.kind === "document" && documentKind(attachment.mediaType, attachment.fileName) === "text",
-  );
-  const rooms = { fresh: media.documentTextMaxChars, earlier: Math.max(0, input.textRoom) };
-  for (const { attachment, fresh } of [
-    ...texts.filter((item) => item.fresh).reverse(),
-    ...texts.filter((item) => !item.fresh).reverse(),
-  ]) {
-    const room = fresh ? rooms.fresh : rooms.earlier;
-    const cap = fresh ? room : Math.min(EARLIER_FILE_EXCERPT, room);
-    if (cap < 200) {
-      library.set(attachment.key, {
-        kind: "omitted",
-        reason: fresh
-          ? "this message's files together are longer than one turn reads"
-          : "an earlier file, not shown again: the conversation has no room for it (ask for it to be sent again)",
-      });
-      continue;
-    }
-    const bytes = await shelf.get(attachment.key);
-    if (!bytes) continue;
-    const text = textOf(bytes, cap, fresh ? "" : " (an earlier file, read in full when it was sent)");
-    if (fresh) rooms.fresh -= text.length;
-    else rooms.earlier -= text.length;
-    library.set(attachment.key, { kind: "text", text });
-  }
+  await loadTexts(located, { shelf, library, perTurnChars: media.documentTextMaxChars, textRoom: earlierRoom });
   for (const { attachment, fresh } of located) {
     if (attachment.kind !== "document") continue;
     const kind = documentKind(attachment.mediaType, attachment.fileName);
@@ -139,6 +126,80 @@ export async function planMedia(input: MediaPlanInput): Promise<MediaPlan> {
     }
   }
   return { library, notices };
+}
+
+/**
+ * This turn's own text files share the per-turn cap (newest first). An earlier turn's file counts in the window: it
+ * gets an excerpt from the room the window's messages leave, or a line saying it is not shown again.
+ */
+async function loadTexts(
+  located: readonly Located[],
+  into: {
+    shelf: NonNullable<MediaPlanInput["shelf"]>;
+    library: Map<string, MediaContent>;
+    perTurnChars: number;
+    textRoom: number;
+  },
+): Promise<void> {
+  const texts = located.filter(
+    ({ attachment }) =>
+      attachment.kind === "document" && documentKind(attachment.mediaType, attachment.fileName) === "text",
+  );
+  const rooms = { fresh: into.perTurnChars, earlier: Math.max(0, into.textRoom) };
+  for (const { attachment, fresh } of [
+    ...texts.filter((item) => item.fresh).reverse(),
+    ...texts.filter((item) => !item.fresh).reverse(),
+  ]) {
+    const room = fresh ? rooms.fresh : rooms.earlier;
+    const cap = fresh ? room : Math.min(EARLIER_FILE_EXCERPT, room);
+    if (cap < 200) {
+      into.library.set(attachment.key, {
+        kind: "omitted",
+        reason: fresh
+          ? "this message's files together are longer than one turn reads"
+          : "an earlier file, not shown again: the conversation has no room for it (ask for it to be sent again)",
+      });
+      continue;
+    }
+    const bytes = await into.shelf.get(attachment.key);
+    if (!bytes) continue;
+    const text = textOf(bytes, cap, fresh ? "" : " (an earlier file, read in full when it was sent)");
+    if (fresh) rooms.fresh -= text.length;
+    else rooms.earlier -= text.length;
+    into.library.set(attachment.key, { kind: "text", text });
+  }
+}
+
+/**
+ * What an image or PDF takes of the window, in the window's characters (4 to a token): an image about 1,600 tokens
+ * (a large one, scaled down by the provider), a PDF about 1,500 tokens a page, a page taken as 50 KB.
+ */
+function windowCharsOf(attachment: Attachment): number {
+  const tokens =
+    attachment.kind === "image"
+      ? 1_600
+      : 1_500 * Math.max(1, Math.ceil(("size" in attachment ? attachment.size : 0) / 50_000));
+  return tokens * 4;
+}
+
+/** The words of this turn's new messages. */
+function newText(input: MediaPlanInput): string {
+  return input.history
+    .slice(input.newFrom)
+    .map((message) => (message.role === "user" ? message.content : ""))
+    .join("\n")
+    .toLowerCase();
+}
+
+const ABOUT_FILES =
+  /\b(image|images|photo|photos|picture|pictures|pic|pics|screenshot|scan|pdf|pdfs|document|documents|file|files|attachment|attachments|page|pages|chart|diagram|table|slide|slides)\b/;
+
+/** Whether the new messages are about a file: they name files in general, or this one by its name. */
+function isAbout(text: string, attachment: Attachment): boolean {
+  if (ABOUT_FILES.test(text)) return true;
+  if (attachment.kind !== "document") return false;
+  const name = attachment.fileName.toLowerCase().replace(/\.[a-z0-9]+$/, "");
+  return name.length >= 3 && text.includes(name);
 }
 
 function textOf(bytes: ArrayBuffer, maxChars: number, why: string): string {

@@ -1,30 +1,21 @@
 import type { Api } from "grammy/web";
 import type { Settings } from "../config/settings.ts";
-import type { Env } from "../env.ts";
 import { TelegramFiles } from "../telegram/files.ts";
 import type { IngestServices } from "./ingest.ts";
 import { type MediaShelf, R2Shelf, TelegramShelf } from "./shelf.ts";
 import { Transcriber } from "./transcribe.ts";
 
-/**
- * The MEDIA bucket, when the binding exists. Without it (R2 not switched on for the account) files are not kept: they
- * are read from Telegram again when a turn needs them.
- */
-export function mediaBucket(env: Env): R2Bucket | undefined {
-  const bucket: R2Bucket | undefined = env.MEDIA;
-  return bucket;
-}
+/** Keeps a file a tool made; its key, or undefined without a bucket. */
+export type GeneratedStore = (bytes: Uint8Array, mediaType: string) => Promise<string | undefined>;
 
 /** Where a chat's files are: the bucket, or Telegram itself when there is none. */
-export function mediaShelfOf(env: Env, settings: Settings, telegramApi: Api): MediaShelf {
-  const bucket = mediaBucket(env);
+function mediaShelfOf(bucket: R2Bucket | undefined, settings: Settings, telegramApi: Api): MediaShelf {
   return bucket ? new R2Shelf(bucket) : new TelegramShelf(telegramFilesOf(settings, telegramApi));
 }
 
 /** Keeps a file a tool made (a generated image) in the MEDIA bucket under a new key; undefined without the bucket. */
-export function generatedMediaStore(env: Env): (bytes: Uint8Array, mediaType: string) => Promise<string | undefined> {
+export function generatedMediaStore(bucket: R2Bucket | undefined): GeneratedStore {
   return async (bytes, mediaType) => {
-    const bucket = mediaBucket(env);
     if (!bucket) return undefined;
     const key = `generated/${crypto.randomUUID()}`;
     await new R2Shelf(bucket).put(key, bytes, { mediaType });
@@ -32,10 +23,18 @@ export function generatedMediaStore(env: Env): (bytes: Uint8Array, mediaType: st
   };
 }
 
+/** Reads a generated image back from the media bucket by its key (an outbox photo that waited). */
+export function generatedMediaReader(bucket: R2Bucket | undefined): (key: string) => Promise<Uint8Array | undefined> {
+  return async (key) => {
+    const bytes = bucket ? await new R2Shelf(bucket).get(key) : undefined;
+    return bytes === undefined ? undefined : new Uint8Array(bytes);
+  };
+}
+
 /** What bringing a message's files in needs: where they are kept, Telegram's file download, the caps and a transcriber. */
-export function ingestServicesOf(env: Env, settings: Settings, telegramApi: Api): IngestServices {
+export function ingestServicesOf(bucket: R2Bucket | undefined, settings: Settings, telegramApi: Api): IngestServices {
   return {
-    shelf: mediaShelfOf(env, settings, telegramApi),
+    shelf: mediaShelfOf(bucket, settings, telegramApi),
     files: telegramFilesOf(settings, telegramApi),
     media: settings.media,
     transcriber: transcriberOf(settings),

@@ -60,7 +60,10 @@ export interface SpeakerSources {
 }
 
 /** The configured speaker, or why there is none, in words for the chat. */
-export function speakerOf(route: SpeechRoute, sources: SpeakerSources): Speaker | { unavailable: string } {
+/** A speaker, or why there is none, in words for the chat. */
+export type SpeakerChoice = Speaker | { unavailable: string };
+
+export function speakerOf(route: SpeechRoute, sources: SpeakerSources): SpeakerChoice {
   switch (route.kind) {
     case "off":
       return { unavailable: "speech is turned off for this bot (SPEECH_MODEL)" };

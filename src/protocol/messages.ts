@@ -70,6 +70,8 @@ export const historyMessageSchema = z.discriminatedUnion("role", [
     content: z.string(),
     attachments: z.array(attachmentSchema).max(20).optional(),
     outside: outsideSchema,
+    /** Who wrote it, in a group: a turn does not act on what another member wrote without its own sender's say. */
+    from: z.number().int().optional(),
   }),
   z.object({
     role: z.literal("assistant"),

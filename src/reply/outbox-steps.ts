@@ -1,12 +1,38 @@
 import type { OutboxParcel, OutboxStep } from "../store/outbox-store.ts";
-import type { TelegramClient } from "../telegram/client.ts";
+import type { Keyboard, TelegramClient } from "../telegram/client.ts";
 import type { ChatTarget } from "../telegram/incoming-message.ts";
-import { type RenderedPiece, renderPieces } from "../telegram/render.ts";
+import { type RenderedPiece, renderOne, renderPieces } from "../telegram/render.ts";
 import { splitMessage } from "../telegram/split.ts";
 
 /** Markdown as new messages of Telegram HTML (split at 4,096 characters), the first replying where asked. */
 export function htmlParcel(target: ChatTarget, markdown: string, replyTo?: number): OutboxParcel {
   return { target, steps: sendSteps(renderPieces(markdown), replyTo) };
+}
+
+/** A menu: Markdown as one message of Telegram HTML with buttons under it. */
+export function menuParcel(target: ChatTarget, markdown: string, keyboard: Keyboard): OutboxParcel {
+  return { target, steps: [{ kind: "send", piece: renderOne(markdown), keyboard }] };
+}
+
+/** A photo, by a reference to its bytes (in memory now, in the media bucket later), described if both are gone. */
+export function photoParcel(
+  target: ChatTarget,
+  photo: { ref: string; key?: string | undefined; fileName: string; caption?: string | undefined },
+): OutboxParcel {
+  const described = `🖼 A picture was made for you here${photo.caption ? ` (“${photo.caption.slice(0, 300)}”)` : ""}, but it could not be delivered and was not kept.`;
+  return {
+    target,
+    steps: [
+      {
+        kind: "send-photo",
+        ref: photo.ref,
+        fileName: photo.fileName,
+        described,
+        ...(photo.key === undefined ? {} : { key: photo.key }),
+        ...(photo.caption === undefined ? {} : { caption: photo.caption.slice(0, 1024) }),
+      },
+    ],
+  };
 }
 
 /** Plain text as new messages (split at 4,096 characters): notices, which are not Markdown. */
@@ -45,15 +71,38 @@ function sendSteps(pieces: readonly RenderedPiece[], replyTo?: number): OutboxSt
 
 /** Whether a step makes a new message (whose repetition would show twice), rather than an edit or a deletion. */
 export function isSend(step: OutboxStep): boolean {
-  return step.kind === "send" || step.kind === "send-rich";
+  return step.kind === "send" || step.kind === "send-rich" || step.kind === "send-photo";
 }
 
+/** Where a photo step's bytes are found: in memory (its first send), else the media bucket, else nowhere. */
+export type PhotoBytes = (step: { ref: string; key?: string | undefined }) => Promise<Uint8Array | undefined>;
+
 /** One step, as one Bot API call (through `telegram`, with or without its retries). Throws what the call threw. */
-export async function perform(telegram: TelegramClient, target: ChatTarget, step: OutboxStep): Promise<void> {
+export async function perform(
+  telegram: TelegramClient,
+  target: ChatTarget,
+  step: OutboxStep,
+  photoBytes?: PhotoBytes,
+): Promise<void> {
   switch (step.kind) {
     case "send":
-      await telegram.sendPiece(target, step.piece, replyOf(step));
+      await telegram.sendPiece(target, step.piece, {
+        ...replyOf(step),
+        ...(step.keyboard === undefined ? {} : { keyboard: step.keyboard }),
+      });
       return;
+    case "send-photo": {
+      const bytes = await photoBytes?.(step);
+      if (bytes === undefined) await telegram.sendPiece(target, { piece: step.described });
+      else {
+        await telegram.sendPhoto(target, {
+          bytes,
+          fileName: step.fileName,
+          ...(step.caption === undefined ? {} : { caption: step.caption }),
+        });
+      }
+      return;
+    }
     case "send-rich":
       await telegram.sendRich(target, step.markdown, replyOf(step));
       return;
@@ -100,6 +149,7 @@ export function insteadOfEdit(step: OutboxStep): OutboxStep | undefined {
       return undefined;
     case "send":
     case "send-rich":
+    case "send-photo":
       return step;
   }
 }

@@ -1,5 +1,5 @@
 import type { OutboxItem, OutboxKind, OutboxParcel, OutboxStore } from "../store/outbox-store.ts";
-import type { TelegramClient } from "../telegram/client.ts";
+import type { Keyboard, TelegramClient } from "../telegram/client.ts";
 import { failureOf, refusesTheChat, type TelegramFailure } from "../telegram/failure.ts";
 import type { ChatTarget } from "../telegram/incoming-message.ts";
 import { nextTry } from "./outbox-retry.ts";
@@ -9,7 +9,9 @@ import {
   htmlParcel,
   insteadOfEdit,
   isSend,
+  menuParcel,
   perform,
+  photoParcel,
   plainParcel,
   withFirst,
 } from "./outbox-steps.ts";
@@ -43,6 +45,8 @@ export interface OutboxOptions {
   records: OutboxRecords;
   now?: () => number;
   random?: () => number;
+  /** Reads a kept photo back by its key (the media bucket), for a photo that waited. */
+  keptPhoto?: (key: string) => Promise<Uint8Array | undefined>;
 }
 
 type Unavailable = Extract<TelegramFailure, { kind: "unavailable" }>;
@@ -80,6 +84,8 @@ interface RunHooks {
 export class Outbox {
   private chain: Promise<unknown> = Promise.resolve();
   private readonly now: () => number;
+  /** Photos' bytes while their first send is tried (a row keeps only a reference). */
+  private readonly photos = new Map<string, Uint8Array>();
 
   constructor(private readonly options: OutboxOptions) {
     this.now = options.now ?? Date.now;
@@ -138,6 +144,29 @@ export class Outbox {
         }
       }
     });
+  }
+
+  /** A menu: a message with buttons (a confirmation, a helper's Stop). */
+  postMenu(kind: OutboxKind, target: ChatTarget, markdown: string, keyboard: Keyboard): Promise<Delivery> {
+    return this.post(kind, menuParcel(target, markdown, keyboard));
+  }
+
+  /**
+   * A photo: its bytes are held in memory for the first send; if it must wait, it is read back from `key` (the media
+   * bucket) when it is tried again, and described in words when neither is there.
+   */
+  async postPhoto(
+    kind: OutboxKind,
+    target: ChatTarget,
+    photo: { bytes: Uint8Array; key?: string | undefined; fileName: string; caption?: string | undefined },
+  ): Promise<Delivery> {
+    const ref = crypto.randomUUID();
+    this.photos.set(ref, photo.bytes);
+    try {
+      return await this.post(kind, photoParcel(target, { ref, ...photo }));
+    } finally {
+      this.photos.delete(ref);
+    }
   }
 
   /** A notice (plain text: why something did not happen, what is missing). */
@@ -263,7 +292,7 @@ export class Outbox {
       if (isSend(step)) hooks.sending?.(uncertain + 1);
       let failure: TelegramFailure | undefined;
       try {
-        await perform(telegram, current.target, step);
+        await perform(telegram, current.target, step, (photo) => this.photoBytes(photo));
       } catch (error) {
         failure = failureOf(error);
       }
@@ -288,6 +317,17 @@ export class Outbox {
         continue;
       }
       return { kind: "refused", description: failure.description };
+    }
+  }
+
+  private async photoBytes(photo: { ref: string; key?: string | undefined }): Promise<Uint8Array | undefined> {
+    const held = this.photos.get(photo.ref);
+    if (held !== undefined) return held;
+    if (photo.key === undefined || !this.options.keptPhoto) return undefined;
+    try {
+      return await this.options.keptPhoto(photo.key);
+    } catch {
+      return undefined;
     }
   }
 

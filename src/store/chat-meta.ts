@@ -2,6 +2,7 @@ import * as z from "zod";
 import { paidUnitsSchema } from "../config/paid-kinds.ts";
 import { helperHoldSchema } from "../helpers/helper-job.ts";
 import { chatDescriptionSchema, chatTargetSchema } from "../telegram/incoming-message.ts";
+import { widgetStateSchema } from "../widgets/widget-kinds.ts";
 
 /** What a chat has spent on one calendar day (in its time zone). */
 const dailySpendSchema = z.object({
@@ -41,8 +42,43 @@ const pendingActionSchema = z.object({
   /** Who may confirm it besides an admin: the people the turn answered. */
   askers: z.array(z.number().int()).max(100),
   createdAt: z.number(),
+  /** What the person was shown (the header and the whole details), for the pages' buttons. */
+  view: z.object({ header: z.string().max(4000), detail: z.string().max(30_000) }).optional(),
+  /** The SHA-256 (16 hex digits) of `argumentsText` as shown: the press runs the call only if it still matches. */
+  argumentsHash: z
+    .string()
+    .regex(/^[0-9a-f]{16}$/)
+    .optional(),
+  /** What outside content the asking turn held: the record of the answer carries it on. */
+  source: z.string().max(500).optional(),
 });
 export type PendingAction = z.infer<typeof pendingActionSchema>;
+
+/** A question the model asked with buttons (ask_user), waiting for a tap (see src/turn/questions.ts). */
+const openQuestionSchema = z.object({
+  id: z.string().regex(/^[a-z0-9]{10}$/),
+  question: z.string().max(300),
+  choices: z.array(z.string().max(40)).min(2).max(8),
+  /** Who may answer besides an admin: the people the turn answered. */
+  askers: z.array(z.number().int()).max(100),
+  /** The message with the buttons. */
+  messageId: z.number().int(),
+  askedAt: z.number(),
+  expiresAt: z.number(),
+});
+export type OpenQuestion = z.infer<typeof openQuestionSchema>;
+
+/** A widget this chat was shown (show_widget) and the state its object keeps for it, which is its chat data. */
+const shownWidgetSchema = z.object({
+  messageId: z.number().int(),
+  kind: z.enum(["checklist", "choice", "chart", "html"]),
+  title: z.string().max(120),
+  /** A checklist's items, a choice's options, a chart's labels (none for the model's own HTML). */
+  labels: z.array(z.string().max(80)).max(30),
+  state: widgetStateSchema,
+  sentAt: z.number(),
+});
+export type ShownWidget = z.infer<typeof shownWidgetSchema>;
 
 /** A background helper this chat started that has not reported yet. */
 const runningHelperSchema = z.object({
@@ -124,6 +160,12 @@ export const chatMetaSchemas = {
   memoryChanged: z.array(z.number().int()).max(50),
   /** When each person's memory was last consolidated from this chat, and how many facts they then had (by user id). */
   memoryConsolidated: z.record(z.string(), z.object({ at: z.number(), facts: z.number().int() })),
+  /** The widgets shown here lately (the newest 20), with their state. */
+  widgets: z.array(shownWidgetSchema).max(20),
+  /** Telegram refused a widget here (no such method, not allowed): answers that would be widgets are messages until. */
+  widgetsRefused: z.object({ until: z.number(), reason: z.string().max(300) }),
+  /** Questions with buttons waiting for a tap, oldest first. */
+  questions: z.array(openQuestionSchema).max(20),
 };
 
 export type ChatMetaKey = keyof typeof chatMetaSchemas;

@@ -12,8 +12,30 @@ const pieceSchema = z.object({ piece: z.string(), html: z.string().optional() })
  * One call of what is left to deliver: a new message (HTML, or Telegram's Markdown as a rich message), a streamed
  * message's final form (an edit: safe to repeat), or a leftover streamed message to delete (best effort).
  */
+const keyboardSchema = z
+  .array(z.array(z.object({ text: z.string().max(200), data: z.string().max(64) })).max(8))
+  .max(8);
+
 const stepSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("send"), piece: pieceSchema, replyTo: z.number().int().optional() }),
+  z.object({
+    kind: z.literal("send"),
+    piece: pieceSchema,
+    replyTo: z.number().int().optional(),
+    /** A menu's buttons, under the message. */
+    keyboard: keyboardSchema.optional(),
+  }),
+  /**
+   * A photo: its bytes are not stored here. They are kept in memory for the first send, then read back from the media
+   * bucket by `key`; without either, the photo is described in words (`described`) rather than lost.
+   */
+  z.object({
+    kind: z.literal("send-photo"),
+    ref: z.string().max(100),
+    key: z.string().max(300).optional(),
+    fileName: z.string().max(200),
+    caption: z.string().max(1024).optional(),
+    described: z.string().max(2000),
+  }),
   z.object({ kind: z.literal("send-rich"), markdown: z.string(), replyTo: z.number().int().optional() }),
   z.object({ kind: z.literal("edit"), messageId: z.number().int(), piece: pieceSchema }),
   z.object({ kind: z.literal("edit-rich"), messageId: z.number().int(), markdown: z.string() }),

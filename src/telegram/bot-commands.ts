@@ -32,4 +32,10 @@ export function isBotCommand(name: string): name is BotCommandName {
  * The update kinds the bot handles: messages, presses of its buttons (Stop), of a rich draft's stop control, and guest
  * queries (Bot API 10.0: the bot summoned by name in a chat it is not in; Telegram sends them only when listed here).
  */
-export const ALLOWED_UPDATES = ["message", "callback_query", "stopped_message_generation", "guest_message"] as const;
+export const ALLOWED_UPDATES = [
+  "message",
+  "callback_query",
+  "stopped_message_generation",
+  "guest_message",
+  "widget_query",
+] as const;

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { botFullInfoSchema } from "./bot-api-10-5.ts";
 import type { TelegramClient } from "./client.ts";
 
 export interface BotIdentity {
@@ -34,7 +35,8 @@ export async function botIdentity(botToken: string, telegram: TelegramClient, kv
   if (stored.success) {
     identity = stored.data;
   } else {
-    const me = await telegram.api.getMe();
+    // Bot API 10.5: getMe returns BotFullInfo (grammY's types know 10.3's User), read through its schema.
+    const me = botFullInfoSchema.parse(await telegram.api.getMe());
     identity = { id: me.id, username: me.username };
     await kv.put(key, JSON.stringify(identity), { expirationTtl: KV_TTL_SECONDS });
   }

@@ -1,4 +1,5 @@
 import { Api, GrammyError, InputFile } from "grammy/web";
+import { api105 } from "./bot-api-10-5.ts";
 import { failureOf } from "./failure.ts";
 import type { ChatTarget } from "./incoming-message.ts";
 import { messageDefaultsTransformer } from "./message-defaults.ts";
@@ -6,6 +7,7 @@ import { plainFallbackTransformer, withPlainFallback } from "./plain-fallback.ts
 import { type RenderedPiece, renderOne, renderPieces } from "./render.ts";
 import { retryTransformer } from "./retry.ts";
 import { cutText, splitMessage } from "./split.ts";
+import type { PressedMessage } from "./update.ts";
 
 export interface TelegramClientOptions {
   botToken: string;
@@ -252,12 +254,46 @@ export class TelegramClient {
     await this.editPiece(target, messageId, renderOne(markdown), keyboard);
   }
 
+  /**
+   * Replaces the text and keyboard of the message a button was pressed on: by chat and id, or, for a press Telegram
+   * named only by its inline id (Bot API 10.5), by that id. "Not modified" is not an error.
+   */
+  async editPressed(target: ChatTarget, pressed: PressedMessage, markdown: string, keyboard: Keyboard): Promise<void> {
+    if (pressed.kind === "message") return this.editMenu(target, pressed.messageId, markdown, keyboard);
+    const piece = renderOne(markdown);
+    const extras = keyboardOf(keyboard);
+    try {
+      if (piece.html === undefined) await this.api.editMessageTextInline(pressed.inlineMessageId, piece.piece, extras);
+      else {
+        await this.api.editMessageTextInline(
+          pressed.inlineMessageId,
+          piece.html,
+          withPlainFallback({ ...extras, parse_mode: "HTML" as const }, piece.piece),
+        );
+      }
+    } catch (error) {
+      if (!isNotModified(error)) throw error;
+    }
+  }
+
   async setReaction(target: ChatTarget, messageId: number, emoji: "👀"): Promise<void> {
     await this.quick.setMessageReaction(target.chatId, messageId, [{ type: "emoji", emoji }]);
   }
 
-  async answerCallback(queryId: string, text: string): Promise<void> {
-    await this.api.answerCallbackQuery(queryId, { text });
+  /** Answers a button press: a short notice over the chat (`text`), or, without it, just stops the spinner. */
+  async answerCallback(queryId: string, text?: string): Promise<void> {
+    await this.api.answerCallbackQuery(queryId, text === undefined ? {} : { text });
+  }
+
+  /**
+   * An ephemeral reply to a button press (Bot API 10.4): a message in the press's chat that only the presser sees,
+   * named by the press alone. Made once (a late retry would find the press too old).
+   */
+  async replyPrivately(queryId: string, text: string): Promise<void> {
+    await api105(this.quick).sendMessage({
+      text: cutText(text, 4096),
+      ephemeral_message_parameters: { callback_query_id: queryId },
+    });
   }
 
   /**
@@ -311,6 +347,37 @@ export class TelegramClient {
     }
     const sent = await this.api.answerGuestQuery(queryId, article({ message_text: piece.piece }));
     return sent.inline_message_id;
+  }
+
+  /**
+   * A widget (Bot API 10.4): one self-contained HTML document (checked against src/widgets/widget-rules.ts before),
+   * its state as chat data, able to send queries. Made once: a refusal or an unavailable Telegram is the caller's to
+   * turn into the same answer as a message. Returns the message's id.
+   */
+  async sendWidget(target: ChatTarget, widget: { html: string; chatData: string; caption?: string }): Promise<number> {
+    const sent = await api105(this.quick).sendWidget({
+      chat_id: target.chatId,
+      ...threadOf(target),
+      html: widget.html,
+      chat_data: widget.chatData,
+      allow_queries: true,
+      ...(widget.caption ? { caption: cutText(widget.caption, 1024) } : {}),
+    });
+    return sent.message_id;
+  }
+
+  /** A widget message's new chat data (its state, shown again when the widget is reopened). With retries. */
+  async editWidgetData(target: ChatTarget, messageId: number, chatData: string): Promise<void> {
+    await api105(this.api).editMessageWidgetData({
+      chat_id: target.chatId,
+      message_id: messageId,
+      chat_data: chatData,
+    });
+  }
+
+  /** The answer to a widget's query (at most 1,024 bytes), within Telegram's 15 seconds: made once. */
+  async answerWidgetQuery(queryId: string, data: string): Promise<void> {
+    await api105(this.quick).answerWidgetQuery({ widget_query_id: queryId, ...(data === "" ? {} : { data }) });
   }
 
   /** "typing…", once: it is renewed every few seconds anyway, and a late one would show under the answer. */

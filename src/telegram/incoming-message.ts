@@ -63,7 +63,17 @@ export const incomingMessageSchema = z.object({
   text: z.string(),
   /** Unix seconds, as Telegram sent it. */
   date: z.number(),
-  replyTo: z.object({ fromId: z.number().optional(), fromName: z.string().optional(), text: z.string() }).optional(),
+  replyTo: z
+    .object({
+      fromId: z.number().optional(),
+      fromName: z.string().optional(),
+      /** The quoted message is a bot's (this bot's answer, most likely). */
+      fromBot: z.boolean().optional(),
+      text: z.string(),
+    })
+    .optional(),
+  /** The message was forwarded: from whom (a channel, a chat, a person). Its words are not the sender's own. */
+  forwardedFrom: z.string().max(100).optional(),
   command: z.object({ name: z.string(), args: z.string() }).optional(),
   media: z.array(incomingMediaSchema).optional(),
   /** The album this message is part of: an album's messages are answered as one turn. */

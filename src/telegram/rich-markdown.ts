@@ -206,51 +206,18 @@ function convertInline(text: string, context: ScanContext): string {
         continue;
       }
       case "<": {
-        const rest = text.slice(index, index + 600);
-        const autolink =
-          /^<(?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9.-]+)>/.exec(rest);
-        if (autolink) {
-          output += autolink[0];
-          index += autolink[0].length;
-          continue;
-        }
-        const tag = /^<(\/?)([A-Za-z][A-Za-z0-9-]*)(?:\s[^<>]*)?>/.exec(rest);
-        if (tag && context.keepDetails && KEPT_TAGS.has(tag[2]!.toLowerCase())) {
-          if (tag[2]!.toLowerCase() === "details") {
-            context.detailsBalance += tag[1] ? -1 : 1;
-            context.structure.add("details");
-          }
-          output += tag[0];
-          index += tag[0].length;
-          continue;
-        }
-        // Anything that could open a tag, a comment or a declaration is shown as text.
-        output += /^<[A-Za-z/!?]/.test(rest) ? "\\<" : "<";
-        index += 1;
+        const step = angleAt(text, index, context);
+        output += step.output;
+        index = step.index;
         continue;
       }
       case "!":
       case "[": {
         const image = char === "!";
         if (image && next !== "[") break;
-        const link = linkAt(text, image ? index + 1 : index, paragraphs);
-        if (!link) {
-          // An image's "!" before a bracket that is not a link: the bracket is read again as text.
-          output += image ? "!" : "[";
-          index += 1;
-          continue;
-        }
-        const label = convertInline(link.label, context);
-        if (link.target === undefined) {
-          // A reference link, a footnote or a task box: kept as written (a reference image becomes a link).
-          output += `${image && text[link.end] !== "[" ? "!" : ""}[${label}]`;
-        } else if (SAFE_TARGET.test(link.target.trim().replace(/^</, ""))) {
-          const shown = label.trim() === "" ? link.target.trim().replace(/^<|>$/g, "") : label;
-          output += `[${shown}](${link.rawTarget})`;
-        } else {
-          output += label;
-        }
-        index = link.end;
+        const step = bracketAt(text, index, { context, paragraphs, image });
+        output += step.output;
+        index = step.index;
         continue;
       }
       case "|":
@@ -282,6 +249,53 @@ function convertInline(text: string, context: ScanContext): string {
     index += 1;
   }
   return output;
+}
+
+/** What one step of the inline scan wrote, and where the scan goes on. */
+interface InlineStep {
+  output: string;
+  index: number;
+}
+
+/** At a "<": an autolink or a kept tag as written, else the bracket as text (escaped where it could open a tag). */
+function angleAt(text: string, index: number, context: ScanContext): InlineStep {
+  const rest = text.slice(index, index + 600);
+  const autolink = /^<(?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9.-]+)>/.exec(
+    rest,
+  );
+  if (autolink) return { output: autolink[0], index: index + autolink[0].length };
+  const tag = /^<(\/?)([A-Za-z][A-Za-z0-9-]*)(?:\s[^<>]*)?>/.exec(rest);
+  if (tag && context.keepDetails && KEPT_TAGS.has(tag[2]!.toLowerCase())) {
+    if (tag[2]!.toLowerCase() === "details") {
+      context.detailsBalance += tag[1] ? -1 : 1;
+      context.structure.add("details");
+    }
+    return { output: tag[0], index: index + tag[0].length };
+  }
+  // Anything that could open a tag, a comment or a declaration is shown as text.
+  return { output: /^<[A-Za-z/!?]/.test(rest) ? "\\<" : "<", index: index + 1 };
+}
+
+/** At a "[" (or an image's "!["): a link with a safe target, its label alone otherwise, or the bracket as text. */
+function bracketAt(
+  text: string,
+  index: number,
+  at: { context: ScanContext; paragraphs: Paragraphs; image: boolean },
+): InlineStep {
+  const { image } = at;
+  const link = linkAt(text, image ? index + 1 : index, at.paragraphs);
+  // An image's "!" before a bracket that is not a link: the bracket is read again as text.
+  if (!link) return { output: image ? "!" : "[", index: index + 1 };
+  const label = convertInline(link.label, at.context);
+  if (link.target === undefined) {
+    // A reference link, a footnote or a task box: kept as written (a reference image becomes a link).
+    return { output: `${image && text[link.end] !== "[" ? "!" : ""}[${label}]`, index: link.end };
+  }
+  if (SAFE_TARGET.test(link.target.trim().replace(/^</, ""))) {
+    const shown = label.trim() === "" ? link.target.trim().replace(/^<|>$/g, "") : label;
+    return { output: `[${shown}](${link.rawTarget})`, index: link.end };
+  }
+  return { output: label, index: link.end };
 }
 
 function hasFootnotes(markdown: string): boolean {

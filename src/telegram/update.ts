@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { widgetQuerySchema } from "./bot-api-10-5.ts";
 import type {
   ChatDescription,
   GuestQuery,
@@ -60,6 +61,15 @@ const recordingSchema = z.looseObject({
   transcript: z.string().max(100_000).optional(),
 });
 
+/** Where a forwarded message came from (MessageOrigin): a user, a hidden user, a chat or a channel. */
+const forwardOriginSchema = z.looseObject({
+  type: z.string(),
+  sender_user: userSchema.optional(),
+  sender_user_name: z.string().optional(),
+  sender_chat: chatSchema.optional(),
+  chat: chatSchema.optional(),
+});
+
 const baseMessageSchema = z.looseObject({
   message_id: z.number().int(),
   message_thread_id: z.number().int().optional(),
@@ -77,16 +87,23 @@ const baseMessageSchema = z.looseObject({
   voice: recordingSchema.optional(),
   audio: recordingSchema.optional(),
   video_note: recordingSchema.optional(),
+  forward_origin: forwardOriginSchema.optional(),
 });
 
 const messageSchema = baseMessageSchema.extend({ reply_to_message: baseMessageSchema.optional() });
 export type TelegramMessage = z.infer<typeof messageSchema>;
 type TelegramUser = z.infer<typeof userSchema>;
 
-/** A press of an inline button: who pressed, on which message, and the button's data. */
+/**
+ * A press of an inline button: who pressed, on which message, and the button's data. With the bot's
+ * `callback_query_mode` (Bot API 10.5) a press on one of its own messages may come with `inline_message_id` and no
+ * `message`; `chat_instance` (always there) names the chat either way.
+ */
 const callbackQuerySchema = z.looseObject({
   id: z.string().min(1).max(200),
   from: userSchema,
+  chat_instance: z.string().max(200).optional(),
+  inline_message_id: z.string().min(1).max(200).optional(),
   message: z
     .looseObject({
       message_id: z.number().int(),
@@ -112,16 +129,38 @@ export const updateSchema = z.looseObject({
   /** Bot API 10.0: the bot was summoned as a guest in a chat it is not in; answered with answerGuestQuery. */
   guest_message: messageSchema.extend({ guest_query_id: z.string().min(1).max(200) }).optional(),
   stopped_message_generation: generationStoppedSchema.optional(),
+  /** Bot API 10.4: a widget of the bot's sent a query (a tap); answered with answerWidgetQuery within 15 seconds. */
+  widget_query: widgetQuerySchema.optional(),
 });
 export type TelegramUpdate = z.infer<typeof updateSchema>;
+
+/** The message a button was pressed on: one in a chat, or one Telegram names only by its inline id (10.5). */
+export type PressedMessage = { kind: "message"; messageId: number } | { kind: "inline"; inlineMessageId: string };
 
 /** A button press the bot handles: on one of its messages in a chat, with the button's data. */
 export interface ButtonPress {
   queryId: string;
   userId: number;
+  /** The presser's name as Telegram gave it. */
+  userName?: string;
   chat: { id: number; type: ChatDescription["type"] };
   threadId?: number;
-  messageId: number;
+  message: PressedMessage;
+  /** Telegram's id of the chat the message is in (`chat_instance`), when it sent one. */
+  chatInstance?: string;
+  data: string;
+}
+
+/**
+ * A press on a message Telegram names only by its inline id (no `message`, Bot API 10.5's callback_query_mode): the
+ * chat it belongs to is found from `chat_instance` (see press-routes.ts).
+ */
+export interface InlinePress {
+  queryId: string;
+  userId: number;
+  userName: string;
+  inlineMessageId: string;
+  chatInstance: string | undefined;
   data: string;
 }
 
@@ -133,9 +172,49 @@ export function buttonPressOf(update: TelegramUpdate): ButtonPress | undefined {
   return {
     queryId: query.id,
     userId: query.from.id,
+    userName: displayName(query.from),
     chat: { id: message.chat.id, type: message.chat.type },
     ...(isForumTopic && message.message_thread_id !== undefined ? { threadId: message.message_thread_id } : {}),
-    messageId: message.message_id,
+    message: { kind: "message", messageId: message.message_id },
+    ...(query.chat_instance !== undefined ? { chatInstance: query.chat_instance } : {}),
+    data: query.data,
+  };
+}
+
+/** A press without `message` (its data and inline id kept), or undefined for any other update. */
+export function inlinePressOf(update: TelegramUpdate): InlinePress | undefined {
+  const query = update.callback_query;
+  if (!query || query.message || query.inline_message_id === undefined || query.data === undefined) return undefined;
+  return {
+    queryId: query.id,
+    userId: query.from.id,
+    userName: displayName(query.from),
+    inlineMessageId: query.inline_message_id,
+    chatInstance: query.chat_instance,
+    data: query.data,
+  };
+}
+
+/** A tap in one of the bot's widgets: who, which message's widget in which chat, and the widget's data. */
+export interface WidgetTap {
+  queryId: string;
+  userId: number;
+  userName: string;
+  chatId: number;
+  messageId: number;
+  data: string;
+}
+
+/** A widget query from a widget in a chat's message, or undefined (none, or one in an inline message). */
+export function widgetTapOf(update: TelegramUpdate): WidgetTap | undefined {
+  const query = update.widget_query;
+  if (!query?.chat || query.message_id === undefined || query.chat.type === "channel") return undefined;
+  return {
+    queryId: query.id,
+    userId: query.from.id,
+    userName: displayName(query.from),
+    chatId: query.chat.id,
+    messageId: query.message_id,
     data: query.data,
   };
 }
@@ -234,12 +313,14 @@ export function incomingMessageOf(update: TelegramUpdate): IncomingMessage | und
       ? {
           replyTo: {
             ...(reply.from ? { fromId: reply.from.id, fromName: displayName(reply.from) } : {}),
+            ...(reply.from?.is_bot ? { fromBot: true } : {}),
             text: replyText,
           },
         }
       : {}),
     ...(media.length > 0 ? { media } : {}),
     ...(message.media_group_id !== undefined ? { mediaGroupId: message.media_group_id } : {}),
+    ...(message.forward_origin ? { forwardedFrom: originName(message.forward_origin).slice(0, 100) } : {}),
     ...commandOf(text),
   };
 }
@@ -295,4 +376,12 @@ function commandOf(text: string): { command: { name: string; args: string } } | 
   const match = /^\/([a-zA-Z0-9_]{1,64})(@[a-zA-Z0-9_]{3,64})?(?:\s+([\s\S]*))?$/.exec(text.trim());
   if (!match) return {};
   return { command: { name: `${match[1]!.toLowerCase()}${match[2] ?? ""}`, args: (match[3] ?? "").trim() } };
+}
+
+/** A forwarded message's origin, named: the channel or chat, the person, or "a hidden sender". */
+function originName(origin: z.infer<typeof forwardOriginSchema>): string {
+  const chat = origin.chat ?? origin.sender_chat;
+  if (chat) return chat.title ?? chat.username ?? `chat ${chat.id}`;
+  if (origin.sender_user) return displayName(origin.sender_user);
+  return origin.sender_user_name ?? "a hidden sender";
 }

@@ -4,6 +4,7 @@ import type { MemoryRepository } from "../memory/memory-repository.ts";
 import type { MemoryAudience } from "../memory/visibility.ts";
 import type { Skill } from "../skills/skill.ts";
 import type { TaskRepository } from "../tasks/task-repository.ts";
+import type { WidgetSpec } from "../widgets/widget-kinds.ts";
 import type { ChatHistory } from "./chat-history.ts";
 
 /** Who is asking and where: every tool handler gets this, and scopes all its data by `chatId`. */
@@ -39,7 +40,12 @@ export interface ToolContext {
   /** Sends Markdown to a chat now, during the turn. */
   sendMessage: (target: { chatId: number; threadId?: number }, text: string) => Promise<void>;
   /** Sends a photo to this chat (or forum topic) now, during the turn. */
-  sendPhoto: (photo: { bytes: Uint8Array; fileName: string; caption?: string }) => Promise<void>;
+  sendPhoto: (photo: {
+    bytes: Uint8Array;
+    fileName: string;
+    caption?: string;
+    key?: string | undefined;
+  }) => Promise<void>;
   /** Keeps a file the turn made (a generated image) in the media bucket; its key, or undefined without a bucket. */
   storeGenerated: (bytes: Uint8Array, mediaType: string) => Promise<string | undefined>;
   /** Paid calls (images, searches…): ask before one, record it after; caps and the day's budget are checked. */
@@ -50,6 +56,13 @@ export interface ToolContext {
    * Absent where no one can be asked (the confirmed action itself runs without it, in a trusted context).
    */
   confirm?: (action: PendingActionRequest) => Promise<string>;
+  /**
+   * Asks the person a question with choices, shown as buttons under a message; their tap comes back as their next
+   * message. Returns what the model is told. Absent where no one can tap (a guest's turn, a helper, a confirmed call).
+   */
+  ask?: (question: QuestionRequest) => Promise<string>;
+  /** Shows an answer as a widget (or, where one cannot go, as a message). Returns what the model is told. */
+  showWidget?: (widget: WidgetSpec) => Promise<string>;
   /** Tells a chat's (or forum topic's) object that its scheduled tasks changed, so it re-arms its alarm. */
   tasksChanged: (chatId: number, threadId?: number) => Promise<void>;
   /** This chat's (or forum topic's) own stored history, for search_history; absent outside the chat's object. */
@@ -70,6 +83,12 @@ export interface HelperSpawner {
   spawn(request: HelperRequest): Promise<{ started: true; text: string } | { started: false; reason: string }>;
 }
 
+/** What ask_user puts to the person: a question and its choices. */
+export interface QuestionRequest {
+  question: string;
+  choices: string[];
+}
+
 /** A tool call held back for the person's confirmation: the call as made, and what it would do, in words. */
 export interface PendingActionRequest {
   tool: string;
@@ -83,12 +102,18 @@ export interface PendingActionRequest {
  * What a turn has read. Text a model reads can steer it, so once a turn has read something nobody in the chat wrote
  * (now, or in the earlier messages, summary or memories it was given), the tools that act beyond the answer (sending
  * to another chat, creating or changing scheduled work) need the person's confirmation for the rest of the turn.
+ * Reading the chat's own remembered facts or searched history marks it as holding private data: with outside content
+ * too, a tool that sends data to a place the model chose needs confirmation (outward-policy.ts).
  */
 export class TurnTrust {
   private source: string | undefined;
+  private privateFrom: string | undefined;
+  /** Addresses the model was shown (written by a person, or in outside content): fetching one composes nothing. */
+  private readonly shown = new Set<string>();
 
-  constructor(untrustedFrom?: string) {
+  constructor(untrustedFrom?: string, marks: { privateFrom?: string | undefined } = {}) {
     this.source = untrustedFrom;
+    this.privateFrom = marks.privateFrom;
   }
 
   /** Call before the content is read, so that even a failure's text counts. */
@@ -96,9 +121,28 @@ export class TurnTrust {
     this.source ??= source;
   }
 
+  /** Call when the turn reads the chat's own data (its facts, its searched history). */
+  markPrivate(source: string): void {
+    this.privateFrom ??= source;
+  }
+
   /** What made the turn untrusted, if anything. */
   get untrustedSource(): string | undefined {
     return this.source;
+  }
+
+  /** What private data of the chat the turn has read, if any. */
+  get privateSource(): string | undefined {
+    return this.privateFrom;
+  }
+
+  /** Remembers the addresses in text the model was given as it is (not text it wrote from the chat's data). */
+  noteShown(addresses: Iterable<string>): void {
+    for (const address of addresses) this.shown.add(address);
+  }
+
+  wasShown(address: string): boolean {
+    return this.shown.has(address);
   }
 }
 

@@ -21,8 +21,9 @@ export const generateImageTool = defineTool({
     const { settings } = context;
     if (!settings.imageModel || !settings.openaiApiKey) throw new ToolError("Image generation is not configured.");
     // Each image is paid for: per-message and daily caps, and the chat's budget, are asked first.
-    const refusal = context.paid.refusal("image", 1);
-    if (refusal !== undefined) throw new ToolError(refusal);
+    // Held before the call, so that calls running at once (an agent's) cannot pass the caps together.
+    const reserved = context.paid.reserve("image", 1);
+    if ("refused" in reserved) throw new ToolError(reserved.refused);
     let image: { bytes: Uint8Array; mediaType: string };
     try {
       image = await generateImage({
@@ -34,13 +35,19 @@ export const generateImageTool = defineTool({
         timeoutMs: settings.providerTimeoutMs,
       });
     } catch (error) {
+      reserved.held.release();
       if (error instanceof ImageGenerationError) throw new ToolError(`The image could not be made: ${error.message}`);
       throw error;
     }
-    context.paid.record("image", 1);
+    reserved.held.settle();
     const extension = image.mediaType.split("/")[1] ?? "png";
     const key = await context.storeGenerated(image.bytes, image.mediaType);
-    await context.sendPhoto({ bytes: image.bytes, fileName: `image.${extension}`, ...(caption ? { caption } : {}) });
+    await context.sendPhoto({
+      bytes: image.bytes,
+      fileName: `image.${extension}`,
+      key,
+      ...(caption ? { caption } : {}),
+    });
     return {
       content: `The image was generated and sent to the chat as a photo${key ? ` (stored as ${key})` : ""}. Do not send it again.`,
     };

@@ -55,6 +55,7 @@ export const searchHistory = defineTool({
         ? await bestHits(history, { query, words, range, limit })
         : history.keyword({ words, limit, order, ...range });
     if (hits.length === 0) return { content: `No message in this chat matches "${query}".` };
+    context.trust.markPrivate("the chat's searched history");
     // A message written while outside content was in view carries that provenance into the turn that reads it back.
     const outside = hits.find((hit) => hit.outside !== undefined)?.outside;
     if (outside) context.trust.markUntrusted(`an earlier message written after reading ${outside}`);

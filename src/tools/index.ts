@@ -1,8 +1,10 @@
+import { askUser } from "./ask-user.ts";
 import { generateImageTool } from "./generate-image.ts";
 import { searchHistory } from "./history-search.ts";
 import { forget, recall, remember } from "./memory.ts";
 import { ToolRegistry } from "./registry.ts";
 import { sendMessage } from "./send-message.ts";
+import { showWidget } from "./show-widget.ts";
 import { spawn } from "./spawn.ts";
 import { cancelTask, listTasks, pauseTask, resumeTask, scheduleTask, updateTask } from "./task-tools.ts";
 import { useSkill } from "./use-skill.ts";
@@ -27,4 +29,6 @@ export const tools = new ToolRegistry([
   generateImageTool,
   useSkill,
   spawn,
+  askUser,
+  showWidget,
 ]);

@@ -100,6 +100,8 @@ function mayForget(fact: StoredFact, context: ToolContext): boolean {
 
 /** A fact written while outside content was in view carries that provenance into the turn that reads it back. */
 function markIfOutside(facts: readonly Pick<Fact, "outside">[], context: ToolContext): void {
+  // The chat's facts are its private data: with outside content in view, they must not leave unconfirmed.
+  if (facts.length > 0) context.trust.markPrivate("the chat's remembered facts");
   const outside = facts.find((fact) => fact.outside !== null)?.outside;
   if (outside) context.trust.markUntrusted(`a remembered fact written after reading ${outside}`);
 }

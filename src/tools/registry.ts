@@ -5,6 +5,7 @@ import { errorText } from "../lib/errors.ts";
 import { describeIssues } from "../protocol/issues.ts";
 import type { ModelTool, ToolOutcome } from "../protocol/run-payload.ts";
 import type { ToolContext } from "./context.ts";
+import { type OutwardSend, outwardHold } from "./outward-policy.ts";
 
 interface ToolResult {
   content: string;
@@ -24,6 +25,8 @@ export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
    * Such a call in a turn that has read content from outside the chat runs only once the person confirms it.
    */
   actsBeyondTheAnswer?: (args: z.infer<Schema>, context: ToolContext) => string | undefined;
+  /** For a call that carries data to a place the model chose: where, and what (the data-out rule, outward-policy.ts). */
+  sendsOut?: (args: z.infer<Schema>) => OutwardSend;
 }
 
 /**
@@ -66,6 +69,10 @@ export function defineTool<Schema extends z.ZodObject>(definition: ToolDefinitio
           result: await heldForConfirmation(definition.name, parsed.data, { action, source }, context),
         };
       }
+      const outward = definition.sendsOut && outwardHold(context.trust, definition.sendsOut(parsed.data));
+      if (outward) {
+        return { kind: "ran", result: await heldForConfirmation(definition.name, parsed.data, outward, context) };
+      }
       return { kind: "ran", result: await definition.handler(parsed.data, context) };
     },
   };
@@ -75,7 +82,7 @@ export function defineTool<Schema extends z.ZodObject>(definition: ToolDefinitio
  * A call the turn may not make on its own: the person is asked to confirm it (a button only they or an admin can
  * press), or, where nobody can be asked, it is refused with the reason. Either way the model is told why.
  */
-async function heldForConfirmation(
+export async function heldForConfirmation(
   name: string,
   args: unknown,
   why: { action: string; source: string },

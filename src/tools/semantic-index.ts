@@ -1,6 +1,4 @@
 import * as z from "zod";
-import type { Settings } from "../config/settings.ts";
-import type { Env } from "../env.ts";
 
 /** The part of the `AI` binding embeddings need (`env.AI` has it; tests pass a fake). */
 export interface EmbeddingRunner {
@@ -104,34 +102,4 @@ export class SemanticIndex {
     const id = Number(vectorId.slice(prefix.length));
     return Number.isSafeInteger(id) && id > 0 ? id : undefined;
   }
-}
-
-/** The binding's name in wrangler.toml (commented out there: the index is optional). */
-const BINDING = "HISTORY_VECTORS";
-
-/**
- * The chat's semantic index, when a Vectorize index is bound as HISTORY_VECTORS and the AI binding is there to
- * embed with; undefined otherwise (search is then full-text only). The binding is optional, so it is not in the
- * generated `Env` type: it is looked up by name and checked for the methods used.
- */
-export function semanticIndexOf(env: Env, settings: Settings, namespace: string): SemanticIndex | undefined {
-  const vectors = vectorIndexIn(env);
-  if (!vectors || !env.AI) return undefined;
-  return new SemanticIndex({ ai: env.AI, vectors, model: settings.historyEmbeddingModel, namespace });
-}
-
-/** Whether a Vectorize index is bound as HISTORY_VECTORS (/health lists search by meaning as off without it). */
-export function hasHistoryVectors(env: Env): boolean {
-  return vectorIndexIn(env) !== undefined;
-}
-
-/** The HISTORY_VECTORS binding, if one is bound. */
-function vectorIndexIn(env: Env): VectorIndex | undefined {
-  const binding: unknown = Reflect.get(env, BINDING);
-  return isVectorIndex(binding) ? binding : undefined;
-}
-
-function isVectorIndex(value: unknown): value is VectorIndex {
-  if (typeof value !== "object" || value === null) return false;
-  return ["upsert", "query", "deleteByIds"].every((method) => typeof Reflect.get(value, method) === "function");
 }

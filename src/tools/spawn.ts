@@ -26,6 +26,7 @@ export const spawn = defineTool({
       .describe("Stop it after this long (default and most: the bot's limit for helpers)."),
   }),
   available: (settings) => settings.helpers.maxRunning > 0,
+  sendsOut: ({ task }) => ({ kind: "helper", task }),
   async handler({ task, label, timeLimitSeconds }, context) {
     if (!context.helpers) throw new ToolError("A background helper cannot be started from here.");
     const result = await context.helpers.spawn({ task, label, timeLimitSeconds });

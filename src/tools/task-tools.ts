@@ -83,6 +83,10 @@ export const listTasks = defineTool({
       throw new ToolError("You can only list this chat's own tasks.");
     }
     const rows = await context.tasks.liveOwnedBy(ownerOf(context));
+    // Another person's task (or one another chat planted) is their words, which can be instructions: marked.
+    if (rows.some((task) => task.createdByUser !== context.userId || task.createdByChat !== context.chatId)) {
+      context.trust.markUntrusted("the prompts of scheduled tasks someone else set");
+    }
     return {
       content: rows.length
         ? rows.map((task) => `#${task.id} ${describeTask(task)} — ${task.prompt}`).join("\n")

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { errorText } from "../lib/errors.ts";
+import { addressesIn } from "./outward-policy.ts";
 import { blockedHostReason } from "./public-address.ts";
 import { defineTool, ToolError } from "./registry.ts";
 
@@ -21,6 +22,7 @@ export const webFetch = defineTool({
     "Only text content (HTML, plain text, JSON, XML) can be read.",
   schema: z.object({ url: z.string().max(2000).describe("The page's absolute http(s) URL.") }),
   available: (settings) => settings.webFetch.enabled,
+  sendsOut: ({ url }) => ({ kind: "fetch", address: url }),
   async handler({ url }, context) {
     // A page can carry instructions: from here on this turn may not act beyond its chat.
     context.trust.markUntrusted("a web page");
@@ -66,6 +68,8 @@ export const webFetch = defineTool({
       .replace(/\n{3,}/g, "\n\n")
       .trim();
     const truncated = tidy.length > MAX_FETCH_TEXT;
+    // The page's own links may be followed without asking: fetching one composes nothing.
+    context.trust.noteShown(addressesIn(tidy.slice(0, MAX_FETCH_TEXT)));
     return {
       content: `${current}\n\n${truncated ? `${tidy.slice(0, MAX_FETCH_TEXT)}\n\n[truncated at ${MAX_FETCH_TEXT} characters]` : tidy || "(the page has no text)"}`,
     };

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { addressesIn } from "./outward-policy.ts";
 import { defineTool, ToolError } from "./registry.ts";
 import { searchWeb, type WebResult, WebSearchError } from "./search-backends.ts";
 
@@ -17,19 +18,22 @@ export const webSearch = defineTool({
     const { backend, results: count } = context.settings.webSearch;
     if (!backend) throw new ToolError("Web search is not configured.");
     // Each search is paid for: per-message and daily caps, and the chat's budget, are asked first.
-    const refusal = context.paid.refusal("search", 1);
-    if (refusal !== undefined) throw new ToolError(refusal);
+    const reserved = context.paid.reserve("search", 1);
+    if ("refused" in reserved) throw new ToolError(reserved.refused);
     // Results are written by strangers: from here on this turn may not act beyond its chat.
     context.trust.markUntrusted("web search results");
     let results: WebResult[];
     try {
       results = await searchWeb(backend, query, { count });
     } catch (error) {
+      reserved.held.release();
       if (error instanceof WebSearchError) throw new ToolError(`The search failed: ${error.message}`);
       throw error;
     }
-    context.paid.record("search", 1);
+    reserved.held.settle();
     if (results.length === 0) return { content: `No web results for "${query}".` };
+    // A result's address may be read without asking: fetching it composes nothing.
+    context.trust.noteShown(results.flatMap((result) => addressesIn(result.url)));
     const lines = results.map((result, index) =>
       [
         `${index + 1}. ${result.title}`,

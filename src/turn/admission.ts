@@ -1,6 +1,5 @@
 import { budgetNotice, exhaustedLimit, spendOn } from "../budget/budget.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
-import { ConfigProblemsStore } from "../config/config-problems.ts";
 import type { StoredConfig } from "../config/config-store.ts";
 import { dayKey, startOfNextDay } from "../config/zones.ts";
 import { bestEffort } from "../lib/best-effort.ts";
@@ -79,7 +78,7 @@ export function admit(
  * when it may again, and the inbox rows end (a task or `/agent` run as failed, with the reason).
  */
 export async function refuse(
-  ctx: Pick<ChatContext, "stores" | "outbox" | "target" | "env" | "chat">,
+  ctx: Pick<ChatContext, "stores" | "outbox" | "target" | "configProblems" | "chat">,
   request: TurnRequest,
   refusal: Extract<Admission, { kind: "refused" }>,
   now: number,
@@ -89,9 +88,7 @@ export async function refuse(
     await ctx.outbox.notify(ctx.target, notice);
     if (refusal.reason === "config invalid") {
       ctx.stores.meta.set("configProblemNoticeAt", now);
-      await bestEffort("reporting an invalid config", () =>
-        new ConfigProblemsStore(ctx.env.CONFIG).report(ctx.chat.id, notice, now),
-      );
+      await bestEffort("reporting an invalid config", () => ctx.configProblems.report(ctx.chat.id, notice, now));
     }
   }
   ctx.stores.atomically(() => {

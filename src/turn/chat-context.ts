@@ -1,18 +1,25 @@
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import type { ChatAccess } from "../access/chat-access.ts";
-import type { AgentContainers } from "../adapters/agent-runs.ts";
+import type { PairingAccess } from "../access/pairing-access.ts";
+import type { AdapterSources } from "../adapters/index.ts";
+import type { ServedModelSources } from "../adapters/served-models.ts";
+import type { ConfigProblemsStore } from "../config/config-problems.ts";
 import type { ConfigReader } from "../config/config-store.ts";
+import type { RetiredModelsStore } from "../config/retired-models.ts";
 import type { Settings } from "../config/settings.ts";
-import type { Env } from "../env.ts";
 import type { HelperJob } from "../helpers/helper-job.ts";
 import type { SubrequestAllowance } from "../lib/subrequest-meter.ts";
+import type { McpOpener } from "../mcp/chat-mcp.ts";
 import type { IngestServices } from "../media/ingest.ts";
+import type { GeneratedStore } from "../media/services.ts";
+import type { SpeakerChoice } from "../media/speech.ts";
 import type { Outbox } from "../reply/outbox.ts";
 import type { TurnSkills } from "../skills/skill.ts";
 import type { ChatStores } from "../store/chat-stores.ts";
 import type { TelegramClient } from "../telegram/client.ts";
 import type { ChatDescription, ChatTarget } from "../telegram/incoming-message.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
+import type { SemanticIndex } from "../tools/semantic-index.ts";
 import type { RunSlot } from "./active-run.ts";
 
 /** Re-arms a chat's alarm after a change to its scheduled tasks (this chat's, or another's). */
@@ -39,7 +46,7 @@ interface SkillReader {
  * a handler its `Context`): the chat, its state, its clients, who counts as what, and its one running turn.
  */
 export interface ChatContext {
-  env: Env;
+  /** The bot's settings, read once for the batch. */
   settings: Settings;
   stores: ChatStores;
   db: DrizzleD1Database;
@@ -54,8 +61,24 @@ export interface ChatContext {
   ingest: IngestServices;
   configs: ConfigReader;
   skills: SkillReader;
-  /** Each chat's agent container, for agent adapters. */
-  agentContainers: AgentContainers;
+  /** What the chat's adapters are built from: its settings, the Workers AI binding, the agent containers. */
+  adapters: AdapterSources;
+  /** Opens the chat's MCP servers for a turn. */
+  mcp: McpOpener;
+  /** The chat's history by meaning, when a vector index is bound. */
+  semanticIndex: SemanticIndex | undefined;
+  /** Keeps a file a tool made (a generated image). */
+  storeGenerated: GeneratedStore;
+  /** The chat's voice for spoken answers, or why it has none. */
+  speaker: () => SpeakerChoice;
+  /** Where a chat's invalid config is reported for the console. */
+  configProblems: ConfigProblemsStore;
+  /** Where a model the provider no longer serves is reported, for /health. */
+  retiredModels: RetiredModelsStore;
+  /** Where /model asks the providers what they serve. */
+  served: ServedModelSources;
+  /** The access record and pairing codes in KV. */
+  pairing: PairingAccess;
   chatKey: string;
   target: ChatTarget;
   chat: ChatDescription;

@@ -2,9 +2,7 @@ import type { RunAllowance } from "../adapters/agent-runs.ts";
 import { fitHistory } from "../adapters/fit-history.ts";
 import { type MediaLibrary, withFilesAsText } from "../adapters/media-parts.ts";
 import { functionTools } from "../adapters/request-tools.ts";
-import { runToolLoop } from "../adapters/tool-loop.ts";
-import type { Adapter } from "../adapters/types.ts";
-import { addSpend, exhaustedLimit, latestSpend } from "../budget/budget.ts";
+import type { Adapter, AgentAdapter, ModelAdapter } from "../adapters/types.ts";
 import type { PaidCalls } from "../budget/paid-calls.ts";
 import { bytesForTokens, estimateTokens, summarySection, tokensOfBytes } from "../compaction/summary.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
@@ -14,24 +12,26 @@ import type { ModelPrice } from "../config/settings-lists.ts";
 import { errorText } from "../lib/errors.ts";
 import type { ChatMcp } from "../mcp/chat-mcp.ts";
 import { planMedia } from "../media/load.ts";
-import { mediaShelfOf } from "../media/services.ts";
 import { outsideOfPeople } from "../memory/people.ts";
-import { type AgentEvent, BUDGET_RAN_OUT } from "../protocol/events.ts";
+import type { AgentEvent } from "../protocol/events.ts";
 import { jsonBytesOfAll, utf8Bytes } from "../protocol/json-size.ts";
 import type { HistoryMessage } from "../protocol/messages.ts";
 import { agentToolsPath, type ModelTool, WORKER_CALLBACK_HOST } from "../protocol/run-payload.ts";
 import { mintRunToken } from "../protocol/run-token.ts";
 import { NO_SKILLS, type TurnSkills } from "../skills/skill.ts";
-import { skillsSection } from "../skills/skill-prompt.ts";
 import type { DailySpend, HistorySummary } from "../store/chat-meta.ts";
 import { TurnTrust } from "../tools/context.ts";
-import { USE_SKILL } from "../tools/use-skill.ts";
+import { noteAddressesPeopleWrote } from "../tools/outward-policy.ts";
 import type { ActiveRun } from "./active-run.ts";
 import type { ChatContext } from "./chat-context.ts";
+import { armTools, runEngine } from "./engine/turn-engine.ts";
+import type { TurnPolicy } from "./engine/turn-policy.ts";
+import { type PromptFacts, turnPrompt } from "./engine/turn-prompt.ts";
+import { turnTools } from "./engine/turn-tools.ts";
 import { helperSpawner } from "./helpers.ts";
-import { meteredServerSearches, serverSearchOf, withServerSearch } from "./server-search.ts";
+import { markOtherMembers } from "./other-members.ts";
+import { meteredServerSearches, type ServerSearch, serverSearchOf, withServerSearch } from "./server-search.ts";
 import { speakersOf } from "./speakers.ts";
-import { buildSystemPrompt } from "./system-prompt.ts";
 import type { Tally } from "./tally.ts";
 import { toolContext } from "./tool-context.ts";
 import type { AdmittedTurn } from "./turn-request.ts";
@@ -44,7 +44,9 @@ export interface ConversationInput {
   model: string;
   run: ActiveRun;
   mcp: ChatMcp;
-  /** The day's spend before the turn, and the turn's own tally and paid calls: a long tool loop stops at the budget. */
+  /** What kind of turn it is (a chat's or a scheduled task's): its tools, streaming, stops and cap. */
+  policy: TurnPolicy;
+  /** The day's spend before the turn (an agent's allowance), and the turn's own tally and paid calls. */
   spend: DailySpend;
   tally: Tally;
   paid: PaidCalls;
@@ -71,14 +73,14 @@ export interface Conversation {
  * descriptions, and any message of the window or the summary that holds content from outside the chat.
  */
 function startingTrust(input: {
-  request: AdmittedTurn;
+  policy: TurnPolicy;
   adapter: Adapter;
   mcp: ChatMcp;
   summary: HistorySummary | undefined;
   window: readonly HistoryMessage[];
 }): TurnTrust {
-  const { request, adapter, mcp, summary, window } = input;
-  if (request.kind === "task") return new TurnTrust("a scheduled task's prompt");
+  const { policy, adapter, mcp, summary, window } = input;
+  if (policy.untrusted !== undefined) return new TurnTrust(policy.untrusted);
   if (adapter.kind === "agent") return new TurnTrust("the agent's own tools");
   if (mcp.tools.length > 0 || mcp.note !== undefined) return new TurnTrust("the MCP servers' tool descriptions");
   if (summary?.outside) return new TurnTrust(`the summary of earlier messages, which holds ${summary.outside}`);
@@ -87,39 +89,39 @@ function startingTrust(input: {
 }
 
 /**
- * What the model is given and how it is asked: the chat's tools (its MCP servers' included, narrowed by its
- * allowlist) wired to the running turn, the history window with the summary of what it no longer shows, the files
- * it may see, and the system prompt. Returns the adapter's events: `runToolLoop` over a model adapter, or an agent
- * adapter's own loop.
+ * What the model is given and how it is asked: the turn's tools and system prompt as the engine assembles them for
+ * its policy (chat or scheduled task), wired to the running turn, the history window with the summary of what it no
+ * longer shows, and the files it may see. Returns the adapter's events: the engine's loop over a model adapter, or an
+ * agent adapter's own loop.
  */
 export async function startConversation(ctx: ChatContext, input: ConversationInput): Promise<Conversation> {
-  const { request, config, adapter, run } = input;
+  const { request, config, adapter, run, policy } = input;
   const signal = input.signal ?? run.signal;
   const { settings, stores } = ctx;
   const registry = ctx.registry.extendedWith(input.mcp.tools);
   const serverSearch = serverSearchOf(settings, config, adapter.kind);
-  // Anthropic's server-side search, where it is used, takes the place of `web_search`.
-  const allowed = registry
-    .allowed(config.tools, settings)
-    .filter((tool) => serverSearch === undefined || tool.name !== "web_search");
-  // Skills read on demand: with use_skill for a model, as native skills for an agent (its runner installs them).
   const skills = await skillsOf(ctx);
-  const readsSkills = adapter.kind === "model" && skills.listed.length > 0 && allowed.some((t) => t.name === USE_SKILL);
-  const tools = allowed.filter((tool) => tool.name !== USE_SKILL || readsSkills);
-  const skillText = skillsSection(
-    adapter.kind === "agent" || readsSkills ? skills : { ...skills, listed: [] },
-    adapter.kind === "agent" ? "native" : "use_skill",
-  );
+  const offered = turnTools({
+    policy,
+    registry,
+    allowlist: config.tools,
+    settings,
+    adapterKind: adapter.kind,
+    skills,
+    serverSearch: serverSearch !== undefined,
+  });
   const summary = stores.meta.get("summary");
   const window = [
     ...fitHistory(stores.history.window(settings.historyLimit, summary?.throughId ?? 0), {
       // The skills given whole and listed take their part of the window.
-      fixedBytes: utf8Bytes(skillText),
+      fixedBytes: utf8Bytes(offered.skillText),
       maxBytes: bytesForTokens(settings.historyWindowTokens),
     }),
     ...request.users,
   ];
-  const trust = startingTrust({ request, adapter, mcp: input.mcp, summary, window });
+  const trust = startingTrust({ policy, adapter, mcp: input.mcp, summary, window });
+  noteAddressesPeopleWrote(trust, window);
+  markOtherMembers(trust, window, { senders: request.senders, isAdmin: (id) => ctx.access.isAdmin(id) });
   const people = await speakersOf(ctx, request);
   const fromPeople = outsideOfPeople(people);
   if (fromPeople) trust.markUntrusted(fromPeople);
@@ -130,104 +132,114 @@ export async function startConversation(ctx: ChatContext, input: ConversationInp
     paid: input.paid,
     helpers: helperSpawner(ctx, { senders: request.senders, trust, config, tally: input.tally, paid: input.paid }),
   });
-  run.useTools(
-    cappedTools(settings.toolResultsMaxChars, (name, argumentsText) =>
-      registry.execute(name, argumentsText, context, config.tools),
-    ),
-  );
-
+  armTools(run, policy, (name, argumentsText) => registry.execute(name, argumentsText, context, config.tools));
   // The rolling summary (compaction) stands in for what the window no longer shows.
-  const systemPrompt =
-    withNote(
-      buildSystemPrompt({
-        botName: settings.botName,
-        ...(config.systemPrompt ? { chatPrompt: config.systemPrompt } : {}),
-        ...(skillText ? { skills: skillText } : {}),
-        chat: {
-          type: ctx.chat.type,
-          ...(ctx.chat.title ? { title: ctx.chat.title } : {}),
-          isForumTopic: ctx.target.threadId !== undefined,
-        },
-        toolNames: [...tools.map((tool) => tool.name), ...(serverSearch ? ["web_search"] : [])],
-        people,
-        now: new Date(ctx.now()),
-        timezone: config.timezone,
-      }),
-      input.mcp.note,
-    ) + summarySection(summary);
-  const modelTools = tools.map((tool) => registry.modelTool(tool));
+  const systemPrompt = turnPrompt({
+    policy,
+    facts: { ...chatFacts(ctx, config), people },
+    toolNames: offered.toolNames,
+    skillText: offered.skillText,
+    mcpNote: input.mcp.note,
+    tail: summarySection(summary),
+  });
+  const { modelTools } = offered;
+  const assembled: Assembled = { systemPrompt, window, modelTools, trust, signal, skills, serverSearch };
+  return {
+    events:
+      adapter.kind === "model"
+        ? await modelEvents(ctx, input, adapter, assembled)
+        : await agentEvents(ctx, input, adapter, assembled),
+    trust,
+    estimatedInputTokens: () => estimatedInputTokens(systemPrompt, window, modelTools),
+  };
+}
 
-  switch (adapter.kind) {
-    case "model": {
-      const media = await mediaFor(ctx, {
-        window,
-        newMessages: request.users.length,
-        model: input.model,
-        told: input.told ?? new Set(),
-      });
-      const events = runToolLoop({
-        adapter,
-        request: {
-          model: input.model,
-          system: systemPrompt,
-          messages: window,
-          tools: functionTools(modelTools),
-          ...(media ? { media } : {}),
-          signal,
-        },
-        executeTool: (name, argumentsText) => run.execute(name, argumentsText),
-        // Someone is watching a chat's turn; a task's turn only delivers its end.
-        stream: request.kind !== "task",
-        // A long tool loop stops at the daily budget rather than running past it (the stored spend, which holds
-        // what helpers started meanwhile have been given, plus this turn's own).
-        stopBeforeCall: () =>
-          exhaustedLimit(
-            addSpend(
-              latestSpend(input.spend, stores.meta.get("spend")),
-              input.tally.usage,
-              input.tally.costUsd + input.paid.costUsd,
-            ),
-            config.budget,
-          ) === undefined
-            ? undefined
-            : BUDGET_RAN_OUT,
-        ...(serverSearch ? { prepareCall: withServerSearch(serverSearch, input.paid) } : {}),
-      });
-      return {
-        events: serverSearch
-          ? meteredServerSearches(events, { search: serverSearch, paid: input.paid, trust })
-          : events,
-        trust,
-        estimatedInputTokens: () => estimatedInputTokens(systemPrompt, window, modelTools),
-      };
-    }
-    case "agent": {
-      const sessionId = stores.meta.get(sessionKeyOf(input.provider));
-      const token = await mintRunToken(settings.botToken ?? "", {
-        chatKey: ctx.chatKey,
-        runId: run.id,
-        // A little past the turn's own deadline: the run is stopped by then, and the token useless after.
-        expiresAt: ctx.turnDeadline + 60_000,
-      });
-      const events = adapter.run({
-        chatKey: ctx.chatKey,
-        model: input.model,
-        systemPrompt,
-        history: withFilesAsText(window, "files are not passed to the agent"),
-        tools: modelTools,
-        ...(sessionId ? { sessionId } : {}),
-        toolCallback: { url: toolCallbackUrl(settings.toolCallback, ctx.chatKey), token },
-        skills: skills.listed.map(({ name, description, body }) => ({ name, description, body })),
-        signal,
-        allowance: allowanceOf(config, input.spend, settings.modelPrices.get(input.model)),
-      });
-      return {
-        events,
-        trust,
-        estimatedInputTokens: () => estimatedInputTokens(systemPrompt, window, modelTools),
-      };
-    }
-  }
+/** The turn as the engine assembled it, for the adapter that answers it. */
+interface Assembled {
+  systemPrompt: string;
+  window: HistoryMessage[];
+  modelTools: ModelTool[];
+  trust: TurnTrust;
+  signal: AbortSignal;
+  skills: TurnSkills;
+  serverSearch: ServerSearch | undefined;
+}
+
+/** What the prompt says of this chat: its name, its kind, its topic and its clock. */
+function chatFacts(ctx: ChatContext, config: EffectiveConfig): PromptFacts {
+  return {
+    botName: ctx.settings.botName,
+    ...(config.systemPrompt ? { chatPrompt: config.systemPrompt } : {}),
+    chat: {
+      type: ctx.chat.type,
+      ...(ctx.chat.title ? { title: ctx.chat.title } : {}),
+      isForumTopic: ctx.target.threadId !== undefined,
+    },
+    now: new Date(ctx.now()),
+    timezone: config.timezone,
+  };
+}
+
+/** A model's turn: the engine's loop over the window and the files the model may see (and the provider's search). */
+async function modelEvents(
+  ctx: ChatContext,
+  input: ConversationInput,
+  adapter: ModelAdapter,
+  turn: Assembled,
+): Promise<AsyncGenerator<AgentEvent>> {
+  const { window, serverSearch } = turn;
+  const media = await mediaFor(ctx, {
+    window,
+    newMessages: input.request.users.length,
+    model: input.model,
+    told: input.told ?? new Set(),
+  });
+  const events = runEngine({
+    policy: input.policy,
+    adapter,
+    run: input.run,
+    request: {
+      model: input.model,
+      system: turn.systemPrompt,
+      messages: window,
+      tools: functionTools(turn.modelTools),
+      ...(media ? { media } : {}),
+      signal: turn.signal,
+    },
+    ...(serverSearch ? { prepareCall: withServerSearch(serverSearch, input.paid) } : {}),
+  });
+  return serverSearch
+    ? meteredServerSearches(events, { search: serverSearch, paid: input.paid, trust: turn.trust })
+    : events;
+}
+
+/** An agent's turn: its own loop in its container, resuming its session, calling the chat's tools back. */
+async function agentEvents(
+  ctx: ChatContext,
+  input: ConversationInput,
+  adapter: AgentAdapter,
+  turn: Assembled,
+): Promise<AsyncGenerator<AgentEvent>> {
+  const { settings, stores } = ctx;
+  const sessionId = stores.meta.get(sessionKeyOf(input.provider));
+  const token = await mintRunToken(settings.botToken ?? "", {
+    chatKey: ctx.chatKey,
+    runId: input.run.id,
+    // A little past the turn's own deadline: the run is stopped by then, and the token useless after.
+    expiresAt: ctx.turnDeadline + 60_000,
+  });
+  return adapter.run({
+    chatKey: ctx.chatKey,
+    model: input.model,
+    systemPrompt: turn.systemPrompt,
+    history: withFilesAsText(turn.window, "files are not passed to the agent"),
+    tools: turn.modelTools,
+    ...(sessionId ? { sessionId } : {}),
+    toolCallback: { url: toolCallbackUrl(settings.toolCallback, ctx.chatKey), token },
+    skills: turn.skills.listed.map(({ name, description, body }) => ({ name, description, body })),
+    signal: turn.signal,
+    allowance: allowanceOf(input.config, input.spend, settings.modelPrices.get(input.model)),
+  });
 }
 
 /** The chat's skills; a turn goes on without them when they cannot be read (D1 down), rather than failing. */
@@ -247,7 +259,7 @@ async function mediaFor(
 ): Promise<MediaLibrary | undefined> {
   const windowBytes = jsonBytesOfAll(input.window);
   const plan = await planMedia({
-    shelf: mediaShelfOf(ctx.env, ctx.settings, ctx.telegram.api),
+    shelf: ctx.ingest.shelf,
     history: input.window,
     newFrom: input.window.length - input.newMessages,
     model: input.model,
@@ -271,31 +283,6 @@ function estimatedInputTokens(
   return tokensOfBytes(fixed, 1) + messages.reduce((sum, message) => sum + estimateTokens(message), 0);
 }
 
-/** Results are capped per tool; the whole turn's are capped too, so many calls cannot flood the context. */
-function cappedTools(
-  maxChars: number,
-  execute: (name: string, argumentsText: string) => ReturnType<ActiveRun["execute"]>,
-): Parameters<ActiveRun["useTools"]>[0] {
-  let fed = 0;
-  return async (name, argumentsText) => {
-    if (fed >= maxChars) {
-      return {
-        isError: true,
-        content: `Error: this turn has already read ${fed.toLocaleString("en-US")} characters of tool results; no more are given. Answer with what you have.`,
-      };
-    }
-    const outcome = await execute(name, argumentsText);
-    const room = maxChars - fed;
-    fed += Math.min(outcome.content.length, room);
-    return outcome.content.length <= room
-      ? outcome
-      : {
-          ...outcome,
-          content: `${outcome.content.slice(0, room)}\n[cut: this turn's tool results reached their limit]`,
-        };
-  };
-}
-
 /** What is left of the chat's daily budget for an agent run: the proxy refuses its calls once it is spent. */
 function allowanceOf(config: EffectiveConfig, spend: DailySpend, price: ModelPrice | undefined): RunAllowance {
   const { dailyTokens, dailyCostUsd } = config.budget;
@@ -309,10 +296,6 @@ function allowanceOf(config: EffectiveConfig, spend: DailySpend, price: ModelPri
 /** Where a chat keeps the session of each agent, so that switching agents resumes neither in the other. */
 export function sessionKeyOf(provider: Provider): "agentSessionId" | "codexSessionId" {
   return provider === "codex-agent" ? "codexSessionId" : "agentSessionId";
-}
-
-function withNote(systemPrompt: string, note: string | undefined): string {
-  return note === undefined ? systemPrompt : `${systemPrompt}\n\n${note}`;
 }
 
 function toolCallbackUrl(route: ToolCallbackRoute, chatKey: string): string {

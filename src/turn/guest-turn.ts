@@ -1,35 +1,39 @@
-import { errorEventOf } from "../adapters/errors.ts";
 import { functionTools } from "../adapters/request-tools.ts";
-import { runToolLoop } from "../adapters/tool-loop.ts";
-import { addSpend, exhaustedLimit } from "../budget/budget.ts";
+import type { ModelAdapter } from "../adapters/types.ts";
+import { latestSpend } from "../budget/budget.ts";
+import type { PaidCalls } from "../budget/paid-calls.ts";
+import type { EffectiveConfig } from "../config/chat-config.ts";
 import { effectiveConfigOf } from "../config/config-store.ts";
 import { providerSetupOf } from "../config/provider-setup.ts";
+import type { Provider } from "../config/providers.ts";
 import { bestEffort } from "../lib/best-effort.ts";
 import { errorText } from "../lib/errors.ts";
 import { redactSecrets } from "../lib/redact.ts";
-import { type AgentErrorEvent, BUDGET_RAN_OUT } from "../protocol/events.ts";
+import type { AgentErrorEvent } from "../protocol/events.ts";
 import { userFacingError } from "../reply/error-text.ts";
+import { NO_SKILLS } from "../skills/skill.ts";
+import type { DailySpend } from "../store/chat-meta.ts";
 import type { GuestQuery } from "../telegram/incoming-message.ts";
 import { renderOne, renderPieces } from "../telegram/render.ts";
 import { TELEGRAM_MESSAGE_LIMIT } from "../telegram/split.ts";
 import { TurnTrust } from "../tools/context.ts";
+import type { ActiveRun } from "./active-run.ts";
 import { type Admission, admit } from "./admission.ts";
 import { answerEnding } from "./answer-ending.ts";
 import type { ChatContext } from "./chat-context.ts";
+import { drain } from "./engine/drain.ts";
+import { armTools, runEngine } from "./engine/turn-engine.ts";
+import { turnPrompt } from "./engine/turn-prompt.ts";
+import { endingError } from "./engine/turn-stop.ts";
+import { turnTools } from "./engine/turn-tools.ts";
 import { chooseModel } from "./model-chain.ts";
+import { guestPolicy } from "./policies/guest-policy.ts";
 import { recordGuestTurn, type TurnCost } from "./record.ts";
-import { buildSystemPrompt } from "./system-prompt.ts";
+import type { Tally } from "./tally.ts";
 import { toolContext } from "./tool-context.ts";
 import { turnMeters } from "./turn-meters.ts";
 import type { TurnRequest } from "./turn-request.ts";
 
-/**
- * The tools a guest turn is offered: only reading public web pages. Everything else acts beyond the one answer
- * (send_message, schedule_task and the task tools, generate_image's photo), writes the summoner's own data from
- * another chat (remember, forget), or reads it into a chat of other people (recall, list_tasks); MCP tools are left
- * out because what they do is not known here.
- */
-const GUEST_TOOLS: readonly string[] = ["web_fetch"];
 const CUT_NOTE = "… (cut: the whole answer was longer than one message)";
 const QUOTE_LIMIT = 1000;
 
@@ -84,59 +88,21 @@ export async function answerGuestQuery(ctx: ChatContext, inboxId: number, query:
   });
   const cost: TurnCost = { tally, paid, spend: admission.spend, started, outside: undefined };
   try {
-    const tools = ctx.registry.allowed(config.tools, ctx.settings).filter((tool) => GUEST_TOOLS.includes(tool.name));
-    const allowlist = tools.map((tool) => tool.name);
-    const context = toolContext(ctx, {
-      senders: [query.from.id],
-      trust: new TurnTrust("a guest query from another chat"),
-      timezone: config.timezone,
-      paid,
-    });
-    run.useTools((name, argumentsText) => ctx.registry.execute(name, argumentsText, context, allowlist));
-    const events = runToolLoop({
+    await guestTurn(ctx, query, {
+      config,
       adapter: choice.adapter,
-      request: {
-        model: choice.model,
-        system: buildSystemPrompt({
-          botName: ctx.settings.botName,
-          ...(config.systemPrompt ? { chatPrompt: config.systemPrompt } : {}),
-          chat: { type: query.chatType, isForumTopic: false },
-          toolNames: allowlist,
-          guestOf: query.from.name,
-          now: new Date(ctx.now()),
-          timezone: config.timezone,
-        }),
-        messages: [{ role: "user", content: guestMessage(query) }],
-        tools: functionTools(tools.map((tool) => ctx.registry.modelTool(tool))),
-        signal: run.signal,
-      },
-      executeTool: (name, argumentsText) => run.execute(name, argumentsText),
-      stream: false,
-      stopBeforeCall: () =>
-        exhaustedLimit(addSpend(admission.spend, tally.usage, tally.costUsd + paid.costUsd), config.budget) ===
-        undefined
-          ? undefined
-          : BUDGET_RAN_OUT,
+      provider: choice.provider,
+      model: choice.model,
+      run,
+      tally,
+      paid,
+      spend: admission.spend,
     });
-    try {
-      for await (const event of events) {
-        tally.apply(event);
-        if (tally.finished) break;
-      }
-    } catch (thrown) {
-      tally.error = errorEventOf(thrown, choice.provider);
-    }
   } finally {
     ctx.runs.end(run);
   }
 
-  const error =
-    run.stopReason !== undefined
-      ? ({ type: "error", classification: "timeout", retryable: false, message: "stopped" } as const)
-      : (tally.error ??
-        (tally.result === undefined
-          ? ({ type: "error", classification: "internal", retryable: true, message: "no answer" } as const)
-          : undefined));
+  const error = endingError(run.stopReason, tally, choice.provider);
   if (error) {
     console.warn(`guest query of ${query.from.id} failed (${error.classification}): ${redactSecrets(error.message)}`);
     return failed(error, userFacingError(error, providerSetupOf(choice.provider, ctx.settings)), cost);
@@ -150,6 +116,74 @@ export async function answerGuestQuery(ctx: ChatContext, inboxId: number, query:
       return false;
     });
   recordGuestTurn(ctx, request, { kind: "answered", text, delivered }, cost);
+}
+
+/** The guest's one turn: the engine under the guest policy, from the query alone, fed to the tally. */
+async function guestTurn(
+  ctx: ChatContext,
+  query: GuestQuery,
+  turn: {
+    config: EffectiveConfig;
+    adapter: ModelAdapter;
+    provider: Provider;
+    model: string;
+    run: ActiveRun;
+    tally: Tally;
+    paid: PaidCalls;
+    spend: DailySpend;
+  },
+): Promise<void> {
+  const { config, run, tally, paid } = turn;
+  const policy = guestPolicy(ctx.settings, {
+    name: query.from.name,
+    budget: {
+      spent: () => latestSpend(turn.spend, ctx.stores.meta.get("spend")),
+      tally,
+      paid,
+      budget: config.budget,
+    },
+  });
+  const { modelTools, toolNames } = turnTools({
+    policy,
+    registry: ctx.registry,
+    allowlist: config.tools,
+    settings: ctx.settings,
+    adapterKind: "model",
+    skills: NO_SKILLS,
+    serverSearch: false,
+  });
+  const context = toolContext(ctx, {
+    senders: [query.from.id],
+    trust: new TurnTrust(policy.untrusted),
+    timezone: config.timezone,
+    paid,
+  });
+  armTools(run, policy, (name, argumentsText) => ctx.registry.execute(name, argumentsText, context, config.tools));
+  const system = turnPrompt({
+    policy,
+    facts: {
+      botName: ctx.settings.botName,
+      ...(config.systemPrompt ? { chatPrompt: config.systemPrompt } : {}),
+      chat: { type: query.chatType, isForumTopic: false },
+      now: new Date(ctx.now()),
+      timezone: config.timezone,
+    },
+    toolNames,
+    skillText: "",
+  });
+  const events = runEngine({
+    policy,
+    adapter: turn.adapter,
+    run,
+    request: {
+      model: turn.model,
+      system,
+      messages: [{ role: "user", content: guestMessage(query) }],
+      tools: functionTools(modelTools),
+      signal: run.signal,
+    },
+  });
+  await drain(events, tally, turn.provider);
 }
 
 const GUEST_REFUSALS: Record<Extract<Admission, { kind: "refused" }>["reason"], string> = {

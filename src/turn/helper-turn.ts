@@ -1,50 +1,45 @@
 import type { DrizzleD1Database } from "drizzle-orm/d1";
-import { errorEventOf } from "../adapters/errors.ts";
-import { createAdapter } from "../adapters/index.ts";
+import { type AdapterSources, createAdapter } from "../adapters/index.ts";
 import { functionTools } from "../adapters/request-tools.ts";
-import { runToolLoop } from "../adapters/tool-loop.ts";
 import { PaidCalls } from "../budget/paid-calls.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
-import { ChatConfigStore, effectiveConfigOf } from "../config/config-store.ts";
+import { type ConfigReader, effectiveConfigOf } from "../config/config-store.ts";
 import { PAID_KINDS, type PaidCap, type PaidKind } from "../config/paid-kinds.ts";
 import { DEFAULT_MODELS, isModelProvider, type ModelProvider } from "../config/providers.ts";
 import { builtInProvider, type Settings } from "../config/settings.ts";
 import { dayKey } from "../config/zones.ts";
-import type { Env } from "../env.ts";
-import { helperStop } from "../helpers/helper-budget.ts";
 import type { HelperJob, HelperReport } from "../helpers/helper-job.ts";
-import { isHelperTool } from "../helpers/helper-tools.ts";
 import { errorText } from "../lib/errors.ts";
-import { openChatMcp } from "../mcp/chat-mcp.ts";
-import { generatedMediaStore } from "../media/services.ts";
+import type { McpOpener } from "../mcp/chat-mcp.ts";
+import type { GeneratedStore } from "../media/services.ts";
 import { MemoryRepository } from "../memory/memory-repository.ts";
 import { userFacingError } from "../reply/error-text.ts";
 import { NO_SKILLS, type TurnSkills } from "../skills/skill.ts";
-import { skillsSection } from "../skills/skill-prompt.ts";
 import { readableSkill, skillsForChat } from "../skills/skill-store.ts";
 import { TaskRepository } from "../tasks/task-repository.ts";
 import { type ToolContext, TurnTrust } from "../tools/context.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
-import { USE_SKILL } from "../tools/use-skill.ts";
 import type { ActiveRun } from "./active-run.ts";
 import { answerEnding } from "./answer-ending.ts";
-import { buildSystemPrompt } from "./system-prompt.ts";
+import { drain } from "./engine/drain.ts";
+import { sliceStop } from "./engine/stop-conditions.ts";
+import { armTools, runEngine } from "./engine/turn-engine.ts";
+import { turnPrompt } from "./engine/turn-prompt.ts";
+import { turnTools } from "./engine/turn-tools.ts";
+import { helperPolicy } from "./policies/helper-policy.ts";
 import { Tally } from "./tally.ts";
 
 /** What a helper's turn works with, in its own object. */
 export interface HelperTurnContext {
-  env: Env;
   settings: Settings;
+  configs: ConfigReader;
+  adapters: AdapterSources;
+  mcp: McpOpener;
+  storeGenerated: GeneratedStore;
   db: DrizzleD1Database;
   registry: ToolRegistry;
   now: () => number;
 }
-
-const HELPER_INSTRUCTIONS =
-  "You are working as a background helper for this chat. Nobody watches your steps: only your final answer is " +
-  "posted in the chat, as your report. Do the task completely with your tools, then answer with the report itself " +
-  "(short, with the sources you used). You cannot send messages, schedule tasks, change the chat's memory or start " +
-  "helpers; do not offer to.";
 
 /**
  * A helper's one turn: the chat's model (a model provider's; an agent chat's helper uses the built-in provider), the
@@ -55,11 +50,7 @@ const HELPER_INSTRUCTIONS =
 export async function runHelperTurn(ctx: HelperTurnContext, job: HelperJob, run: ActiveRun): Promise<HelperReport> {
   const started = ctx.now();
   const { settings } = ctx;
-  const { config } = await effectiveConfigOf(
-    new ChatConfigStore(ctx.env.CONFIG, ctx.registry.names),
-    job.chat.id,
-    settings,
-  );
+  const { config } = await effectiveConfigOf(ctx.configs, job.chat.id, settings);
   const { provider, model } = helperModelOf(config, settings);
   const tally = new Tally({ provider, model }, (name) => settings.modelPrices.get(name));
   const paid = new PaidCalls(
@@ -67,7 +58,77 @@ export async function runHelperTurn(ctx: HelperTurnContext, job: HelperJob, run:
     { day: dayKey(started, config.timezone), tokens: 0, costUsd: 0, noticeSent: false },
     () => tally.costUsd,
   );
-  const report = (outcome: HelperReport["outcome"], text: string, trust?: TurnTrust): HelperReport => ({
+  const report = reporter(ctx, job, { tally, paid, started });
+  if (!config.enabled) return report("failed", "The bot is disabled in this chat, so the helper did not run.");
+  const choice = createAdapter(provider, ctx.adapters);
+  if (choice.kind === "unavailable" || choice.adapter.kind !== "model") {
+    return report("failed", `The helper could not run: ${choice.kind === "unavailable" ? choice.problem : provider}.`);
+  }
+
+  const trust = new TurnTrust(job.untrustedSource, { privateFrom: job.privateSource });
+  const slice = sliceStop(job.slice, { tally, paid });
+  const policy = helperPolicy(settings, { untrusted: job.untrustedSource, slice });
+  const mcp = await ctx.mcp(config, run.signal);
+  try {
+    const registry = ctx.registry.extendedWith(mcp.tools);
+    const offered = turnTools({
+      policy,
+      registry,
+      allowlist: config.tools,
+      settings,
+      adapterKind: "model",
+      skills: await skillsOf(ctx, job.chat.id),
+      serverSearch: false,
+    });
+    const context = helperToolContext(ctx, job, { trust, timezone: config.timezone, paid });
+    armTools(run, policy, (name, argumentsText) => registry.execute(name, argumentsText, context, config.tools));
+    const system = turnPrompt({
+      policy,
+      facts: {
+        botName: settings.botName,
+        ...(config.systemPrompt ? { chatPrompt: config.systemPrompt } : {}),
+        chat: {
+          type: job.chat.type,
+          ...(job.chat.title ? { title: job.chat.title } : {}),
+          isForumTopic: job.target.threadId !== undefined,
+        },
+        now: new Date(started),
+        timezone: config.timezone,
+      },
+      toolNames: offered.toolNames,
+      skillText: offered.skillText,
+      mcpNote: mcp.note,
+    });
+    const events = runEngine({
+      policy,
+      adapter: choice.adapter,
+      run,
+      request: {
+        model,
+        system,
+        messages: [{ role: "user", content: `Task:\n${job.task}` }],
+        tools: functionTools(offered.modelTools),
+        signal: run.signal,
+      },
+    });
+    await drain(events, tally, provider);
+    const [outcome, text] = helperEnding(run, job, { tally, slice });
+    return report(outcome, text, trust);
+  } catch (error) {
+    return report("failed", `⚠️ The helper failed: ${errorText(error).slice(0, 200)}`, trust);
+  } finally {
+    await mcp.close();
+  }
+}
+
+/** The report of a helper's turn, with what it used so far. */
+function reporter(
+  ctx: HelperTurnContext,
+  job: HelperJob,
+  meter: { tally: Tally; paid: PaidCalls; started: number },
+): (outcome: HelperReport["outcome"], text: string, trust?: TurnTrust) => HelperReport {
+  const { tally, paid, started } = meter;
+  return (outcome, text, trust) => ({
     id: job.id,
     number: job.number,
     label: job.label,
@@ -86,111 +147,27 @@ export async function runHelperTurn(ctx: HelperTurnContext, job: HelperJob, run:
     },
     finishedAt: ctx.now(),
   });
-  if (!config.enabled) return report("failed", "The bot is disabled in this chat, so the helper did not run.");
-  const choice = createAdapter(provider, { settings, env: ctx.env, agentContainers: () => undefined });
-  if (choice.kind === "unavailable" || choice.adapter.kind !== "model") {
-    return report("failed", `The helper could not run: ${choice.kind === "unavailable" ? choice.problem : provider}.`);
+}
+
+/** How a helper's turn ended, as its report says it: stopped, out of time or of its slice, failed, or answered. */
+function helperEnding(
+  run: ActiveRun,
+  job: HelperJob,
+  turn: { tally: Tally; slice: { stopped: string | undefined } },
+): [HelperReport["outcome"], string] {
+  const { tally, slice } = turn;
+  switch (run.stopReason) {
+    case "deadline":
+      return ["timeout", `It ran out of time (${Math.round(job.timeLimitMs / 1000)} s) before it finished.`];
+    case "stopped":
+      return ["stopped", "It was stopped."];
+    case undefined:
+      break;
   }
-
-  const trust = new TurnTrust(job.untrustedSource);
-  const mcp = await openChatMcp(
-    config.mcpServers.filter((server) => config.tools?.some((name) => name.startsWith(`${server.name}__`)) ?? true),
-    { env: ctx.env, settings, signal: run.signal },
-  );
-  try {
-    const registry = ctx.registry.extendedWith(mcp.tools);
-    const skills = await skillsOf(ctx, job.chat.id);
-    const usable = registry.allowed(config.tools, settings).filter((tool) => isHelperTool(tool.name));
-    const readsSkills = skills.listed.length > 0 && usable.some((tool) => tool.name === USE_SKILL);
-    const tools = usable.filter((tool) => tool.name !== USE_SKILL || readsSkills);
-    const names = new Set(tools.map((tool) => tool.name));
-    const context = helperToolContext(ctx, job, { trust, timezone: config.timezone, paid });
-    let fed = 0;
-    const executeTool = async (name: string, argumentsText: string) => {
-      if (!names.has(name)) {
-        return { isError: true, content: `Error: "${name}" is not a tool a background helper may use.` };
-      }
-      if (fed >= settings.toolResultsMaxChars) {
-        return { isError: true, content: "Error: this helper has read all the tool results it may; report now." };
-      }
-      const outcome = await registry.execute(name, argumentsText, context, config.tools);
-      const room = settings.toolResultsMaxChars - fed;
-      fed += Math.min(outcome.content.length, room);
-      return outcome.content.length <= room ? outcome : { ...outcome, content: outcome.content.slice(0, room) };
-    };
-
-    const system = [
-      buildSystemPrompt({
-        botName: settings.botName,
-        ...(config.systemPrompt ? { chatPrompt: config.systemPrompt } : {}),
-        skills: skillsSection(readsSkills ? skills : { ...skills, listed: [] }, "use_skill"),
-        chat: {
-          type: job.chat.type,
-          ...(job.chat.title ? { title: job.chat.title } : {}),
-          isForumTopic: job.target.threadId !== undefined,
-        },
-        toolNames: tools.map((tool) => tool.name),
-        now: new Date(started),
-        timezone: config.timezone,
-      }),
-      HELPER_INSTRUCTIONS,
-      ...(mcp.note ? [mcp.note] : []),
-    ].join("\n\n");
-
-    let last = { tokens: 0, costUsd: 0 };
-    let before = { tokens: 0, costUsd: 0 };
-    let outOfSlice: string | undefined;
-    const events = runToolLoop({
-      adapter: choice.adapter,
-      request: {
-        model,
-        system,
-        messages: [{ role: "user", content: `Task:\n${job.task}` }],
-        tools: functionTools(tools.map((tool) => registry.modelTool(tool))),
-        signal: run.signal,
-      },
-      executeTool,
-      stopBeforeCall: () => {
-        outOfSlice = helperStop(job.slice, { tokens: spentTokens(tally), costUsd: tally.costUsd + paid.costUsd }, last);
-        return outOfSlice;
-      },
-    });
-    try {
-      for await (const event of events) {
-        tally.apply(event);
-        if (event.type === "usage") {
-          const now = { tokens: spentTokens(tally), costUsd: tally.costUsd };
-          last = { tokens: now.tokens - before.tokens, costUsd: now.costUsd - before.costUsd };
-          before = now;
-        }
-        if (tally.finished) break;
-      }
-    } catch (thrown) {
-      tally.error = errorEventOf(thrown, provider);
-    }
-    switch (run.stopReason) {
-      case "deadline":
-        return report(
-          "timeout",
-          `It ran out of time (${Math.round(job.timeLimitMs / 1000)} s) before it finished.`,
-          trust,
-        );
-      case "stopped":
-        return report("stopped", "It was stopped.", trust);
-      case undefined:
-        break;
-    }
-    if (tally.error) {
-      return report("failed", outOfSlice ? `It stopped: ${outOfSlice}.` : userFacingError(tally.error), trust);
-    }
-    // A cut or withheld report says so, as a chat's answer does.
-    const { shown } = answerEnding(tally.result?.trim() ?? "", tally.finish);
-    return report("answered", shown === "…" ? "(The helper finished without a report.)" : shown, trust);
-  } catch (error) {
-    return report("failed", `⚠️ The helper failed: ${errorText(error).slice(0, 200)}`, trust);
-  } finally {
-    await mcp.close();
-  }
+  if (tally.error) return ["failed", slice.stopped ? `It stopped: ${slice.stopped}.` : userFacingError(tally.error)];
+  // A cut or withheld report says so, as a chat's answer does.
+  const { shown } = answerEnding(tally.result?.trim() ?? "", tally.finish);
+  return ["answered", shown === "…" ? "(The helper finished without a report.)" : shown];
 }
 
 /** The chat's model when it is a model provider's; an agent chat's helpers use the built-in provider. */
@@ -243,7 +220,7 @@ function helperToolContext(
     isChatAllowed: () => false,
     sendMessage: refuse,
     sendPhoto: refuse,
-    storeGenerated: generatedMediaStore(ctx.env),
+    storeGenerated: ctx.storeGenerated,
     paid: turn.paid,
     tasksChanged: refuse,
   };
@@ -256,8 +233,4 @@ async function skillsOf(ctx: HelperTurnContext, chatId: number): Promise<TurnSki
     console.warn(`chat ${chatId}: a helper goes on without skills`, errorText(error));
     return NO_SKILLS;
   }
-}
-
-function spentTokens(tally: Tally): number {
-  return tally.usage.inputTokens + tally.usage.outputTokens;
 }

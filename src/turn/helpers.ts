@@ -83,6 +83,7 @@ async function spawnHelper(
     ...(startedBy === undefined ? {} : { startedBy }),
     isAdminUser: sendersAreAdmins(ctx.access, turn.senders),
     ...(source === undefined ? {} : { untrustedSource: source.slice(0, 200) }),
+    ...(turn.trust.privateSource === undefined ? {} : { privateSource: turn.trust.privateSource.slice(0, 200) }),
     startedAt: now,
     timeLimitMs,
     slice: granted.slice,

@@ -4,7 +4,7 @@ import type { UserMessage } from "../protocol/messages.ts";
 import type { IncomingMessage } from "../telegram/incoming-message.ts";
 import type { ChatContext } from "./chat-context.ts";
 import type { TurnInput } from "./turn-request.ts";
-import { mergeAlbums, userMessageOf } from "./user-message.ts";
+import { mergeAlbums, type SenderRole, userMessageOf } from "./user-message.ts";
 
 /**
  * The turn's user messages from the Telegram messages waiting together: each message's files are brought into R2
@@ -21,19 +21,23 @@ async function userMessagesOf(
   const quotes: string[] = [];
   for (const message of messages) {
     if (!message.media || message.media.length === 0) {
-      entries.push({ message, user: userMessageOf(message) });
+      entries.push({ message, user: userMessageOf(message, undefined, roleOf(ctx, message)) });
       continue;
     }
     const files = await ingestMedia(ctx.ingest, message.media, paid);
     notices.push(...files.notices);
     quotes.push(...files.transcripts.filter((text) => text.trim() !== "").map((text) => `🎤 “${text}”`));
-    entries.push({ message, user: userMessageOf(message, files) });
+    entries.push({ message, user: userMessageOf(message, files, roleOf(ctx, message)) });
   }
   if (quotes.length > 0 && (await quotesTranscripts(ctx))) notices.push(...quotes);
   if (notices.length > 0) {
     await ctx.outbox.notify(ctx.target, [...new Set(notices)].join("\n"));
   }
   return mergeAlbums(entries);
+}
+
+function roleOf(ctx: ChatContext, message: IncomingMessage): SenderRole {
+  return ctx.access.isAdmin(message.from?.id) ? "admin" : "member";
 }
 
 /** The chat's `quoteTranscripts` setting (off unless set). */

@@ -1,9 +1,8 @@
 import { type ChainLink, FallbackChain } from "../adapters/fallback-chain.ts";
-import { type AdapterSources, createAdapter } from "../adapters/index.ts";
+import { createAdapter } from "../adapters/index.ts";
 import type { Adapter } from "../adapters/types.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
 import { DEFAULT_MODELS, type Provider } from "../config/providers.ts";
-import { RetiredModelsStore } from "../config/retired-models.ts";
 import { bestEffort } from "../lib/best-effort.ts";
 import type { ChatContext } from "./chat-context.ts";
 import type { TurnRequest } from "./turn-request.ts";
@@ -20,10 +19,6 @@ export type ModelChoice =
     }
   | { kind: "unavailable"; provider: Provider; problem: string };
 
-function sourcesOf(ctx: ChatContext): AdapterSources {
-  return { settings: ctx.settings, env: ctx.env, agentContainers: ctx.agentContainers };
-}
-
 /**
  * The turn's provider and model (`/agent` names its own provider), and its adapter: the chat's own, or, when the chat
  * has fallbacks, a chain over it and every fallback whose provider is ready here (a fallback without its key is
@@ -32,7 +27,7 @@ function sourcesOf(ctx: ChatContext): AdapterSources {
 export function chooseModel(ctx: ChatContext, request: TurnRequest, config: EffectiveConfig): ModelChoice {
   const provider = request.providerOverride ?? config.provider;
   const model = provider === config.provider ? config.model : DEFAULT_MODELS[provider];
-  const choice = createAdapter(provider, sourcesOf(ctx));
+  const choice = createAdapter(provider, ctx.adapters);
   if (choice.kind === "unavailable") return { kind: "unavailable", provider, problem: choice.problem };
   const own = choice.adapter;
   const adapter = request.providerOverride ? own : withFallbacks(ctx, config, { provider, model, own });
@@ -52,7 +47,7 @@ function withFallbacks(
   if (own.kind !== "model") return own;
   const rest: ChainLink[] = [];
   for (const fallback of config.fallbacks) {
-    const choice = createAdapter(fallback.provider, sourcesOf(ctx));
+    const choice = createAdapter(fallback.provider, ctx.adapters);
     if (choice.kind === "ready" && choice.adapter.kind === "model") {
       rest.push({ provider: fallback.provider, model: fallback.model, adapter: choice.adapter });
     }
@@ -70,7 +65,7 @@ function withFallbacks(
     console.warn(`chat ${ctx.chat.id}: ${from.model} failed (${error.classification}); falling back to ${to.model}`);
     if (error.modelGone) {
       await bestEffort("recording a retired model", () =>
-        new RetiredModelsStore(ctx.env.CONFIG).report({
+        ctx.retiredModels.report({
           provider: from.provider,
           model: from.model,
           fellBackTo: `${to.provider}:${to.model}`,

@@ -1,12 +1,12 @@
+import { latestSpend } from "../budget/budget.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
 import { effectiveConfigOf } from "../config/config-store.ts";
 import { providerSetupOf } from "../config/provider-setup.ts";
 import { isProvider } from "../config/providers.ts";
 import { redactSecrets } from "../lib/redact.ts";
-import { openChatMcp } from "../mcp/chat-mcp.ts";
 import type { AgentErrorEvent } from "../protocol/events.ts";
 import type { RichOptions } from "../reply/answer-delivery.ts";
-import { notSetUpText, TURN_TIME_LIMIT, userFacingError } from "../reply/error-text.ts";
+import { notSetUpText, userFacingError } from "../reply/error-text.ts";
 import { richRefusal } from "../reply/rich-refusal.ts";
 import type { TurnDisplayOptions } from "../reply/turn-display.ts";
 import type { ActiveRun } from "./active-run.ts";
@@ -14,12 +14,14 @@ import { admit, refuse } from "./admission.ts";
 import { answerEnding } from "./answer-ending.ts";
 import { converse } from "./attempts.ts";
 import type { ChatContext } from "./chat-context.ts";
+import { endingError } from "./engine/turn-stop.ts";
 import { usersOf, usersWithoutFiles } from "./incoming-files.ts";
 import { closedRequest } from "./joined-turn.ts";
 import { chooseModel } from "./model-chain.ts";
+import { chatPolicy } from "./policies/chat-policy.ts";
+import { taskPolicy } from "./policies/task-policy.ts";
 import { recordTurn } from "./record.ts";
 import { speakAnswer } from "./spoken-answer.ts";
-import type { Tally } from "./tally.ts";
 import { turnMeters } from "./turn-meters.ts";
 import type { AdmittedTurn, TurnOutcome, TurnRequest } from "./turn-request.ts";
 
@@ -67,13 +69,19 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
   const admitted: AdmittedTurn = { ...request, users: await usersOf(ctx, request.input, paid) };
 
   // The chat's MCP servers' tools join the registry for this turn (only servers the allowlist leaves a tool of).
-  const mcp = await openChatMcp(
-    config.mcpServers.filter((server) => config.tools?.some((name) => name.startsWith(`${server.name}__`)) ?? true),
-    { env: ctx.env, settings: ctx.settings, signal: run.signal },
-  );
+  const mcp = await ctx.mcp(config, run.signal);
   try {
+    const meter = {
+      // The stored spend holds what helpers started meanwhile were given.
+      spent: () => latestSpend(admission.spend, ctx.stores.meta.get("spend")),
+      tally,
+      paid,
+      budget: config.budget,
+    };
+    const policy = request.kind === "task" ? taskPolicy(ctx.settings, meter) : chatPolicy(ctx.settings, meter);
     const { turn, display, trust } = await converse(ctx, {
       conversation: {
+        policy,
         request: admitted,
         config,
         adapter: choice.adapter,
@@ -92,7 +100,7 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
     await display.settle();
 
     const cost = { tally, paid, spend: admission.spend, started, outside: trust.untrustedSource };
-    const error = endingError(run, tally, choice.provider);
+    const error = endingError(run.stopReason, tally, choice.provider);
     if (error) {
       console.warn(`chat ${ctx.chat.id}: turn failed (${error.classification}): ${redactSecrets(error.message)}`);
       const failedProvider = isProvider(tally.answeredBy.provider) ? tally.answeredBy.provider : choice.provider;
@@ -121,21 +129,6 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
     return { ok: true, text: result };
   } finally {
     await mcp.close();
-  }
-}
-
-/** Why the turn has no answer: it was stopped or ran out of time, its adapter failed, or it ended without a result. */
-function endingError(run: ActiveRun, tally: Tally, provider: string): AgentErrorEvent | undefined {
-  switch (run.stopReason) {
-    case "deadline":
-      return { type: "error", classification: "timeout", retryable: false, message: TURN_TIME_LIMIT };
-    case "stopped":
-      return { type: "error", classification: "cancelled", retryable: false, message: "stopped" };
-    case undefined:
-      if (tally.error) return tally.error;
-      return tally.result === undefined
-        ? { type: "error", classification: "internal", retryable: true, message: `${provider}: no answer` }
-        : undefined;
   }
 }
 

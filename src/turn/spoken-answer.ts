@@ -1,8 +1,6 @@
 import type { PaidCallGate } from "../budget/paid-calls.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
-import { workersAiBinding } from "../env.ts";
 import { bestEffort } from "../lib/best-effort.ts";
-import { speakerOf } from "../media/speech.ts";
 import { sendVoiceReply } from "../reply/voice-reply.ts";
 import type { ChatContext } from "./chat-context.ts";
 import type { TurnRequest } from "./turn-request.ts";
@@ -18,11 +16,7 @@ export async function speakAnswer(
 ): Promise<void> {
   const { request, config } = turn;
   if (request.kind !== "chat" || !wantsVoice(config.voiceReplies, request.spokenTo === true)) return;
-  const speaker = speakerOf(ctx.settings.speech, {
-    openaiApiKey: ctx.settings.openaiApiKey,
-    ai: workersAiBinding(ctx.env),
-    timeoutMs: ctx.settings.providerTimeoutMs,
-  });
+  const speaker = ctx.speaker();
   await bestEffort("speaking an answer", () =>
     sendVoiceReply({
       telegram: ctx.telegram,

@@ -81,6 +81,19 @@ function describeTools(names: string[]): string {
         'yourself (e.g. "Remind the user to stretch").',
     );
   }
+  if (names.includes("ask_user")) {
+    lines.push(
+      "When the person's answer decides what you do next (which of several options), call ask_user with short " +
+        "choices instead of asking in words, then stop; their tap comes back as their next message.",
+    );
+  }
+  if (names.includes("show_widget")) {
+    lines.push(
+      "For a list to tick off (packing, steps, to-dos), a pick among options or a few numbers to compare, call " +
+        "show_widget (a checklist, a choice or a chart) instead of writing it out; it arrives as a message where a " +
+        "widget cannot go.",
+    );
+  }
   lines.push("A tool result that starts with an error means the call failed; say so rather than pretending it worked.");
   return lines.join(" ");
 }

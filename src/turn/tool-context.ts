@@ -1,15 +1,15 @@
 import type { PaidCallGate } from "../budget/paid-calls.ts";
 import { markMemoryChanged } from "../compaction/memory-consolidation.ts";
-import { generatedMediaStore } from "../media/services.ts";
 import { MemoryRepository } from "../memory/memory-repository.ts";
 import { readableSkill } from "../skills/skill-store.ts";
 import { TaskRepository } from "../tasks/task-repository.ts";
 import type { ChatHistory } from "../tools/chat-history.ts";
 import type { HelperSpawner, ToolContext, TurnTrust } from "../tools/context.ts";
-import { semanticIndexOf } from "../tools/semantic-index.ts";
 import type { ChatContext } from "./chat-context.ts";
 import { askToConfirm } from "./pending-actions.ts";
+import { askQuestion } from "./questions.ts";
 import { actingUser, sendersAreAdmins } from "./senders.ts";
+import { showWidget } from "./widgets.ts";
 
 /** Who is asking and where, for the tools of one turn. */
 export function toolContext(
@@ -53,11 +53,20 @@ export function toolContext(
       }
     },
     sendPhoto: async (photo) => {
-      await ctx.telegram.sendPhoto(ctx.target, photo);
+      // Through the outbox: an outage keeps it (read back from its key, or described) rather than losing it.
+      if ((await ctx.outbox.postPhoto("answer", ctx.target, photo)) === "refused") {
+        throw new Error("Telegram refused the photo");
+      }
     },
-    storeGenerated: generatedMediaStore(ctx.env),
+    storeGenerated: ctx.storeGenerated,
     paid: turn.paid,
-    ...(turn.canAsk === false ? {} : { confirm: (action) => askToConfirm(ctx, { ...action, askers: senders }) }),
+    ...(turn.canAsk === false
+      ? {}
+      : {
+          confirm: (action) => askToConfirm(ctx, { ...action, askers: senders }),
+          ask: (question) => askQuestion(ctx, { ...question, askers: senders }),
+          showWidget: (widget) => showWidget(ctx, widget, senders),
+        }),
     tasksChanged: (chatId, threadId) => ctx.tasks.changed(chatId, threadId),
     ...(turn.helpers ? { helpers: turn.helpers } : {}),
     history: chatHistoryOf(ctx),
@@ -67,7 +76,7 @@ export function toolContext(
 /** The chat's own history for search: its object's full-text index, and its namespace of the vector index if bound. */
 function chatHistoryOf(ctx: ChatContext): ChatHistory {
   const search = ctx.stores.historySearch;
-  const semantic = semanticIndexOf(ctx.env, ctx.settings, ctx.chatKey);
+  const semantic = ctx.semanticIndex;
   return {
     keyword: (query) => search.keyword(query),
     byIds: (ids) => search.byIds(ids),

@@ -9,12 +9,17 @@ export interface MessageFiles {
   placeholders: readonly string[];
 }
 
+/** What the chat knows of a message's sender: an admin of the bot, or a member. */
+export type SenderRole = "admin" | "member";
+
 /**
- * The text a model sees for one Telegram message: in groups prefixed with the sender's name, and with a short quote
- * of the message it replies to, so "what does this mean?" under someone's message makes sense. Its files ride along
- * as attachments; a file that could not be read is a line saying so.
+ * The text a model sees for one Telegram message: in groups prefixed with the sender's name, id and role (names are
+ * display names anyone can choose; the id and role say who is who), and with a short quote of the message it replies
+ * to, so "what does this mean?" under someone's message makes sense. Its files ride along as attachments; a file that
+ * could not be read is a line saying so. What the sender did not write themselves is marked as outside content
+ * (outsideOf).
  */
-export function userMessageOf(message: IncomingMessage, files?: MessageFiles): UserMessage {
+export function userMessageOf(message: IncomingMessage, files?: MessageFiles, role?: SenderRole): UserMessage {
   const lines: string[] = [];
   if (message.replyTo) {
     const quoted =
@@ -23,18 +28,41 @@ export function userMessageOf(message: IncomingMessage, files?: MessageFiles): U
         : message.replyTo.text;
     lines.push(`[in reply to ${message.replyTo.fromName ?? "a message"}: "${quoted}"]`);
   }
-  const sender = message.chat.type === "private" ? "" : `${message.from?.name ?? "Someone"}: `;
+  if (message.forwardedFrom !== undefined) lines.push(`[forwarded from ${message.forwardedFrom}]`);
+  const from = message.from;
+  const who = from ? `${from.name} (id ${from.id}${role ? `, ${role}` : ""})` : "Someone";
+  const sender = message.chat.type === "private" ? "" : `${who}: `;
   lines.push(...(files?.placeholders ?? []));
   if (message.text.trim() !== "" || sender !== "") lines.push(`${sender}${message.text}`);
   const attachments = files?.attachments ?? [];
-  // A file's text was written outside the chat (a forwarded PDF can carry instructions): provenance marks it.
-  const document = attachments.find((attachment) => attachment.kind === "document");
+  const outside = outsideOf(message, attachments);
   return {
     role: "user",
     content: lines.join("\n"),
     ...(attachments.length > 0 ? { attachments: [...attachments] } : {}),
-    ...(document ? { outside: `the text of a file (${document.fileName.slice(0, 80) || "unnamed"})` } : {}),
+    ...(outside ? { outside } : {}),
+    ...(message.chat.type !== "private" && from ? { from: from.id } : {}),
   };
+}
+
+/**
+ * What of a message its sender did not write, as provenance: a forward's words, a file's text (a forwarded PDF can
+ * carry instructions), a photo's content (text in a picture), an audio file's words, and a quoted message of someone
+ * else (or of the bot, whose answer may retell a page).
+ */
+function outsideOf(message: IncomingMessage, attachments: readonly Attachment[]): string | undefined {
+  if (message.forwardedFrom !== undefined) return `a forwarded message (from ${message.forwardedFrom.slice(0, 80)})`;
+  const document = attachments.find((attachment) => attachment.kind === "document");
+  if (document) return `the text of a file (${document.fileName.slice(0, 80) || "unnamed"})`;
+  if (attachments.some((attachment) => attachment.kind === "image")) return "a photo's content";
+  if (attachments.some((attachment) => attachment.kind === "transcript" && attachment.source === "audio")) {
+    return "an audio file's words";
+  }
+  const reply = message.replyTo;
+  if (reply && (reply.fromBot === true || reply.fromId !== message.from?.id)) {
+    return reply.fromBot === true ? "a quoted answer of the bot" : "a quoted message of someone else";
+  }
+  return undefined;
 }
 
 /**
@@ -54,6 +82,7 @@ export function mergeAlbums(entries: readonly { message: IncomingMessage; user: 
         content,
         ...(attachments.length > 0 ? { attachments } : {}),
         ...(outside === undefined ? {} : { outside }),
+        ...(last.user.from === undefined ? {} : { from: last.user.from }),
       };
       continue;
     }

@@ -39,15 +39,23 @@ export async function startFakeMcp(): Promise<FakeMcp> {
     const mcp = new McpServer({ name: "fake-mcp", version: "1.0.0" });
     const record = (tool: string, args: unknown) => calls.push({ path, tool, arguments: args });
     if (path === "/secure/mcp") {
-      mcp.registerTool("whoami", { description: "Says who the caller is.", inputSchema: {} }, async () => {
-        record("whoami", {});
-        return { content: [{ type: "text", text: "You are the bot, with the right token." }] };
-      });
+      mcp.registerTool(
+        "whoami",
+        { description: "Says who the caller is.", inputSchema: {}, annotations: { readOnlyHint: true } },
+        async () => {
+          record("whoami", {});
+          return { content: [{ type: "text", text: "You are the bot, with the right token." }] };
+        },
+      );
       return mcp;
     }
     mcp.registerTool(
       "add",
-      { description: "Adds two numbers.", inputSchema: { a: z.number(), b: z.number() } },
+      {
+        description: "Adds two numbers.",
+        inputSchema: { a: z.number(), b: z.number() },
+        annotations: { readOnlyHint: true },
+      },
       async ({ a, b }) => {
         record("add", { a, b });
         return { content: [{ type: "text", text: `The sum is ${a + b}.` }] };
@@ -55,16 +63,33 @@ export async function startFakeMcp(): Promise<FakeMcp> {
     );
     mcp.registerTool(
       "long_text",
-      { description: "Returns that many x characters.", inputSchema: { characters: z.number().int().min(0) } },
+      {
+        description: "Returns that many x characters.",
+        inputSchema: { characters: z.number().int().min(0) },
+        annotations: { readOnlyHint: true },
+      },
       async ({ characters }) => {
         record("long_text", { characters });
         return { content: [{ type: "text", text: "x".repeat(characters) }] };
       },
     );
-    mcp.registerTool("fail", { description: "Always fails.", inputSchema: {} }, async () => {
-      record("fail", {});
-      return { isError: true, content: [{ type: "text", text: "the fake failed on purpose" }] };
-    });
+    mcp.registerTool(
+      "fail",
+      { description: "Always fails.", inputSchema: {}, annotations: { readOnlyHint: true } },
+      async () => {
+        record("fail", {});
+        return { isError: true, content: [{ type: "text", text: "the fake failed on purpose" }] };
+      },
+    );
+    // Not declared read-only: it acts (as a ticket tracker or a mail server's tool would).
+    mcp.registerTool(
+      "post_note",
+      { description: "Posts a note somewhere public.", inputSchema: { text: z.string() } },
+      async ({ text }) => {
+        record("post_note", { text });
+        return { content: [{ type: "text", text: "Posted." }] };
+      },
+    );
     mcp.registerTool("dotted.name", { description: "A name the bot cannot offer.", inputSchema: {} }, async () => ({
       content: [{ type: "text", text: "unreachable" }],
     }));
@@ -146,7 +171,8 @@ export async function startFakeMcp(): Promise<FakeMcp> {
       return;
     }
     const mcp = serverFor(path);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // Answers as an SSE stream here (a stateful session answers in JSON), so that the bot's client reads both.
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
     response.on("close", () => {
       void transport.close();
       void mcp.close();

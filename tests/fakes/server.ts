@@ -111,6 +111,8 @@ export interface RecordedFile {
  */
 export interface TelegramSwitches {
   richMessages?: boolean;
+  /** Off: a server without widgets (Bot API 10.4): the widget methods answer 404. */
+  widgets?: boolean;
   outage?: { status?: 500 | 502 | 503 | 504; drop?: boolean; until?: number } | null;
   rateLimit?: { method: string; retryAfter: number; times?: number };
   openQuery?: { kind: "callback" | "widget"; id: string; chatId?: number; fromId?: number; ageMs?: number };
@@ -515,6 +517,7 @@ export async function startFakes(options: FakeOptions = {}): Promise<Fakes> {
       if (raw !== "") {
         const switches = JSON.parse(raw) as TelegramSwitches;
         if (switches.richMessages !== undefined) telegram.richMessages = switches.richMessages;
+        if (switches.widgets !== undefined) telegram.widgetMethods = switches.widgets;
         if (switches.outage !== undefined) outage = switches.outage;
         if (switches.rateLimit) rateLimits.push({ times: 1, ...switches.rateLimit });
         if (switches.openQuery) {

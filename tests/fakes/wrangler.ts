@@ -38,7 +38,6 @@ export async function projectConfig(changes: ConfigChanges = {}): Promise<string
     toml = next;
   };
   replace(/^main = "(.+)"$/m, `main = "${join(REPO_ROOT, "src/worker.ts")}"`);
-  replace(/"\.\/src\/mcp\/no-ajv\.ts"/g, JSON.stringify(join(REPO_ROOT, "src/mcp/no-ajv.ts")));
   replace(/^migrations_dir = "migrations"$/m, `migrations_dir = "${join(REPO_ROOT, "migrations")}"`);
   const ids =
     changes.ids === "placeholders"

@@ -59,7 +59,7 @@ describe("npm run setup:telegram", () => {
       secret_token: secret,
       // Messages, button presses (Stop, /model), presses of a rich draft's stop control (Bot API 10.3) and guest
       // queries (Bot API 10.0): the last two arrive only when asked for.
-      allowed_updates: ["message", "callback_query", "stopped_message_generation", "guest_message"],
+      allowed_updates: ["message", "callback_query", "stopped_message_generation", "guest_message", "widget_query"],
     });
     expect(done.output).not.toContain(secret);
     expect(done.output).not.toContain("SETUP-TEST");

@@ -56,7 +56,7 @@ const toolResults = (body: { messages: ChatMessages }) =>
   body.messages.filter((message) => message.role === "tool").map((message) => String(message.content));
 
 describe("a chat's MCP server", () => {
-  it("offers its tools, namespaced, and an OpenAI chat calls one through the MCP SDK client", async () => {
+  it("offers its tools, namespaced, and an OpenAI chat calls one through the MCP client", async () => {
     expect((await configure({ mcpServers: [openServer()] })).status).toBe(200);
     await fakes.script(
       "openai",
@@ -123,7 +123,12 @@ describe("a chat's MCP server", () => {
     await configure({ tools: ["calc__*"], mcpServers: [openServer()] });
     await fakes.script("openai", openaiText("ok"));
     await say("list", { count: 3 });
-    expect(toolNames((await openaiRequests())[2]!).sort()).toEqual(["calc__add", "calc__fail", "calc__long_text"]);
+    expect(toolNames((await openaiRequests())[2]!).sort()).toEqual([
+      "calc__add",
+      "calc__fail",
+      "calc__long_text",
+      "calc__post_note",
+    ]);
 
     // An allowlist entry must name one of the chat's servers.
     const refused = await configure({ tools: ["search__*"], mcpServers: [openServer()] });

@@ -359,8 +359,7 @@ describe("without the MEDIA bucket (R2 not switched on)", () => {
   });
 
   it("a photo is referred to by its Telegram file, nothing is downloaded when it arrives, and a turn reads it from Telegram", async () => {
-    const bare = withoutBucket();
-    const services = ingestServicesOf(bare, settingsOf(env), api());
+    const services = ingestServicesOf(undefined, settingsOf(env), api());
     const result = await ingestMedia(
       services,
       [
@@ -370,7 +369,11 @@ describe("without the MEDIA bucket (R2 not switched on)", () => {
           sizes: [{ fileId: "p-file", fileUniqueId: "pu", width: 10, height: 10 }],
         },
       ],
-      { refusal: () => undefined, record: () => undefined },
+      {
+        refusal: () => undefined,
+        record: () => undefined,
+        reserve: () => ({ held: { settle: () => undefined, release: () => undefined } }),
+      },
     );
     expect(result.notices).toEqual([]);
     expect(result.attachments).toEqual([expect.objectContaining({ kind: "image", key: "telegram-file/p-file" })]);

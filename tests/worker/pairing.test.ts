@@ -2,9 +2,12 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { AccessStore } from "../../src/access/access-store.ts";
+import { pairingAccessOf } from "../../src/access/pairing-access.ts";
 import { setupCodeOf } from "../../src/access/setup-code.ts";
 import { pairText } from "../../src/commands/pairing.ts";
-import { readSettings } from "../../src/config/settings.ts";
+import { readSettings, type Settings } from "../../src/config/settings.ts";
+import type { ChatStores } from "../../src/store/chat-stores.ts";
+import { TelegramClient } from "../../src/telegram/client.ts";
 import type { IncomingMessage } from "../../src/telegram/incoming-message.ts";
 import { ConsoleBrowser } from "./console-browser.ts";
 import {
@@ -23,6 +26,12 @@ import {
 const NEWCOMER = 7007;
 const NEW_GROUP = -7008;
 const CODE = /(?:`|<code>)([A-Z2-9]{4}-[A-Z2-9]{4})/;
+
+/** What /pair works with in a chat's object: its state, and the access record in the test's KV. */
+function pairingContext(settings: Settings, stores: ChatStores) {
+  const telegram = new TelegramClient({ botToken: settings.botToken ?? "", apiBaseUrl: settings.telegramApiBaseUrl });
+  return { settings, stores, now: Date.now, pairing: pairingAccessOf(env.CONFIG, telegram, Date.now) };
+}
 
 async function pairingCode(chatId: number, options: { chatType?: "group"; count?: number } = {}): Promise<string> {
   const asked = await say("/pair", { chatId, ...options, ...(chatId < 0 ? { fromId: NEWCOMER } : {}) });
@@ -106,7 +115,7 @@ describe("pairing", () => {
     });
     const pair = (text: string, chatId = NEWCOMER) =>
       runInDurableObject(session(chatId), (instance) => {
-        return pairText({ env, settings, stores: instance.stores, now: Date.now }, message(text, chatId));
+        return pairText(pairingContext(settings, instance.stores), message(text, chatId));
       });
 
     expect(await pair("/pair")).toContain("Send `/pair <setup code>`");
@@ -126,7 +135,7 @@ describe("pairing", () => {
     const settings = readSettings({ ...env, ADMIN_USER_IDS: "" });
     const setupCode = await setupCodeOf("test-webhook-secret");
     const answers = await runInDurableObject(session(NEWCOMER), async (instance) => {
-      const pairing = { env, settings, stores: instance.stores, now: Date.now };
+      const pairing = pairingContext(settings, instance.stores);
       const results: string[] = [];
       for (const code of ["AAAA-AAAA", "BBBB-BBBB", "CCCC-CCCC", "DDDD-DDDD", "EEEE-EEEE", setupCode]) {
         results.push(

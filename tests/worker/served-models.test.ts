@@ -5,6 +5,7 @@ import { ChatConfigStore } from "../../src/config/config-store.ts";
 import { CATALOG_PRICES } from "../../src/config/model-catalog.ts";
 import { DEFAULT_MODELS } from "../../src/config/providers.ts";
 import { readSettings } from "../../src/config/settings.ts";
+import { servedModelSourcesOf } from "../../src/durable/bindings.ts";
 import { tools } from "../../src/tools/index.ts";
 import { admin, fakes, PRIVATE_CHAT } from "./helpers.ts";
 
@@ -13,7 +14,7 @@ const served = () => readSettings({ ...env, MODEL_CHOICES: "" });
 
 describe("the models the providers serve", () => {
   it("/model offers the fake providers' chat models (their models lists, filtered, cached in KV)", async () => {
-    const choices = await offeredChoices(served(), env);
+    const choices = await offeredChoices(servedModelSourcesOf(env, served()));
     expect(choices).toEqual([
       { provider: "openai", model: "gpt-test" },
       { provider: "openai", model: "gpt-5-mini" },
@@ -30,13 +31,13 @@ describe("the models the providers serve", () => {
     expect(asked).toHaveLength(2);
     expect(asked.find((request) => request.service === "anthropic")!.headers["anthropic-version"]).toBe("2023-06-01");
     // Asked again: from KV, without asking the providers.
-    expect(await offeredChoices(served(), env)).toHaveLength(6);
+    expect(await offeredChoices(servedModelSourcesOf(env, served()))).toHaveLength(6);
     expect(await listed()).toHaveLength(2);
 
     const menu = await modelMenu({
       configs: new ChatConfigStore(env.CONFIG, tools.names),
       settings: served(),
-      env,
+      served: servedModelSourcesOf(env, served()),
       chatId: PRIVATE_CHAT,
       withButtons: true,
     });

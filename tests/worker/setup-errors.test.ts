@@ -4,14 +4,14 @@ import { errorEventOf } from "../../src/adapters/errors.ts";
 import { createAdapter } from "../../src/adapters/index.ts";
 import { providerSetupOf } from "../../src/config/provider-setup.ts";
 import { readSettings } from "../../src/config/settings.ts";
-import { agentContainersOf } from "../../src/durable/agent-containers.ts";
+import { adapterSourcesOf } from "../../src/durable/bindings.ts";
 import { userFacingError } from "../../src/reply/error-text.ts";
 import { fakes } from "./helpers.ts";
 
 /** What a chat on OpenAI is told when its one call fails, with these variables. */
 async function toldAfterOneCall(variables: Partial<typeof env>): Promise<string> {
   const settings = readSettings({ ...env, PROVIDER_MAX_RETRIES: "0", ...variables } as typeof env);
-  const choice = createAdapter("openai", { settings, env, agentContainers: agentContainersOf(env) });
+  const choice = createAdapter("openai", adapterSourcesOf(env, settings));
   if (choice.kind !== "ready" || choice.adapter.kind !== "model") throw new Error("no OpenAI adapter");
   const error = await choice.adapter
     .generate({ model: "gpt-test", system: "", messages: [{ role: "user", content: "hi" }], tools: [] })
@@ -39,7 +39,7 @@ describe("what a chat is told when its provider cannot answer", () => {
 
   it("a key that is not set at all is named with where it goes", () => {
     const settings = readSettings({ ...env, OPENAI_API_KEY: "" } as typeof env);
-    const choice = createAdapter("openai", { settings, env, agentContainers: agentContainersOf(env) });
+    const choice = createAdapter("openai", adapterSourcesOf(env, settings));
     expect(choice).toEqual({
       kind: "unavailable",
       problem:

@@ -11,6 +11,7 @@ import { AccessStore } from "../../src/access/access-store.ts";
 import { forgetLoadedSettings } from "../../src/config/loaded-settings.ts";
 import { listingCache } from "../../src/mcp/listing-cache.ts";
 import { forgetBotIdentities } from "../../src/telegram/bot-identity.ts";
+import { forgetPressRoutes } from "../../src/telegram/press-routes.ts";
 import type { TelegramReport } from "../fakes/server.ts";
 
 /**
@@ -26,6 +27,7 @@ beforeEach(async () => {
   AccessStore.forgetCached();
   forgetLoadedSettings();
   forgetBotIdentities();
+  forgetPressRoutes();
   listingCache.clear();
   await abortAllDurableObjects();
   await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);

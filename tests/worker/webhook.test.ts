@@ -149,7 +149,7 @@ describe("access", () => {
     expect(await otherBot.json()).toMatchObject({ ignored: "not addressed to the bot" });
 
     const mentioned = await say("@testbot what is 2+2?", { ...group, firstName: "Grace" });
-    expect(sentText(mentioned)).toContain("Grace: @testbot what is 2+2?");
+    expect(sentText(mentioned)).toContain("Grace (id 1001, admin): @testbot what is 2+2?");
     const replied = await say("and 3+3?", { ...group, count: 2, replyTo: { fromId: 123456, isBot: true, text: "4" } });
     expect(sentText(replied)).toContain("and 3+3?");
     const commanded = await say("/help@testbot", { ...group, count: 3 });

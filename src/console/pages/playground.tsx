@@ -21,6 +21,8 @@ label.switch{display:flex;gap:.5rem;align-items:center;font-weight:normal;margin
 #chats button[aria-current]{background:#2563eb;color:#fff}
 .bubble audio{display:block;width:16rem;max-width:100%;margin:.2rem 0}
 #as{max-width:9rem}
+.bubble iframe.widget{display:block;width:18rem;max-width:100%;border:0;border-radius:8px;background:#fff}
+.bubble.ephemeral{border:1px dashed #9fb3c8;background:#f6f9fc}
 #notes{list-style:none;padding:0;margin:.5rem 0}#notes li{background:#20303f;color:#fff;padding:.4rem .7rem;border-radius:6px;margin-bottom:.3rem}
 `;
 
@@ -33,12 +35,12 @@ export function PlaygroundPage(props: { extraPages: { path: string; label: strin
       <p class="hint">
         You play Telegram: what you type is posted to the bot's webhook as an update, and what the bot sends back
         through the Bot API (messages, rich messages, edits, drafts with their stop control, typing, reactions, buttons,
-        voice messages) lands here. 🎤 sends what you typed as a voice note (silent; only the stand-in model "hears"
-        it). Your friend's chat is not allowed at first: pair it with <code>/pair</code>, then approve the code from
-        your chat or the Access page. The friends' group does not have the bot: name it (<code>@playground_bot …</code>)
-        to summon it as a guest. The family group has it: tell it about yourself in your chat ("I'm vegetarian and my
-        daughter Mia is 7"), then mention it there ("@playground_bot suggest a dinner for tonight");{" "}
-        <code>/memory</code> shows what it keeps. Local dev only.
+        voice messages, widgets in a sandboxed frame without network, replies only you see) lands here. 🎤 sends what
+        you typed as a voice note (silent; only the stand-in model "hears" it). Your friend's chat is not allowed at
+        first: pair it with <code>/pair</code>, then approve the code from your chat or the Access page. The friends'
+        group does not have the bot: name it (<code>@playground_bot …</code>) to summon it as a guest. The family group
+        has it: tell it about yourself in your chat ("I'm vegetarian and my daughter Mia is 7"), then mention it there
+        ("@playground_bot suggest a dinner for tonight"); <code>/memory</code> shows what it keeps. Local dev only.
       </p>
       <div id="chats" class="row" style="margin-bottom:.5rem"></div>
       <label class="switch hint">

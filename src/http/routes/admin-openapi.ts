@@ -31,6 +31,7 @@ export function adminOpenApiDocument(schemas: AdminSchemas): object {
   const notFound = json({ $ref: "#/components/schemas/Error" }, "No config stored");
   const body = (schema: object) => ({ required: true, content: { "application/json": { schema } } });
   const skillPaths = skillsPaths({ json, body, refusals });
+  const parts: PathParts = { schemas, jsonSchema, json, body, refusals, chatIdParameter };
   return {
     openapi: "3.1.0",
     info: { title: "Telegram edge agent: admin API", version: "1.0.0" },
@@ -43,63 +44,7 @@ export function adminOpenApiDocument(schemas: AdminSchemas): object {
         SkillUpload: jsonSchema(schemas.skillUpload),
         SkillPatch: jsonSchema(schemas.skillPatch),
         SettingsPatch: jsonSchema(schemas.settingsPatch),
-        Skill: {
-          type: "object",
-          required: ["name", "description", "always", "enabled", "chars", "updatedAt"],
-          properties: {
-            name: { type: "string" },
-            description: { type: "string" },
-            always: {
-              type: "boolean",
-              description: "Given whole in the system prompt; else listed and read on demand",
-            },
-            enabled: { type: "boolean" },
-            chars: { type: "integer", description: "Description and instructions, counted against the caps" },
-            updatedAt: { type: "string", format: "date-time" },
-            body: { type: "string", description: "The instructions (reading one skill only)" },
-            markdown: { type: "string", description: "The skill as a file (reading one skill only)" },
-          },
-        },
-        McpServers: {
-          type: "object",
-          required: ["chatId", "servers"],
-          properties: {
-            chatId: { type: "integer" },
-            servers: {
-              type: "array",
-              items: {
-                type: "object",
-                required: ["name", "url", "headers", "state"],
-                properties: {
-                  name: { type: "string" },
-                  url: { type: "string" },
-                  headers: { type: "array", items: { type: "string" } },
-                  state: { enum: ["ok", "unavailable"] },
-                  problem: { type: "string" },
-                  listedAt: { type: "string", format: "date-time" },
-                  tools: {
-                    type: "array",
-                    items: {
-                      type: "object",
-                      properties: {
-                        name: { type: "string" },
-                        description: { type: "string" },
-                        inputSchema: { type: "object" },
-                        allowed: { type: "boolean" },
-                      },
-                    },
-                  },
-                  skipped: { type: "array", items: { type: "object" } },
-                },
-              },
-            },
-          },
-        },
-        Error: {
-          type: "object",
-          required: ["error", "message"],
-          properties: { error: { type: "string" }, message: { type: "string" }, details: {} },
-        },
+        ...SHARED_SCHEMAS,
       },
     },
     paths: {
@@ -152,112 +97,196 @@ export function adminOpenApiDocument(schemas: AdminSchemas): object {
           },
         },
       },
-      "/chats/{chatId}/outbox": {
-        parameters: [chatIdParameter],
-        get: {
-          responses: {
-            200: json(
-              {
+      ...chatStatePaths(parts),
+      ...accessPaths(parts),
+    },
+  };
+}
+
+/** The schemas of responses no route validates (they are the routes' own output). */
+const SHARED_SCHEMAS = {
+  Skill: {
+    type: "object",
+    required: ["name", "description", "always", "enabled", "chars", "updatedAt"],
+    properties: {
+      name: { type: "string" },
+      description: { type: "string" },
+      always: {
+        type: "boolean",
+        description: "Given whole in the system prompt; else listed and read on demand",
+      },
+      enabled: { type: "boolean" },
+      chars: { type: "integer", description: "Description and instructions, counted against the caps" },
+      updatedAt: { type: "string", format: "date-time" },
+      body: { type: "string", description: "The instructions (reading one skill only)" },
+      markdown: { type: "string", description: "The skill as a file (reading one skill only)" },
+    },
+  },
+  McpServers: {
+    type: "object",
+    required: ["chatId", "servers"],
+    properties: {
+      chatId: { type: "integer" },
+      servers: {
+        type: "array",
+        items: {
+          type: "object",
+          required: ["name", "url", "headers", "state"],
+          properties: {
+            name: { type: "string" },
+            url: { type: "string" },
+            headers: { type: "array", items: { type: "string" } },
+            state: { enum: ["ok", "unavailable"] },
+            problem: { type: "string" },
+            listedAt: { type: "string", format: "date-time" },
+            tools: {
+              type: "array",
+              items: {
                 type: "object",
-                required: ["chatId", "waiting"],
                 properties: {
-                  chatId: { type: "integer" },
-                  waiting: { type: "integer", description: "Messages waiting for Telegram in the chat's outbox" },
-                  oldestAt: { type: "integer", description: "When the oldest was made (epoch ms)" },
-                  nextTryAt: { type: "integer", description: "When the next try is (epoch ms)" },
-                  dropped: {
-                    type: "object",
-                    description: "Messages given up (past OUTBOX_MAX_HOURS, or refused): count, last time, reason",
-                  },
-                  telegramRefused: {
-                    type: "object",
-                    description: "Telegram's last refusal of a message here (blocked, chat not found…): time, words",
-                  },
+                  name: { type: "string" },
+                  description: { type: "string" },
+                  inputSchema: { type: "object" },
+                  allowed: { type: "boolean" },
                 },
               },
-              "What waits for Telegram in the chat's outbox",
-            ),
-            ...refusals,
+            },
+            skipped: { type: "array", items: { type: "object" } },
           },
         },
       },
-      "/chats/{chatId}/tasks": {
-        parameters: [chatIdParameter],
-        get: { responses: { 200: json({ type: "object" }, "The chat's active and paused tasks"), ...refusals } },
-      },
-      "/chats/{chatId}/tasks/{taskId}/{action}": {
-        parameters: [
-          chatIdParameter,
-          { name: "taskId", in: "path", required: true, schema: { type: "integer", minimum: 1 } },
-          { name: "action", in: "path", required: true, schema: { enum: ["pause", "resume", "cancel"] } },
-        ],
-        post: {
-          responses: {
-            200: json({ type: "object" }, "The task as it is now"),
-            404: json({ $ref: "#/components/schemas/Error" }, "No such task in this chat"),
-            409: json({ $ref: "#/components/schemas/Error" }, "The task is not in a state the action applies to"),
-            ...refusals,
-          },
-        },
-      },
-      "/usage/daily": {
-        get: {
-          parameters: [
-            { name: "chatId", in: "query", schema: jsonSchema(schemas.chatId) },
-            { name: "days", in: "query", schema: { type: "integer", minimum: 1, maximum: 366 } },
-          ],
-          responses: { 200: json({ type: "object" }, "Token use and cost per UTC day and per model"), ...refusals },
-        },
-      },
-      "/access": {
-        get: {
-          responses: {
-            200: json(
-              { type: "object" },
-              "Chats waiting with a pairing code, chats approved by pairing, stored admins",
-            ),
-            ...refusals,
-          },
-        },
-      },
-      "/access/pairings/{code}/approve": {
-        parameters: [{ name: "code", in: "path", required: true, schema: jsonSchema(schemas.pairingCode) }],
-        post: {
-          responses: {
-            200: json({ type: "object" }, "The chat may talk to the bot now"),
-            404: json({ $ref: "#/components/schemas/Error" }, "No chat is waiting with this code (or it expired)"),
-            ...refusals,
-          },
-        },
-      },
-      "/access/chats/{chatId}": {
-        parameters: [chatIdParameter],
-        delete: {
-          responses: {
-            204: { description: "Revoked" },
-            404: json({ $ref: "#/components/schemas/Error" }, "Not a chat approved by pairing"),
-            ...refusals,
-          },
-        },
-      },
-      "/access/admins/{userId}": {
-        parameters: [{ name: "userId", in: "path", required: true, schema: jsonSchema(schemas.chatId) }],
-        delete: {
-          responses: {
-            204: { description: "Removed" },
-            404: json({ $ref: "#/components/schemas/Error" }, "Not an admin stored by pairing"),
-            ...refusals,
-          },
-        },
-      },
-      "/usage": {
-        get: {
-          parameters: [{ name: "chatId", in: "query", schema: jsonSchema(schemas.chatId) }],
-          responses: { 200: json({ type: "object" }, "Token use per chat and per model"), ...refusals },
-        },
-      },
-      ...peoplePaths({ json, refusals, chatIdParameter }),
     },
+  },
+  Error: {
+    type: "object",
+    required: ["error", "message"],
+    properties: { error: { type: "string" }, message: { type: "string" }, details: {} },
+  },
+};
+
+/** What every part of the document is built with. */
+interface PathParts {
+  schemas: AdminSchemas;
+  jsonSchema: (schema: z.ZodType) => object;
+  json: (schema: object, description: string) => object;
+  body: (schema: object) => object;
+  refusals: object;
+  chatIdParameter: object;
+}
+
+/** A chat's outbox, tasks and daily usage. */
+function chatStatePaths(parts: PathParts) {
+  const { schemas, jsonSchema, json, refusals, chatIdParameter } = parts;
+  return {
+    "/chats/{chatId}/outbox": {
+      parameters: [chatIdParameter],
+      get: {
+        responses: {
+          200: json(
+            {
+              type: "object",
+              required: ["chatId", "waiting"],
+              properties: {
+                chatId: { type: "integer" },
+                waiting: { type: "integer", description: "Messages waiting for Telegram in the chat's outbox" },
+                oldestAt: { type: "integer", description: "When the oldest was made (epoch ms)" },
+                nextTryAt: { type: "integer", description: "When the next try is (epoch ms)" },
+                dropped: {
+                  type: "object",
+                  description: "Messages given up (past OUTBOX_MAX_HOURS, or refused): count, last time, reason",
+                },
+                telegramRefused: {
+                  type: "object",
+                  description: "Telegram's last refusal of a message here (blocked, chat not found…): time, words",
+                },
+              },
+            },
+            "What waits for Telegram in the chat's outbox",
+          ),
+          ...refusals,
+        },
+      },
+    },
+    "/chats/{chatId}/tasks": {
+      parameters: [chatIdParameter],
+      get: { responses: { 200: json({ type: "object" }, "The chat's active and paused tasks"), ...refusals } },
+    },
+    "/chats/{chatId}/tasks/{taskId}/{action}": {
+      parameters: [
+        chatIdParameter,
+        { name: "taskId", in: "path", required: true, schema: { type: "integer", minimum: 1 } },
+        { name: "action", in: "path", required: true, schema: { enum: ["pause", "resume", "cancel"] } },
+      ],
+      post: {
+        responses: {
+          200: json({ type: "object" }, "The task as it is now"),
+          404: json({ $ref: "#/components/schemas/Error" }, "No such task in this chat"),
+          409: json({ $ref: "#/components/schemas/Error" }, "The task is not in a state the action applies to"),
+          ...refusals,
+        },
+      },
+    },
+    "/usage/daily": {
+      get: {
+        parameters: [
+          { name: "chatId", in: "query", schema: jsonSchema(schemas.chatId) },
+          { name: "days", in: "query", schema: { type: "integer", minimum: 1, maximum: 366 } },
+        ],
+        responses: { 200: json({ type: "object" }, "Token use and cost per UTC day and per model"), ...refusals },
+      },
+    },
+  };
+}
+
+/** Who may talk to the bot, and the totals of usage. */
+function accessPaths(parts: PathParts) {
+  const { schemas, jsonSchema, json, refusals, chatIdParameter } = parts;
+  return {
+    "/access": {
+      get: {
+        responses: {
+          200: json({ type: "object" }, "Chats waiting with a pairing code, chats approved by pairing, stored admins"),
+          ...refusals,
+        },
+      },
+    },
+    "/access/pairings/{code}/approve": {
+      parameters: [{ name: "code", in: "path", required: true, schema: jsonSchema(schemas.pairingCode) }],
+      post: {
+        responses: {
+          200: json({ type: "object" }, "The chat may talk to the bot now"),
+          404: json({ $ref: "#/components/schemas/Error" }, "No chat is waiting with this code (or it expired)"),
+          ...refusals,
+        },
+      },
+    },
+    "/access/chats/{chatId}": {
+      parameters: [chatIdParameter],
+      delete: {
+        responses: {
+          204: { description: "Revoked" },
+          404: json({ $ref: "#/components/schemas/Error" }, "Not a chat approved by pairing"),
+          ...refusals,
+        },
+      },
+    },
+    "/access/admins/{userId}": {
+      parameters: [{ name: "userId", in: "path", required: true, schema: jsonSchema(schemas.chatId) }],
+      delete: {
+        responses: {
+          204: { description: "Removed" },
+          404: json({ $ref: "#/components/schemas/Error" }, "Not an admin stored by pairing"),
+          ...refusals,
+        },
+      },
+    },
+    "/usage": {
+      get: {
+        parameters: [{ name: "chatId", in: "query", schema: jsonSchema(schemas.chatId) }],
+        responses: { 200: json({ type: "object" }, "Token use per chat and per model"), ...refusals },
+      },
+    },
+    ...peoplePaths({ json, refusals, chatIdParameter }),
   };
 }
 

@@ -3,10 +3,10 @@ import { Hono } from "hono";
 import * as z from "zod";
 import { offeredChoices } from "../../commands/model-menu.ts";
 import { settingsOf } from "../../config/loaded-settings.ts";
+import { mediaBucket, servedModelSourcesOf } from "../../durable/bindings.ts";
 import { chatStub } from "../../durable/chat-key.ts";
 import type { Env } from "../../env.ts";
 import { errorText } from "../../lib/errors.ts";
-import { mediaBucket } from "../../media/services.ts";
 import { MemoryRepository, type StoredFact } from "../../memory/memory-repository.ts";
 import { HttpError } from "../../protocol/http/error.ts";
 import { validInput } from "../valid-input.ts";
@@ -61,7 +61,7 @@ export function adminPeopleRoutes(): Hono<AdminEnv> {
     return c.json(
       {
         source: settings.modelChoices.length > 0 ? "MODEL_CHOICES" : "providers",
-        choices: await offeredChoices(settings, c.env),
+        choices: await offeredChoices(servedModelSourcesOf(c.env, settings)),
       },
       200,
     );

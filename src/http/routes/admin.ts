@@ -10,6 +10,7 @@ import { ChatConfigStore, type StoredConfig } from "../../config/config-store.ts
 import { settingsOf } from "../../config/loaded-settings.ts";
 import { listChatDirectory } from "../../db/chat-directory.ts";
 import { dailyUsage, usageReport } from "../../db/usage.ts";
+import { secretsOf } from "../../durable/bindings.ts";
 import { chatStub } from "../../durable/chat-key.ts";
 import type { Env } from "../../env.ts";
 import { errorText } from "../../lib/errors.ts";
@@ -67,6 +68,32 @@ export function adminRoutes(): Hono<AdminEnv> {
   const admin = new Hono<AdminEnv>();
   admin.use("*", requireAdminTokenSet, refuseGuessers, requireBearer<AdminEnv>(adminTokenMatches));
 
+  chatConfigRoutes(admin);
+  chatStateRoutes(admin);
+  accessAndUsageRoutes(admin);
+
+  admin.route("/", adminSkillsRoutes());
+  admin.route("/", adminSettingsRoutes());
+  admin.route("/", adminPeopleRoutes());
+
+  admin.get("/openapi.json", (c) =>
+    c.json(
+      adminOpenApiDocument({
+        config: configSchema,
+        patch: patchSchema,
+        chatId: chatIdText,
+        pairingCode: pairingCodeParam.shape.code,
+        skillUpload: skillUploadSchema,
+        skillPatch: skillPatchSchema,
+        settingsPatch: settingsPatchSchema,
+      }),
+    ),
+  );
+  return admin;
+}
+
+/** The chats and their stored configs: list, read, replace, patch, delete. */
+function chatConfigRoutes(admin: Hono<AdminEnv>): void {
   admin.get("/chats", async (c) => {
     const [configured, directory] = await Promise.all([store(c.env).list(), listChatDirectory(drizzle(c.env.DB))]);
     const settings = settingsOf(c.env);
@@ -134,7 +161,10 @@ export function adminRoutes(): Hono<AdminEnv> {
     await tellChat(c.env, chatId, { state: "none" });
     return c.body(null, 204);
   });
+}
 
+/** A chat's MCP servers, outbox and scheduled tasks. */
+function chatStateRoutes(admin: Hono<AdminEnv>): void {
   admin.get("/chats/:chatId/mcp", async (c) => {
     const chatId = chatIdOf(c);
     const { refresh } = validInput(mcpQuery, c.req.query(), "query");
@@ -142,7 +172,10 @@ export function adminRoutes(): Hono<AdminEnv> {
     const settings = settingsOf(c.env);
     const config = resolveConfig(stored.state === "valid" ? stored.config : undefined, settings);
     return c.json(
-      { chatId, servers: await describeMcpServers(config, { env: c.env, settings, refresh: refresh === "1" }) },
+      {
+        chatId,
+        servers: await describeMcpServers(config, { secrets: secretsOf(c.env), settings, refresh: refresh === "1" }),
+      },
       200,
     );
   });
@@ -181,7 +214,10 @@ export function adminRoutes(): Hono<AdminEnv> {
       }
     }
   });
+}
 
+/** Who may talk to the bot (pairing), and what the chats used. */
+function accessAndUsageRoutes(admin: Hono<AdminEnv>): void {
   admin.get("/usage/daily", async (c) => {
     const { chatId, days } = validInput(dailyUsageQuery, c.req.query(), "query");
     const report = await dailyUsage(drizzle(c.env.DB), {
@@ -256,25 +292,6 @@ export function adminRoutes(): Hono<AdminEnv> {
     const { chatId } = validInput(usageQuery, c.req.query(), "query");
     return c.json(await usageReport(drizzle(c.env.DB), chatId === undefined ? undefined : Number(chatId)), 200);
   });
-
-  admin.route("/", adminSkillsRoutes());
-  admin.route("/", adminSettingsRoutes());
-  admin.route("/", adminPeopleRoutes());
-
-  admin.get("/openapi.json", (c) =>
-    c.json(
-      adminOpenApiDocument({
-        config: configSchema,
-        patch: patchSchema,
-        chatId: chatIdText,
-        pairingCode: pairingCodeParam.shape.code,
-        skillUpload: skillUploadSchema,
-        skillPatch: skillPatchSchema,
-        settingsPatch: settingsPatchSchema,
-      }),
-    ),
-  );
-  return admin;
 }
 
 function chatIdOf(c: Context<AdminEnv>): number {

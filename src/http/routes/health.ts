@@ -5,9 +5,8 @@ import { settingsOf } from "../../config/loaded-settings.ts";
 import { RetiredModelsStore } from "../../config/retired-models.ts";
 import { builtInProvider, type Settings } from "../../config/settings.ts";
 import { WaitingOutboxes, type WaitingSummary } from "../../config/waiting-outboxes.ts";
+import { historyVectors, mediaBucket } from "../../durable/bindings.ts";
 import { type Env, workersAiBinding } from "../../env.ts";
-import { mediaBucket } from "../../media/services.ts";
-import { hasHistoryVectors } from "../../tools/semantic-index.ts";
 
 /**
  * `GET /health`: whether the bot can work, and if not, which variables are missing or unusable. Names only, never
@@ -86,7 +85,10 @@ export function healthReport(env: Env): HealthReport {
       `DEFAULT_PROVIDER is ${settings.defaultProvider}, an agent in a container, which Workers Free cannot run`,
     );
   }
-  const off = featuresOff(settings, { media: mediaBucket(env) !== undefined, historyVectors: hasHistoryVectors(env) });
+  const off = featuresOff(settings, {
+    media: mediaBucket(env) !== undefined,
+    historyVectors: historyVectors(env) !== undefined,
+  });
   return { ok: missing.length === 0 && problems.length === 0, plan: settings.plan, missing, problems, off };
 }
 

@@ -13,6 +13,8 @@ import { jsonBody } from "../../protocol/http/json-body.ts";
 import { isAddressedToBot, withoutBotSuffix } from "../../telegram/access.ts";
 import { botIdentity } from "../../telegram/bot-identity.ts";
 import { TelegramClient } from "../../telegram/client.ts";
+import { type PressAnswer, privately } from "../../telegram/press-answer.ts";
+import { learnPressRoute, pressRouteOf } from "../../telegram/press-routes.ts";
 import {
   type ButtonPress,
   buttonPressOf,
@@ -20,8 +22,11 @@ import {
   generationStopOf,
   guestQueryOf,
   incomingMessageOf,
+  inlinePressOf,
   type TelegramUpdate,
   updateSchema,
+  type WidgetTap,
+  widgetTapOf,
 } from "../../telegram/update.ts";
 
 const MAX_BODY_BYTES = 1_000_000;
@@ -59,9 +64,11 @@ export function webhookRoutes(): Hono<WebhookEnv> {
     }),
     async (c) => {
       const update = c.req.valid("json");
-      const press = buttonPressOf(update);
+      const press = buttonPressOf(update) ?? (await routedInlinePress(c, update));
       if (press) return answerButton(c, press);
+      if (update.callback_query) return answerUnroutedPress(c, update.callback_query.id);
       if (update.guest_message) return routeGuestQuery(c, update);
+      if (update.widget_query) return answerWidgetTap(c, widgetTapOf(update), update.widget_query.id);
       const stop = generationStopOf(update);
       if (stop) return stopGeneration(c, stop);
       let message = incomingMessageOf(update);
@@ -95,19 +102,94 @@ export function webhookRoutes(): Hono<WebhookEnv> {
  */
 async function answerButton(c: Context<WebhookEnv>, press: ButtonPress): Promise<Response> {
   const settings = settingsOf(c.env);
+  if (press.chatInstance !== undefined && press.message.kind === "message") {
+    // Alongside the answer: a later press from this chat without `message` finds its way by it.
+    const route = { chatId: press.chat.id, type: press.chat.type };
+    c.executionCtx.waitUntil(
+      learnPressRoute(c.env.CONFIG, press.chatInstance, route).catch((error: unknown) =>
+        console.warn("remembering a chat's press route failed", errorText(error)),
+      ),
+    );
+  }
   const target =
     press.threadId === undefined ? { chatId: press.chat.id } : { chatId: press.chat.id, threadId: press.threadId };
-  let text = "This bot is private.";
+  let answer = privately("This bot is private.");
   if (await isChatAllowedAnywhere(settings, c.env.CONFIG, press.chat.id)) {
     const byAdmin =
       includes(settings.adminUserIds, press.userId) ||
       isAdminIn(settings, await new AccessStore(c.env.CONFIG).read(), press.userId);
-    text = await chatStub(c.env, target).pressButton(press, byAdmin);
+    answer = await chatStub(c.env, target).pressButton(press, byAdmin);
+  }
+  c.executionCtx.waitUntil(tellPresser(telegramFor(c.env), press.queryId, answer));
+  return answered({ ok: true, result: "answered" });
+}
+
+/**
+ * A press without `message` (Bot API 10.5's callback_query_mode): the chat its `chat_instance` was seen in, as a
+ * press on the message Telegram names by its inline id; undefined when no press from that chat named it yet.
+ */
+async function routedInlinePress(c: Context<WebhookEnv>, update: TelegramUpdate): Promise<ButtonPress | undefined> {
+  const inline = inlinePressOf(update);
+  if (!inline?.chatInstance) return undefined;
+  const route = await pressRouteOf(c.env.CONFIG, inline.chatInstance);
+  if (!route) return undefined;
+  return {
+    queryId: inline.queryId,
+    userId: inline.userId,
+    userName: inline.userName,
+    chat: { id: route.chatId, type: route.type },
+    message: { kind: "inline", inlineMessageId: inline.inlineMessageId },
+    chatInstance: inline.chatInstance,
+    data: inline.data,
+  };
+}
+
+/** A press the bot cannot place (no message, a chat not seen yet, no data): answered, never left spinning. */
+function answerUnroutedPress(c: Context<WebhookEnv>, queryId: string): Response {
+  c.executionCtx.waitUntil(
+    tellPresser(telegramFor(c.env), queryId, privately("That button is not known any more. Send your request again.")),
+  );
+  return answered({ ok: true, result: "answered" });
+}
+
+/**
+ * Tells the presser: a notice, or a private answer as an ephemeral reply to the press (Bot API 10.4) with the press
+ * then answered without words; where Telegram refuses the ephemeral reply (an older server, a press too old), the
+ * notice carries the words instead. Never throws.
+ */
+async function tellPresser(telegram: TelegramClient, queryId: string, answer: PressAnswer): Promise<void> {
+  try {
+    if (answer.kind === "private") {
+      const replied = await telegram.replyPrivately(queryId, answer.text).then(
+        () => true,
+        (error: unknown) => {
+          console.warn("an ephemeral reply to a button press was refused", errorText(error));
+          return false;
+        },
+      );
+      await telegram.answerCallback(queryId, replied ? undefined : answer.text);
+      return;
+    }
+    await telegram.answerCallback(queryId, answer.text);
+  } catch (error) {
+    console.warn("answering a button press failed", errorText(error));
+  }
+}
+
+/**
+ * A tap in one of the bot's widgets (Bot API 10.4) goes to its chat's object, which answers from the widget's stored
+ * state; the answer goes to Telegram after the 200, well within its 15 seconds. A tap the bot cannot place, or from a
+ * chat it does not serve, gets an empty answer (the widget stays as it is).
+ */
+async function answerWidgetTap(c: Context<WebhookEnv>, tap: WidgetTap | undefined, queryId: string): Promise<Response> {
+  let answer = "";
+  if (tap && (await isChatAllowedAnywhere(settingsOf(c.env), c.env.CONFIG, tap.chatId))) {
+    answer = await chatStub(c.env, { chatId: tap.chatId }).widgetQuery(tap);
   }
   c.executionCtx.waitUntil(
     telegramFor(c.env)
-      .answerCallback(press.queryId, text)
-      .catch((error: unknown) => console.warn("answering a button press failed", errorText(error))),
+      .answerWidgetQuery(queryId, answer)
+      .catch((error: unknown) => console.warn("answering a widget query failed", errorText(error))),
   );
   return answered({ ok: true, result: "answered" });
 }

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { servedModels } from "../../../src/adapters/served-models.ts";
 import type { Settings } from "../../../src/config/settings.ts";
-import type { Env } from "../../../src/env.ts";
 
 /** A KV namespace in memory: what servedModels reads and writes, with the options it passes. */
 function memoryKv() {
@@ -43,29 +42,29 @@ describe("servedModels", () => {
       }),
     );
     vi.stubGlobal("fetch", fetch);
-    const env = { CONFIG: kv } as unknown as Env;
-    expect(await servedModels("openai", { settings: settings({}), env })).toEqual(["gpt-5.1", "gpt-5-mini"]);
+    const sources = { settings: settings({}), kv: kv as unknown as KVNamespace, ai: undefined };
+    expect(await servedModels("openai", sources)).toEqual(["gpt-5.1", "gpt-5-mini"]);
     expect(fetch).toHaveBeenCalledWith(
       "https://api.openai.com/v1/models",
       expect.objectContaining({ headers: { authorization: "Bearer sk-test" } }),
     );
     expect(puts).toEqual([{ key: "served-models:openai", ttl: 21_600 }]);
     // Cached: the provider is not asked again.
-    expect(await servedModels("openai", { settings: settings({}), env })).toEqual(["gpt-5.1", "gpt-5-mini"]);
+    expect(await servedModels("openai", sources)).toEqual(["gpt-5.1", "gpt-5-mini"]);
     expect(fetch).toHaveBeenCalledTimes(1);
   });
 
   it("has nothing to offer without a key, and logs a failure rather than throwing it", async () => {
     const { kv } = memoryKv();
-    const env = { CONFIG: kv } as unknown as Env;
+    const sources = { settings: settings({}), kv: kv as unknown as KVNamespace, ai: undefined };
     vi.stubGlobal(
       "fetch",
       vi.fn(async () => new Response("nope", { status: 500 })),
     );
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
-    expect(await servedModels("anthropic", { settings: settings({}), env })).toBeUndefined();
-    expect(await servedModels("openai", { settings: settings({}), env })).toBeUndefined();
+    expect(await servedModels("anthropic", sources)).toBeUndefined();
+    expect(await servedModels("openai", sources)).toBeUndefined();
     expect(warn).toHaveBeenCalledWith("openai: its models list could not be read", expect.stringContaining("500"));
-    expect(await servedModels("workers-ai", { settings: settings({}), env })).toBeUndefined();
+    expect(await servedModels("workers-ai", sources)).toBeUndefined();
   });
 });

@@ -4,17 +4,13 @@ import { describe, expect, it } from "vitest";
 import { keepHistory } from "../../../src/compaction/history-upkeep.ts";
 import { ChatConfigStore } from "../../../src/config/config-store.ts";
 import { settingsOf } from "../../../src/config/loaded-settings.ts";
+import { semanticIndexOf } from "../../../src/durable/bindings.ts";
 import type { HistoryMessage } from "../../../src/protocol/messages.ts";
 import type { ChatStores } from "../../../src/store/chat-stores.ts";
 import type { ChatHistory } from "../../../src/tools/chat-history.ts";
 import { tools } from "../../../src/tools/index.ts";
 import { fuseRankings } from "../../../src/tools/rank-fusion.ts";
-import {
-  type EmbeddingRunner,
-  SemanticIndex,
-  semanticIndexOf,
-  type VectorIndex,
-} from "../../../src/tools/semantic-index.ts";
+import { type EmbeddingRunner, SemanticIndex, type VectorIndex } from "../../../src/tools/semantic-index.ts";
 import { session } from "../../worker/helpers.ts";
 import { toolContextFor } from "./tool-context.ts";
 
@@ -204,7 +200,7 @@ describe("search_history", () => {
 
 describe("keeping the archive and the vector index", () => {
   const upkeepContext = (stores: ChatStores, bindings: Record<string, unknown>, now = START + 100 * HOUR) => ({
-    env: { ...env, ...bindings },
+    semanticIndex: semanticIndexOf({ ...env, ...bindings } as typeof env, settingsOf(env), CHAT_KEY),
     settings: settingsOf(env),
     stores,
     configs: new ChatConfigStore(env.CONFIG, tools.names),

@@ -52,7 +52,7 @@ describe("a turn that messages joined", () => {
     });
     const joined = joinedWithoutFiles(turn, [{ inboxId: 4, message: photo }]);
     expect(joined.inboxIds).toEqual([1, 4]);
-    expect(joined.users.at(-1)?.content).toBe("[a photo, not read]\nuser 501: look");
+    expect(joined.users.at(-1)?.content).toBe("[a photo, not read]\nuser 501 (id 501): look");
   });
 
   it("is the same turn when nothing joined", () => {

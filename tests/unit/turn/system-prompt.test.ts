@@ -31,3 +31,23 @@ describe("buildSystemPrompt's date", () => {
     expect(dateLine(promptAt("2026-11-24T18:30:00Z", "UTC"))).toContain("Tuesday, 24 November 2026 at 18:30");
   });
 });
+
+describe("buildSystemPrompt's tools", () => {
+  const withTools = (toolNames: string[]) =>
+    buildSystemPrompt({
+      botName: "Bot",
+      chat: { type: "private", isForumTopic: false },
+      toolNames,
+      now: new Date("2026-11-24T12:00:00Z"),
+      timezone: "UTC",
+    });
+
+  it("says when to ask with buttons and when to answer with a widget, only when those tools are offered", () => {
+    const offered = withTools(["ask_user", "show_widget"]);
+    expect(offered).toContain("call ask_user with short choices");
+    expect(offered).toContain("call show_widget (a checklist, a choice or a chart)");
+    const neither = withTools(["remember"]);
+    expect(neither).not.toContain("ask_user");
+    expect(neither).not.toContain("show_widget");
+  });
+});

@@ -1,0 +1,141 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Bot, startBot } from "../../bench/bot.ts";
+import { standInModelVars } from "../../scripts/dev-vars.ts";
+import { type BotApiStandIn, PLAYGROUND_CHAT, startBotApiStandIn } from "../../scripts/playground/bot-api.ts";
+import { STAND_IN_MODEL } from "../../scripts/stand-in-model/replies.ts";
+import { type StandInModel, startStandInModel } from "../../scripts/stand-in-model/server.ts";
+import { CHROMIUM, HAVE_CHROMIUM } from "./browser.ts";
+
+const ADMIN_TOKEN = "e2e-widgets-token-0123456789abcdefghijklm";
+const SHOTS = join("test-results", "e2e");
+
+let model: StandInModel;
+let standIn: BotApiStandIn;
+let bot: Bot;
+let browser: Browser;
+let page: Page;
+
+/**
+ * Widgets, questions with buttons and ephemeral replies as a new user meets them in the playground (`npm run dev`
+ * with no key): the Bot API stand-in, the stand-in model, nothing scripted.
+ */
+describe.skipIf(!HAVE_CHROMIUM)("the playground's widgets, questions and private replies", () => {
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    model = await startStandInModel();
+    const botToken = "100000:PLAYGROUND";
+    const webhook = { url: "" };
+    standIn = await startBotApiStandIn({
+      botToken,
+      get webhookUrl() {
+        return webhook.url;
+      },
+      webhookSecret: "bench-webhook-secret",
+    });
+    bot = await startBot("http://127.0.0.1:9", {
+      vars: {
+        TELEGRAM_BOT_TOKEN: botToken,
+        TELEGRAM_API_BASE_URL: standIn.url,
+        PLAYGROUND_URL: standIn.url,
+        ADMIN_TOKEN,
+        ALLOWED_CHAT_IDS: String(PLAYGROUND_CHAT.id),
+        ADMIN_USER_IDS: String(PLAYGROUND_CHAT.id),
+        ANTHROPIC_API_KEY: "",
+        WEB_SEARCH: "off",
+        ...standInModelVars(model.url, STAND_IN_MODEL),
+      },
+    });
+    webhook.url = `${bot.url}/telegram/webhook`;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+    page = await browser.newPage({ viewport: { width: 900, height: 1000 } });
+    await page.goto(`${bot.url}/console/sign-in`);
+    await page.fill("#token", ADMIN_TOKEN);
+    await page.click("button[type=submit]");
+    await page.waitForURL(`${bot.url}/console/chats`);
+    await page.goto(`${bot.url}/console/playground`);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await bot?.stop();
+    await standIn?.close();
+    await model?.close();
+  });
+
+  const bots = () => page.locator("#log .bubble.bot");
+  const say = async (text: string) => {
+    const before = await bots().count();
+    await page.fill("#text", text);
+    await page.click("#say button[type=submit]");
+    await expect.poll(() => bots().count(), { timeout: 30_000 }).toBeGreaterThan(before);
+    await expect.poll(() => page.locator("#draft").isHidden(), { timeout: 30_000 }).toBe(true);
+  };
+
+  it("a packing checklist is a widget in a sandboxed frame, whose ticks the bot keeps through a reload", async () => {
+    await say("make me a packing checklist for a weekend trip");
+    const frame = page.locator("iframe.widget").last();
+    await expect.poll(() => frame.count(), { timeout: 30_000 }).toBe(1);
+    expect(await frame.getAttribute("sandbox")).toBe("allow-scripts");
+    const widget = page.frameLocator("iframe.widget").last();
+    await widget.locator("label", { hasText: "Sleeping bag" }).click();
+    await expect
+      .poll(() => widget.locator("label.on").allTextContents(), { timeout: 15_000 })
+      .toEqual(["☑ Sleeping bag"]);
+    await widget.locator("label", { hasText: "Headlamp" }).click();
+    await expect.poll(() => widget.locator("label.on").count(), { timeout: 15_000 }).toBe(2);
+    await expect.poll(() => widget.locator("p").textContent()).toBe("2 of 6 done");
+    await page.screenshot({ path: join(SHOTS, "playground-widget.png") });
+
+    // No network inside: the frame's policy refuses a fetch.
+    const refused = await page
+      .frames()
+      .find((each) => each.url().includes("/console/playground/frame/"))!
+      .evaluate(() =>
+        fetch("/console/playground/state")
+          .then(() => "fetched")
+          .catch(() => "refused"),
+      );
+    expect(refused).toBe("refused");
+
+    await page.reload();
+    const again = page.frameLocator("iframe.widget").last();
+    await expect
+      .poll(() => again.locator("label.on").allTextContents(), { timeout: 30_000 })
+      .toEqual(["☑ Sleeping bag", "☑ Headlamp"]);
+  });
+
+  it("a question with buttons: a tap continues the conversation; a stale button is answered privately", async () => {
+    await say("help me choose between these three laptops");
+    const asked = page.locator("#log .bubble.bot:has(.buttons)", { hasText: "Which laptop matters most to you?" });
+    await expect.poll(() => asked.count(), { timeout: 30_000 }).toBe(1);
+    const messageId = Number(await asked.getAttribute("data-id"));
+    const question = page.locator(`#log .bubble.bot[data-id="${messageId}"]`);
+    expect(await question.locator(".buttons button").count()).toBe(3);
+    const before = await bots().count();
+    await question.locator(".buttons button", { hasText: "ThinkPad X1" }).click();
+    await expect.poll(() => bots().last().textContent(), { timeout: 30_000 }).toContain("You chose ThinkPad X1");
+    expect(await bots().count()).toBeGreaterThan(before);
+    // The question now says what was chosen, without buttons.
+    await expect.poll(() => question.textContent(), { timeout: 15_000 }).toContain("✅ ThinkPad X1");
+    expect(await question.locator(".buttons button").count()).toBe(0);
+
+    // A press of a button that is no longer there (an old copy of the question): answered to the presser alone.
+    await page.evaluate(
+      (id) =>
+        fetch("/console/playground/press", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ chat: "100001", messageId: id, data: "ask:aaaaaaaaaa:0" }),
+        }),
+      messageId,
+    );
+    const ephemeral = page.locator("#log .bubble.ephemeral").last();
+    await expect.poll(() => ephemeral.count(), { timeout: 30_000 }).toBe(1);
+    expect(await ephemeral.textContent()).toContain("That question has expired or was already answered.");
+    expect(await ephemeral.textContent()).toContain("only you can see this");
+    await page.screenshot({ path: join(SHOTS, "playground-question.png") });
+  });
+});
