@@ -85,11 +85,25 @@ export function standInReply(
       },
     };
   }
+  if (/\bchecklist\b/.test(lower)) {
+    // Where no widget can be shown (a guest's answer offers no such tool), the list as Markdown.
+    const items = ["Tent", "Sleeping bag", "Headlamp", "Rain jacket", "Snacks", "Phone charger"];
+    return {
+      kind: "text",
+      text: `**Weekend trip packing**\n\n${items.map((item) => `- [ ] ${item}`).join("\n")}\n\n${FOOTER}`,
+    };
+  }
   if (/\bchoose between\b/.test(lower) && offered("ask_user")) {
     return {
       kind: "tool",
       name: "ask_user",
       arguments: { question: "Which laptop matters most to you?", choices: ["MacBook Air", "ThinkPad X1", "Dell XPS"] },
+    };
+  }
+  if (/\bchoose between\b/.test(lower)) {
+    return {
+      kind: "text",
+      text: `Which matters most to you: **MacBook Air** (light), **ThinkPad X1** (keyboard) or **Dell XPS** (screen)? Tell me and I will pick.\n\n${FOOTER}`,
     };
   }
   const onTheWeb = webQuery(said);

@@ -1,7 +1,7 @@
 import type { EffectiveConfig } from "../config/chat-config.ts";
 import { PAID_KINDS, type PaidCap, type PaidKind } from "../config/paid-kinds.ts";
 import type { ModelPrice } from "../config/settings-lists.ts";
-import type { DailySpend } from "../store/chat-meta.ts";
+import type { DailySpend } from "./spend-slot.ts";
 
 /** Today's spend: the stored one if it is today's, else a fresh day. */
 export function spendOn(day: string, stored: DailySpend | undefined): DailySpend {

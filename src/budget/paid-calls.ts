@@ -1,6 +1,6 @@
 import { PAID_KINDS, type PaidCap, type PaidKind, type PaidUnits } from "../config/paid-kinds.ts";
-import type { DailySpend } from "../store/chat-meta.ts";
 import { Holds, type PaidHold } from "./reservations.ts";
+import type { DailySpend } from "./spend-slot.ts";
 
 export interface PaidPolicy {
   /** US dollars per unit of each kind. */

@@ -1,5 +1,7 @@
 import { budgetLine, paidLine, spendOn } from "../budget/budget.ts";
 import { platformLine } from "../budget/platform-cost.ts";
+import { spendSlot } from "../budget/spend-slot.ts";
+import { summaryFailureSlot, summarySlot } from "../compaction/summary-slots.ts";
 import { resolveConfig } from "../config/chat-config.ts";
 import { editableConfig } from "../config/config-store.ts";
 import { isProvider, PROVIDERS } from "../config/providers.ts";
@@ -13,6 +15,7 @@ import type { IncomingMessage } from "../telegram/incoming-message.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
 import { helpersText, stopHelpers } from "../turn/helpers.ts";
 import { runTurn } from "../turn/run-turn.ts";
+import { agentSessionIdSlot, codexSessionIdSlot } from "../turn/turn-slots.ts";
 import { userMessageOf } from "../turn/user-message.ts";
 import { memoryMenu } from "./memory-command.ts";
 import { modelMenu } from "./model-menu.ts";
@@ -128,10 +131,10 @@ export async function handleCommand(ctx: ChatContext, message: IncomingMessage, 
 async function startAfresh(ctx: ChatContext): Promise<string> {
   ctx.stores.atomically(() => {
     ctx.stores.history.clear();
-    ctx.stores.meta.delete("agentSessionId");
-    ctx.stores.meta.delete("codexSessionId");
-    ctx.stores.meta.delete("summary");
-    ctx.stores.meta.delete("summaryFailure");
+    ctx.stores.meta.delete(agentSessionIdSlot);
+    ctx.stores.meta.delete(codexSessionIdSlot);
+    ctx.stores.meta.delete(summarySlot);
+    ctx.stores.meta.delete(summaryFailureSlot);
   });
   const kept = (await effectiveConfig(ctx)).historyRetentionDays !== 0;
   return kept
@@ -201,7 +204,7 @@ async function statusText(ctx: ChatContext): Promise<string> {
     `**Tokens in total:** ${format(usage.total.inputTokens)} in, ${format(usage.total.outputTokens)} out (${usage.total.turns} turns)`,
   ];
   lines.push(summaryLine(ctx));
-  const spend = spendOn(dayKey(now, config.timezone), ctx.stores.meta.get("spend"));
+  const spend = spendOn(dayKey(now, config.timezone), ctx.stores.meta.get(spendSlot));
   const budget = budgetLine(spend, config.budget);
   if (budget !== undefined) lines.push(budget);
   lines.push(paidLine(spend, config.paidCaps));
@@ -237,8 +240,8 @@ async function setProvider(ctx: ChatContext, message: IncomingMessage): Promise<
 
 /** /status's line on the rolling summary: its size and age, or why there is none. */
 function summaryLine(ctx: ChatContext): string {
-  const summary = ctx.stores.meta.get("summary");
-  const failure = ctx.stores.meta.get("summaryFailure");
+  const summary = ctx.stores.meta.get(summarySlot);
+  const failure = ctx.stores.meta.get(summaryFailureSlot);
   const failed = failure
     ? ` (the last update failed ${ago(ctx.now() - failure.at)}; tried again after the next message)`
     : "";
@@ -255,7 +258,7 @@ function outboxLine(ctx: ChatContext): string | undefined {
 }
 
 function summaryText(ctx: ChatContext): string {
-  const summary = ctx.stores.meta.get("summary");
+  const summary = ctx.stores.meta.get(summarySlot);
   if (!summary) return "There is no summary yet: the whole conversation still fits what the model sees.";
   return `📝 Summary of the earlier conversation (updated ${ago(ctx.now() - summary.updatedAt)}):\n\n${summary.text}`;
 }

@@ -1,14 +1,15 @@
 import { spendOn } from "../budget/budget.ts";
 import { PaidCalls } from "../budget/paid-calls.ts";
+import { spendSlot } from "../budget/spend-slot.ts";
 import { effectiveConfigOf } from "../config/config-store.ts";
 import { dayKey } from "../config/zones.ts";
 import { bestEffort } from "../lib/best-effort.ts";
-import type { PendingAction } from "../store/chat-meta.ts";
 import { notice, type PressAnswer, privately } from "../telegram/press-answer.ts";
 import type { ButtonPress } from "../telegram/update.ts";
 import { TurnTrust } from "../tools/context.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
 import { argumentsHash } from "../turn/confirmation-view.ts";
+import { type PendingAction, pendingActionsSlot } from "../turn/pending-action-slot.ts";
 import { PENDING_BUTTON, takePending } from "../turn/pending-actions.ts";
 import { toolContext } from "../turn/tool-context.ts";
 
@@ -22,7 +23,7 @@ export async function answerConfirmation(ctx: ChatContext, press: ButtonPress, b
   const match = PENDING_BUTTON.exec(press.data);
   if (!match) return privately("That button is not known any more.");
   const [, answer, id, shownHash] = match;
-  const waiting = (ctx.stores.meta.get("pendingActions") ?? []).find((entry) => entry.id === id);
+  const waiting = (ctx.stores.meta.get(pendingActionsSlot) ?? []).find((entry) => entry.id === id);
   if (waiting && !byAdmin && !waiting.askers.includes(press.userId)) {
     return privately("Only the person who asked, or an admin, can answer this.");
   }
@@ -50,7 +51,7 @@ export async function answerConfirmation(ctx: ChatContext, press: ButtonPress, b
   const { config } = await effectiveConfigOf(ctx.configs, ctx.chat.id, ctx.settings);
   const paid = new PaidCalls(
     { prices: ctx.settings.paid.prices, caps: config.paidCaps, dailyCostUsd: config.budget.dailyCostUsd },
-    spendOn(dayKey(ctx.now(), config.timezone), ctx.stores.meta.get("spend")),
+    spendOn(dayKey(ctx.now(), config.timezone), ctx.stores.meta.get(spendSlot)),
   );
   const context = toolContext(ctx, {
     senders: [press.userId],

@@ -4,6 +4,7 @@ import { setupCodeOf } from "../access/setup-code.ts";
 import { secretsEqual } from "../protocol/http/bearer.ts";
 import type { IncomingMessage } from "../telegram/incoming-message.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
+import { pairingSlot, setupAttemptsSlot } from "./command-slots.ts";
 
 /** What pairing works with: the chat's state, the access record in KV, and (to tell an approved chat) Telegram. */
 type PairingContext = Pick<ChatContext, "pairing" | "settings" | "stores" | "now">;
@@ -22,7 +23,7 @@ export async function pairText(ctx: PairingContext, message: IncomingMessage): P
   if (args !== "") return claimOwnership(ctx, message, args, now);
   const record = await ctx.pairing.access().read();
 
-  let current = ctx.stores.meta.get("pairing");
+  let current = ctx.stores.meta.get(pairingSlot);
   if (!current || current.expiresAt <= now) {
     const code = newPairingCode();
     const expiresAt = now + PAIRING_TTL_MS;
@@ -36,7 +37,7 @@ export async function pairText(ctx: PairingContext, message: IncomingMessage): P
       expiresAt,
     });
     current = { code, expiresAt };
-    ctx.stores.meta.set("pairing", current);
+    ctx.stores.meta.set(pairingSlot, current);
   }
   const minutes = Math.max(1, Math.round((current.expiresAt - now) / 60_000));
   const lines = [
@@ -60,18 +61,18 @@ async function claimOwnership(
     return "This bot already has an owner. Send /pair without a code to ask for access.";
   }
   if (message.chat.type !== "private" || !message.from) return "The owner pairs from a private chat with the bot.";
-  const attempts = ctx.stores.meta.get("setupAttempts");
+  const attempts = ctx.stores.meta.get(setupAttemptsSlot);
   const recent = attempts && now - attempts.since < HOUR_MS ? attempts : { since: now, count: 0 };
   if (recent.count >= MAX_SETUP_ATTEMPTS) return "Too many wrong codes. Try again in an hour.";
   const secret = ctx.settings.webhookSecret;
   const code = normalizeCode(presented);
   if (!secret || code === undefined || !(await secretsEqual(code, await setupCodeOf(secret)))) {
-    ctx.stores.meta.set("setupAttempts", { since: recent.since, count: recent.count + 1 });
+    ctx.stores.meta.set(setupAttemptsSlot, { since: recent.since, count: recent.count + 1 });
     return "That is not the setup code. `npm run setup:telegram` prints it.";
   }
   await access.addAdmin(message.from.id, message.from.name);
   await access.approveChat(message.chat.id, { type: "private", title: message.from.name, approvedBy: "setup code" });
-  ctx.stores.meta.delete("setupAttempts");
+  ctx.stores.meta.delete(setupAttemptsSlot);
   return "✅ You are this bot's owner now: this chat is allowed, and you are an admin. /help lists the commands.";
 }
 

@@ -1,6 +1,7 @@
 import { bestEffort } from "../lib/best-effort.ts";
 import type { IncomingMessage } from "../telegram/incoming-message.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
+import { strangerNoticeAtSlot } from "./command-slots.ts";
 import { pairText } from "./pairing.ts";
 
 const STRANGER_NOTICE_INTERVAL_MS = 60 * 60 * 1000;
@@ -17,9 +18,9 @@ export async function answerStranger(ctx: ChatContext, inboxId: number, message:
     ctx.stores.inbox.finish([inboxId], now);
     return;
   }
-  const last = ctx.stores.meta.get("strangerNoticeAt");
+  const last = ctx.stores.meta.get(strangerNoticeAtSlot);
   if (last === undefined || now - last >= STRANGER_NOTICE_INTERVAL_MS) {
-    ctx.stores.meta.set("strangerNoticeAt", now);
+    ctx.stores.meta.set(strangerNoticeAtSlot, now);
     const listed = ctx.settings.allowedChats.kind === "some" && ctx.settings.allowedChats.ids.size > 0;
     const text = listed
       ? `This bot is private. Send /pair to ask for access (this chat's id is \`${ctx.chat.id}\`).`

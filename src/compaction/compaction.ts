@@ -2,6 +2,7 @@ import { providerErrorFrom } from "../adapters/errors.ts";
 import { type AdapterSources, createAdapter } from "../adapters/index.ts";
 import type { ModelAdapter } from "../adapters/types.ts";
 import { addSpend, costOf, exhaustedLimit, spendOn } from "../budget/budget.ts";
+import { spendSlot } from "../budget/spend-slot.ts";
 import { type ConfigReader, effectiveConfigOf } from "../config/config-store.ts";
 import { isModelProvider } from "../config/providers.ts";
 import type { Settings } from "../config/settings.ts";
@@ -16,6 +17,7 @@ import {
   summaryRequestText,
   tokensOfBytes,
 } from "./summary.ts";
+import { summaryFailureSlot, summarySlot } from "./summary-slots.ts";
 
 /** What a summary pass works with: the chat's state and config, and what it takes to build its model's adapter. */
 export interface CompactionContext {
@@ -41,7 +43,7 @@ export async function compactIfDue(ctx: CompactionContext, signal?: AbortSignal)
   const limits = { windowTokens: settings.historyWindowTokens, windowMessages: settings.historyLimit };
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     if (signal?.aborted) return;
-    const summary = stores.meta.get("summary");
+    const summary = stores.meta.get(summarySlot);
     const afterId = summary?.throughId ?? 0;
     // Most drains end here, without reading the rows: their count and size say they fit.
     const totals = stores.history.totalsAfter(afterId);
@@ -60,7 +62,7 @@ export async function compactIfDue(ctx: CompactionContext, signal?: AbortSignal)
     // An invalid stored config fails closed: no model call until it is fixed.
     if (stored.state === "invalid") return;
     const started = ctx.now();
-    const spend = spendOn(dayKey(started, config.timezone), stores.meta.get("spend"));
+    const spend = spendOn(dayKey(started, config.timezone), stores.meta.get(spendSlot));
     // A disabled chat, or one over its budget, gets no model call of any kind.
     if (!config.enabled || exhaustedLimit(spend, config.budget) !== undefined) return;
     const summariser = summariserOf(ctx, config.provider);
@@ -103,22 +105,22 @@ export async function compactIfDue(ctx: CompactionContext, signal?: AbortSignal)
       stores.atomically(() => {
         // Provenance survives the fold: a summary of marked messages is marked (and stays so until /new).
         const outside = summary?.outside ?? plan.rows.find((row) => row.message.outside !== undefined)?.message.outside;
-        stores.meta.set("summary", {
+        stores.meta.set(summarySlot, {
           text,
           throughId: plan.rows.at(-1)!.id,
           messages: (summary?.messages ?? 0) + plan.rows.length,
           updatedAt: finished,
           ...(outside === undefined ? {} : { outside }),
         });
-        stores.meta.delete("summaryFailure");
+        stores.meta.delete(summaryFailureSlot);
         stores.usage.add(record, finished);
-        stores.meta.set("spend", addSpend(spend, usage, record.costUsd ?? 0));
+        stores.meta.set(spendSlot, addSpend(spend, usage, record.costUsd ?? 0));
       });
     } catch (error) {
       if (signal?.aborted && !urgent) return;
       const reason = redactSecrets(providerErrorFrom(error, summariser.label).message).slice(0, 300);
       console.warn(`chat ${ctx.chat.id}: summary failed, the window alone is used for now: ${reason}`);
-      stores.meta.set("summaryFailure", { at: ctx.now(), reason });
+      stores.meta.set(summaryFailureSlot, { at: ctx.now(), reason });
       return;
     }
   }

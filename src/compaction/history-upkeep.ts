@@ -2,6 +2,7 @@ import { type ConfigReader, effectiveConfigOf } from "../config/config-store.ts"
 import type { Settings } from "../config/settings.ts";
 import type { ChatStores } from "../store/chat-stores.ts";
 import type { SemanticIndex } from "../tools/semantic-index.ts";
+import { embeddedThroughIdSlot } from "./summary-slots.ts";
 
 /** What keeping the archive needs: the chat's state and config, and its key (its namespace in the vector index). */
 export interface UpkeepContext {
@@ -41,8 +42,8 @@ export async function keepHistory(ctx: UpkeepContext): Promise<void> {
 }
 
 async function embedNew(stores: ChatStores, semantic: SemanticIndex): Promise<void> {
-  const rows = stores.historySearch.after(stores.meta.get("embeddedThroughId") ?? 0, EMBED_PER_PASS);
+  const rows = stores.historySearch.after(stores.meta.get(embeddedThroughIdSlot) ?? 0, EMBED_PER_PASS);
   if (rows.length === 0) return;
   await semantic.add(rows);
-  stores.meta.set("embeddedThroughId", rows.at(-1)!.id);
+  stores.meta.set(embeddedThroughIdSlot, rows.at(-1)!.id);
 }

@@ -2,6 +2,7 @@ import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { providerErrorFrom } from "../adapters/errors.ts";
 import { createAdapter } from "../adapters/index.ts";
 import { addSpend, costOf, exhaustedLimit, spendOn } from "../budget/budget.ts";
+import { spendSlot } from "../budget/spend-slot.ts";
 import { effectiveConfigOf } from "../config/config-store.ts";
 import { MODEL_CATALOG } from "../config/model-catalog.ts";
 import { isModelProvider, type ModelProvider } from "../config/providers.ts";
@@ -10,6 +11,7 @@ import type { UsageRecord } from "../db/usage.ts";
 import { redactSecrets } from "../lib/redact.ts";
 import { CONSOLIDATION_SYSTEM_PROMPT, consolidationPlan, consolidationRequest } from "../memory/consolidation.ts";
 import { MemoryRepository } from "../memory/memory-repository.ts";
+import { memoryChangedSlot, memoryConsolidatedSlot, personFactsNoneSlot } from "../memory/memory-slots.ts";
 import type { ChatStores } from "../store/chat-stores.ts";
 import type { CompactionContext } from "./compaction.ts";
 
@@ -25,9 +27,9 @@ const KEPT_PEOPLE = 50;
 
 /** A turn's `remember` of a person's fact: that person is looked at after the drain (no D1 read until then). */
 export function markMemoryChanged(stores: ChatStores, person: number): void {
-  stores.meta.delete("personFactsNone");
-  const changed = stores.meta.get("memoryChanged") ?? [];
-  if (!changed.includes(person)) stores.meta.set("memoryChanged", [...changed, person].slice(-50));
+  stores.meta.delete(personFactsNoneSlot);
+  const changed = stores.meta.get(memoryChangedSlot) ?? [];
+  if (!changed.includes(person)) stores.meta.set(memoryChangedSlot, [...changed, person].slice(-50));
 }
 
 type ConsolidationContext = CompactionContext & { db: DrizzleD1Database };
@@ -42,9 +44,9 @@ type ConsolidationContext = CompactionContext & { db: DrizzleD1Database };
  */
 export async function consolidateIfDue(ctx: ConsolidationContext, signal?: AbortSignal): Promise<void> {
   const { stores } = ctx;
-  const changed = stores.meta.get("memoryChanged");
+  const changed = stores.meta.get(memoryChangedSlot);
   if (!changed || changed.length === 0) return;
-  stores.meta.delete("memoryChanged");
+  stores.meta.delete(memoryChangedSlot);
   for (const person of changed.slice(0, PEOPLE_PER_DRAIN)) {
     if (signal?.aborted) return;
     await consolidatePerson(ctx, person, signal);
@@ -56,7 +58,7 @@ async function consolidatePerson(ctx: ConsolidationContext, person: number, sign
   const memories = new MemoryRepository(ctx.db);
   const facts = (await memories.aboutPerson(person)).slice(0, READ_AT_MOST);
   const chars = facts.reduce((sum, fact) => sum + fact.content.length, 0);
-  const last = stores.meta.get("memoryConsolidated")?.[String(person)];
+  const last = stores.meta.get(memoryConsolidatedSlot)?.[String(person)];
   const now = ctx.now();
   const overCap = chars > settings.personMemoryMaxChars;
   const grown = facts.length - (last?.facts ?? 0) >= NEW_FACTS && now - (last?.at ?? 0) >= EVERY_MS;
@@ -64,7 +66,7 @@ async function consolidatePerson(ctx: ConsolidationContext, person: number, sign
 
   const { config, stored } = await effectiveConfigOf(ctx.configs, ctx.chat.id, settings);
   if (stored.state === "invalid" || !config.enabled) return;
-  const spend = spendOn(dayKey(now, config.timezone), stores.meta.get("spend"));
+  const spend = spendOn(dayKey(now, config.timezone), stores.meta.get(spendSlot));
   if (exhaustedLimit(spend, config.budget) !== undefined) return;
   const provider = cheapProviderOf(config.provider);
   if (!provider) return;
@@ -99,7 +101,7 @@ async function consolidatePerson(ctx: ConsolidationContext, person: number, sign
     };
     stores.atomically(() => {
       stores.usage.add(record, finished);
-      stores.meta.set("spend", addSpend(spend, usage, record.costUsd ?? 0));
+      stores.meta.set(spendSlot, addSpend(spend, usage, record.costUsd ?? 0));
     });
     const plan = consolidationPlan(response.message.content, facts, finished);
     if (!plan) throw new Error("the model's answer was not the JSON asked for");
@@ -112,11 +114,11 @@ async function consolidatePerson(ctx: ConsolidationContext, person: number, sign
 }
 
 function recordConsolidated(stores: ChatStores, person: number, entry: { at: number; facts: number }): void {
-  const all = { ...(stores.meta.get("memoryConsolidated") ?? {}), [String(person)]: entry };
+  const all = { ...(stores.meta.get(memoryConsolidatedSlot) ?? {}), [String(person)]: entry };
   const newest = Object.entries(all)
     .sort(([, a], [, b]) => b.at - a.at)
     .slice(0, KEPT_PEOPLE);
-  stores.meta.set("memoryConsolidated", Object.fromEntries(newest));
+  stores.meta.set(memoryConsolidatedSlot, Object.fromEntries(newest));
 }
 
 /** The provider whose cheap model consolidates: the chat's own, an agent's API (Claude's or OpenAI's). */

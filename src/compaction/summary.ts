@@ -1,6 +1,6 @@
 import { jsonBytes } from "../protocol/json-size.ts";
 import type { HistoryMessage } from "../protocol/messages.ts";
-import type { HistorySummary } from "../store/chat-meta.ts";
+import type { HistorySummary } from "./summary-slots.ts";
 
 /** The longest summary kept; a model that writes more is cut here (its start holds the oldest facts). */
 export const SUMMARY_MAX_CHARS = 8_000;

@@ -4,39 +4,14 @@ import type { Settings } from "../config/settings.ts";
 import { type Env, workersAiBinding } from "../env.ts";
 import { type McpOpener, mcpOpener, type SecretReader } from "../mcp/chat-mcp.ts";
 import { type SpeakerChoice, speakerOf } from "../media/speech.ts";
-import { SemanticIndex, type VectorIndex } from "../tools/semantic-index.ts";
+import { SemanticIndex } from "../tools/semantic-index.ts";
 import { agentContainersOf } from "./agent-containers.ts";
+import { historyVectors } from "./optional-bindings.ts";
 
 /**
  * The Worker's bindings, turned at the entry points (the objects, the routes) into the narrow ports the rest of the
  * code takes: nothing below reads `env`. Each function gives one capability.
  */
-
-/**
- * The MEDIA bucket, when the binding exists. Without it (R2 not switched on for the account) files are not kept: they
- * are read from Telegram again when a turn needs them.
- */
-export function mediaBucket(env: Env): R2Bucket | undefined {
-  const bucket: R2Bucket | undefined = env.MEDIA;
-  return bucket;
-}
-
-/** The binding's name in wrangler.toml (commented out there: the index is optional). */
-const VECTORS_BINDING = "HISTORY_VECTORS";
-
-/**
- * The HISTORY_VECTORS binding, if one is bound. The binding is optional, so it is not in the generated `Env` type: it
- * is looked up by name and checked for the methods used.
- */
-export function historyVectors(env: Env): VectorIndex | undefined {
-  const binding: unknown = Reflect.get(env, VECTORS_BINDING);
-  return isVectorIndex(binding) ? binding : undefined;
-}
-
-function isVectorIndex(value: unknown): value is VectorIndex {
-  if (typeof value !== "object" || value === null) return false;
-  return ["upsert", "query", "deleteByIds"].every((method) => typeof Reflect.get(value, method) === "function");
-}
 
 /**
  * The chat's semantic index, when a Vectorize index is bound as HISTORY_VECTORS and the AI binding is there to

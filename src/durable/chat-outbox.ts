@@ -2,6 +2,7 @@ import type { Settings } from "../config/settings.ts";
 import { WaitingOutboxes } from "../config/waiting-outboxes.ts";
 import { bestEffort } from "../lib/best-effort.ts";
 import { Outbox } from "../reply/outbox.ts";
+import { outboxDroppedSlot, outboxMarkedSlot, richRefusedSlot, telegramRefusedSlot } from "../reply/reply-slots.ts";
 import { richRefusal } from "../reply/rich-refusal.ts";
 import type { ChatStores } from "../store/chat-stores.ts";
 import type { TelegramClient } from "../telegram/client.ts";
@@ -49,12 +50,12 @@ export function chatOutbox(options: ChatOutboxOptions): Outbox {
     now,
     ...(options.keptPhoto ? { keptPhoto: options.keptPhoto } : {}),
     records: {
-      richRefused: (description) => stores.meta.set("richRefused", richRefusal(description, now())),
+      richRefused: (description) => stores.meta.set(richRefusedSlot, richRefusal(description, now())),
       refused: (description) =>
-        stores.meta.set("telegramRefused", { at: now(), description: description.slice(0, 300) }),
+        stores.meta.set(telegramRefusedSlot, { at: now(), description: description.slice(0, 300) }),
       dropped: (count, reason) => {
-        const before = stores.meta.get("outboxDropped");
-        stores.meta.set("outboxDropped", {
+        const before = stores.meta.get(outboxDroppedSlot);
+        stores.meta.set(outboxDroppedSlot, {
           count: (before?.count ?? 0) + count,
           lastAt: now(),
           reason: reason.slice(0, 300),
@@ -69,8 +70,8 @@ export function chatOutbox(options: ChatOutboxOptions): Outbox {
 }
 
 export function outboxStateOf(stores: ChatStores): OutboxState {
-  const dropped = stores.meta.get("outboxDropped");
-  const telegramRefused = stores.meta.get("telegramRefused");
+  const dropped = stores.meta.get(outboxDroppedSlot);
+  const telegramRefused = stores.meta.get(telegramRefusedSlot);
   return {
     ...stores.outbox.summary(),
     ...(dropped ? { dropped } : {}),
@@ -82,12 +83,12 @@ export function outboxStateOf(stores: ChatStores): OutboxState {
 async function mark(options: ChatOutboxOptions, now: number): Promise<void> {
   const { stores } = options;
   const { waiting, oldestAt } = stores.outbox.summary();
-  const last = stores.meta.get("outboxMarked");
+  const last = stores.meta.get(outboxMarkedSlot);
   const board = new WaitingOutboxes(options.kv);
   if (waiting === 0 || oldestAt === undefined) {
     if (last === undefined) return;
     await board.clear(options.chatKey());
-    stores.meta.delete("outboxMarked");
+    stores.meta.delete(outboxMarkedSlot);
     return;
   }
   if (last !== undefined && last.waiting === waiting) return;
@@ -95,5 +96,5 @@ async function mark(options: ChatOutboxOptions, now: number): Promise<void> {
   // The marker outlives the chat's limit by an hour at most, should the object never run again.
   const ttlSeconds = Math.ceil((oldestAt + options.settings.outboxMaxMs - now) / 1000) + 3600;
   await board.mark(options.chatKey(), { waiting, since: oldestAt }, ttlSeconds);
-  stores.meta.set("outboxMarked", { waiting, at: now });
+  stores.meta.set(outboxMarkedSlot, { waiting, at: now });
 }

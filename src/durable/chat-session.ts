@@ -7,6 +7,7 @@ import { isQuestionButton, tapQuestion } from "../commands/question-press.ts";
 import { compactIfDue } from "../compaction/compaction.ts";
 import { keepHistory } from "../compaction/history-upkeep.ts";
 import { consolidateIfDue } from "../compaction/memory-consolidation.ts";
+import { summaryFailureSlot, summarySlot } from "../compaction/summary-slots.ts";
 import { ConfigProblemsStore } from "../config/config-problems.ts";
 import { CachedChatConfig, ChatConfigStore, type StoredConfig } from "../config/config-store.ts";
 import { loadSettings, settingsOf } from "../config/loaded-settings.ts";
@@ -22,7 +23,6 @@ import type { ToolOutcome } from "../protocol/run-payload.ts";
 import type { Outbox } from "../reply/outbox.ts";
 import { CachedSkills } from "../skills/skill-store.ts";
 import { ChatStores } from "../store/chat-stores.ts";
-import type { InboxItem } from "../store/inbox-store.ts";
 import type { WrittenRow } from "../store/person-history.ts";
 import { TaskRepository } from "../tasks/task-repository.ts";
 import { TelegramClient } from "../telegram/client.ts";
@@ -34,23 +34,19 @@ import { RunSlot } from "../turn/active-run.ts";
 import type { Burst } from "../turn/burst.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
 import { stopHelpers } from "../turn/helpers.ts";
+import { type InboxEntry, type InboxItem, inboxCodec } from "../turn/inbox-entries.ts";
 import { expireQuestions, nextQuestionExpiry } from "../turn/questions.ts";
 import { enqueueDueTasks } from "../turn/scheduled-task.ts";
 import { keepWidgetData, tapWidget } from "../turn/widgets.ts";
-import {
-  adapterSourcesOf,
-  mcpOpenerOf,
-  mediaBucket,
-  semanticIndexOf,
-  servedModelSourcesOf,
-  speakerSourceOf,
-} from "./bindings.ts";
+import { adapterSourcesOf, mcpOpenerOf, semanticIndexOf, servedModelSourcesOf, speakerSourceOf } from "./bindings.ts";
 import { recordInDirectory, rememberChat } from "./chat-directory-entry.ts";
 import { chatKeyOf, chatStub } from "./chat-key.ts";
 import { chatOutbox, type OutboxState, outboxStateOf } from "./chat-outbox.ts";
+import { chatSlot, nextTaskAtSlot, prunedAtSlot, targetSlot } from "./chat-slots.ts";
 import { helperLauncherOf } from "./helper-launcher.ts";
 import { answerItems, burstFor, isPlainMessage } from "./inbox-batch.ts";
 import { countBindings, type MeteredObject, meterInvocations } from "./metered-invocations.ts";
+import { mediaBucket } from "./optional-bindings.ts";
 import { UsageFlush } from "./usage-flush.ts";
 import { WakeSchedule } from "./wake-schedule.ts";
 
@@ -72,7 +68,7 @@ export type Access = "allowed" | "stranger";
  */
 export class ChatSession extends DurableObject<Env> implements MeteredObject {
   // Public for tests, which reach them through runInDurableObject; callers go through the methods below.
-  readonly stores: ChatStores;
+  readonly stores: ChatStores<InboxEntry>;
   /** This invocation's subrequests against the plan's limits (see metered-invocations.ts). */
   readonly subrequests: SubrequestMeter;
   /** The drain and the alarm behind it; tests wait for `schedule.drain` to settle. */
@@ -98,7 +94,7 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
       renew: () => env.CHAT_SESSION.get(ctx.id).freshInvocation(),
     });
     countBindings(env);
-    this.stores = new ChatStores(ctx.storage);
+    this.stores = new ChatStores(ctx.storage, inboxCodec);
     this.access = new ChatAccess(settingsOf(env), { chats: {}, admins: {} });
     this.configs = new CachedChatConfig(new ChatConfigStore(env.CONFIG, tools.names));
     this.skills = new CachedSkills(() => database(env));
@@ -111,7 +107,7 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
       storage: ctx.storage,
       work: {
         hasPending: () => this.stores.inbox.hasPending(),
-        nextTaskAt: () => this.stores.meta.get("nextTaskAt"),
+        nextTaskAt: () => this.stores.meta.get(nextTaskAtSlot),
         nextUsageFlushAt: () => this.usage.nextFlushAt(),
         nextOutboxAt: () => this.stores.outbox.nextTryAt(),
         nextExpiryAt: () => nextQuestionExpiry(this),
@@ -190,7 +186,7 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
     if (id === undefined) return "duplicate";
     this.burst?.close();
     // A person who never wrote to the bot privately: their chat is theirs (its id is their user id).
-    if (this.stores.meta.get("target") === undefined) this.stores.meta.set("target", { chatId: query.from.id });
+    if (this.stores.meta.get(targetSlot) === undefined) this.stores.meta.set(targetSlot, { chatId: query.from.id });
     await this.schedule.workArrived(0);
     return "queued";
   }
@@ -207,8 +203,8 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
 
   /** Called when this chat's scheduled tasks change (from any chat's tool call): re-reads the next due time. */
   async tasksChanged(chatId: number, threadId?: number): Promise<void> {
-    if (this.stores.meta.get("target") === undefined) {
-      this.stores.meta.set("target", threadId === undefined ? { chatId } : { chatId, threadId });
+    if (this.stores.meta.get(targetSlot) === undefined) {
+      this.stores.meta.set(targetSlot, threadId === undefined ? { chatId } : { chatId, threadId });
     }
     await this.refreshNextTask();
     await this.schedule.replan();
@@ -301,6 +297,8 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
     const files = this.stores.person.written().flatMap((row) => row.files);
     const rows = this.stores.atomically(() => {
       this.stores.history.clear();
+      this.stores.meta.delete(summarySlot);
+      this.stores.meta.delete(summaryFailureSlot);
       return this.stores.person.eraseArchived();
     });
     return { rows, files };
@@ -372,8 +370,8 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
   /** What a turn or a command of this batch works with. */
   private context(): ChatContext {
     const settings = settingsOf(this.env);
-    const target: ChatTarget = this.stores.meta.get("target") ?? { chatId: 0 };
-    const chat: ChatDescription = this.stores.meta.get("chat") ?? {
+    const target: ChatTarget = this.stores.meta.get(targetSlot) ?? { chatId: 0 };
+    const chat: ChatDescription = this.stores.meta.get(chatSlot) ?? {
       id: target.chatId,
       type: target.chatId > 0 ? "private" : "group",
       isForum: target.threadId !== undefined,
@@ -438,7 +436,7 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
       settings: settingsOf(this.env),
       kv: this.env.CONFIG,
       keptPhoto: generatedMediaReader(mediaBucket(this.env)),
-      chatKey: () => chatKeyOf(this.stores.meta.get("target") ?? { chatId: 0 }),
+      chatKey: () => chatKeyOf(this.stores.meta.get(targetSlot) ?? { chatId: 0 }),
       // A drain sets the alarm as it ends; a message queued outside one (a confirmed button's send) sets it now.
       replan: async () => {
         if (!this.schedule.isDraining) await this.schedule.replan();
@@ -448,26 +446,26 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
   }
 
   private async queueDueTasks(): Promise<void> {
-    const next = this.stores.meta.get("nextTaskAt");
+    const next = this.stores.meta.get(nextTaskAtSlot);
     if (next === undefined || next > Date.now()) return;
     await enqueueDueTasks(this.context());
     await this.refreshNextTask();
   }
 
   private async refreshNextTask(): Promise<void> {
-    const target = this.stores.meta.get("target");
+    const target = this.stores.meta.get(targetSlot);
     if (!target) return;
     const next = await new TaskRepository(database(this.env)).nextDueAt(target.chatId, target.threadId);
-    if (next === undefined) this.stores.meta.delete("nextTaskAt");
-    else this.stores.meta.set("nextTaskAt", next);
+    if (next === undefined) this.stores.meta.delete(nextTaskAtSlot);
+    else this.stores.meta.set(nextTaskAtSlot, next);
   }
 
   private pruneOccasionally(): void {
     const now = Date.now();
-    const last = this.stores.meta.get("prunedAt");
+    const last = this.stores.meta.get(prunedAtSlot);
     if (last !== undefined && now - last < PRUNE_INTERVAL_MS) return;
     this.stores.inbox.pruneFinished(now);
-    this.stores.meta.set("prunedAt", now);
+    this.stores.meta.set(prunedAtSlot, now);
   }
 }
 

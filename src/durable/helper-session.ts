@@ -10,9 +10,10 @@ import { generatedMediaStore } from "../media/services.ts";
 import { tools } from "../tools/index.ts";
 import { ActiveRun } from "../turn/active-run.ts";
 import { runHelperTurn } from "../turn/helper-turn.ts";
-import { adapterSourcesOf, mcpOpenerOf, mediaBucket } from "./bindings.ts";
+import { adapterSourcesOf, mcpOpenerOf } from "./bindings.ts";
 import { chatStub } from "./chat-key.ts";
 import { countBindings, type MeteredObject, meterInvocations } from "./metered-invocations.ts";
+import { mediaBucket } from "./optional-bindings.ts";
 
 /** A helper whose object died this many times mid-run reports that, instead of starting over again. */
 const MAX_ATTEMPTS = 2;

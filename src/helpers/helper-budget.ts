@@ -1,5 +1,5 @@
+import type { DailySpend } from "../budget/spend-slot.ts";
 import { PAID_KINDS, type PaidCap, type PaidKind, type PaidUnits } from "../config/paid-kinds.ts";
-import type { DailySpend } from "../store/chat-meta.ts";
 import type { HelperHold, HelperSlice } from "./helper-job.ts";
 
 /** Fewer tokens than this is not worth a helper: one model call with tools needs about that much. */

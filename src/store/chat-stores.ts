@@ -1,7 +1,7 @@
 import { ChatDatabase } from "./chat-database.ts";
 import { HistorySearchStore } from "./history-search.ts";
 import { HistoryStore } from "./history-store.ts";
-import { InboxStore } from "./inbox-store.ts";
+import { type InboxCodec, type InboxKind, InboxStore } from "./inbox-store.ts";
 import { MetaStore } from "./meta-store.ts";
 import { OutboxStore } from "./outbox-store.ts";
 import { PersonHistory } from "./person-history.ts";
@@ -11,8 +11,9 @@ import { UsageBuffer } from "./usage-buffer.ts";
  * The chat object's state, as small stores over its one SQLite database. All calls are synchronous (Durable Object
  * SQLite); `atomically` makes the writes of one turn land together.
  */
-export class ChatStores {
-  readonly inbox: InboxStore;
+export class ChatStores<Entry extends { kind: InboxKind } = { kind: InboxKind }> {
+  /** What waits to be answered; what an entry is, the codec its user gives says. */
+  readonly inbox: InboxStore<Entry>;
   readonly history: HistoryStore;
   /** The full-text index over all of the chat's history (live and archived), and the archive's retention. */
   readonly historySearch: HistorySearchStore;
@@ -24,15 +25,15 @@ export class ChatStores {
   readonly person: PersonHistory;
   private readonly database: ChatDatabase;
 
-  constructor(storage: DurableObjectStorage) {
+  constructor(storage: DurableObjectStorage, inbox: InboxCodec<Entry>) {
     this.database = new ChatDatabase(storage);
-    this.inbox = new InboxStore(this.database);
+    this.inbox = new InboxStore(this.database, inbox);
     this.history = new HistoryStore(this.database);
     this.meta = new MetaStore(this.database);
     this.historySearch = new HistorySearchStore(this.database, this.meta);
     this.usage = new UsageBuffer(this.database);
     this.outbox = new OutboxStore(this.database);
-    this.person = new PersonHistory(this.database, this.meta);
+    this.person = new PersonHistory(this.database);
   }
 
   migrate(): Promise<void> {

@@ -4,6 +4,7 @@ import * as schema from "../db/chat-schema.ts";
 import { ftsTerms } from "../db/fts-query.ts";
 import type { ChatDatabase } from "./chat-database.ts";
 import type { MetaStore } from "./meta-store.ts";
+import { searchIndexedThroughIdSlot } from "./store-slots.ts";
 
 /** A stored message as search shows it: its row id, who wrote it, its text (or the part around the match), when. */
 export interface HistoryHit {
@@ -151,7 +152,7 @@ export class HistorySearchStore {
    * row indexed already is left as it is, so a mark that fell behind costs time, not a failed search.
    */
   private catchUp(): void {
-    const through = this.meta.get("searchIndexedThroughId") ?? 0;
+    const through = this.meta.get(searchIndexedThroughIdSlot) ?? 0;
     const newest = z
       .object({ id: z.number().int().nullable() })
       .parse(
@@ -178,7 +179,7 @@ export class HistorySearchStore {
           )
           WHERE role IN ('user', 'assistant') AND json_valid(message)
         ) WHERE body <> '' AND NOT EXISTS (SELECT 1 FROM history_search WHERE rowid = id)`);
-      this.meta.set("searchIndexedThroughId", newest);
+      this.meta.set(searchIndexedThroughIdSlot, newest);
     });
   }
 

@@ -1,38 +1,25 @@
 import { and, asc, count, eq, inArray, lt, sql } from "drizzle-orm";
-import * as z from "zod";
 import * as schema from "../db/chat-schema.ts";
-import { type HelperReport, helperReportSchema } from "../helpers/helper-job.ts";
-import {
-  type GuestQuery,
-  guestQuerySchema,
-  type IncomingMessage,
-  incomingMessageSchema,
-} from "../telegram/incoming-message.ts";
 import type { ChatDatabase } from "./chat-database.ts";
 import { orderedLimit, preparedOnce, preparedPer } from "./statements.ts";
 
-/** A due scheduled task, as it waits in the inbox. */
-const taskPayloadSchema = z.object({
-  taskId: z.number().int(),
-  prompt: z.string(),
-  dueAt: z.number(),
-  userId: z.number().int().optional(),
-});
-export type TaskPayload = z.infer<typeof taskPayloadSchema>;
+/** The kinds of row the inbox table takes (its column's enum). */
+export type InboxKind = (typeof schema.inbox.kind.enumValues)[number];
+
+/** A row no schema of the current version reads (written by another one), and why. */
+export type Unreadable = { kind: "unreadable"; problem: string };
 
 /**
- * What waits in the inbox: a message from an allowed chat, one from a stranger, a due scheduled task, a background
- * helper's report (delivered in order with the rest), or a guest query its person made in another chat.
+ * What the inbox holds is its users' business (src/turn/inbox-entries.ts): each entry has a kind, and the codec says
+ * what of it is stored and how a row's JSON is read back, through the schema of its kind.
  */
-export type InboxEntry =
-  | { kind: "message"; message: IncomingMessage }
-  | { kind: "stranger"; message: IncomingMessage }
-  | { kind: "task"; task: TaskPayload }
-  | { kind: "helper"; report: HelperReport }
-  | { kind: "guest"; query: GuestQuery };
+export interface InboxCodec<Entry extends { kind: InboxKind }> {
+  payloadOf(entry: Entry): unknown;
+  entryOf(kind: InboxKind, json: unknown): Entry | Unreadable;
+}
 
 /** A taken row: its entry, or (a row written by another version that no schema reads now) why it cannot be read. */
-export type InboxItem = (InboxEntry | { kind: "unreadable"; problem: string }) & { id: number; attempts: number };
+export type InboxItem<Entry> = (Entry | Unreadable) & { id: number; attempts: number };
 
 /** Rows older than this are pruned once finished; Telegram stops redelivering an update long before. */
 const FINISHED_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -42,7 +29,7 @@ const WAITING = ["pending", "processing"] as const;
  * The durable queue between the webhook and the alarm: one row per update (or due task), keyed so that a
  * redelivered update is a no-op, taken in arrival order and marked done or failed.
  */
-export class InboxStore {
+export class InboxStore<Entry extends { kind: InboxKind }> {
   private readonly statements;
   private readonly takeWaiting;
   /**
@@ -58,9 +45,12 @@ export class InboxStore {
    * parsing its own JSON back through the schemas (a fortieth of a plain turn's CPU). Rows written by an earlier life
    * of the object, or before a rollback, are read back as stored.
    */
-  private readonly written = new Map<number, InboxEntry>();
+  private readonly written = new Map<number, Entry>();
 
-  constructor(private readonly database: ChatDatabase) {
+  constructor(
+    private readonly database: ChatDatabase,
+    private readonly codec: InboxCodec<Entry>,
+  ) {
     database.onRollback(() => {
       this.waiting = undefined;
       this.taken.clear();
@@ -134,8 +124,8 @@ export class InboxStore {
    * costs no statement (and no write of its own in the object's storage, which commits each event that writes). A
    * row taken so and never handed out (the object died first) is taken again like any row of a dead run.
    */
-  enqueue(key: string, entry: InboxEntry, now: number, taken = false): number | undefined {
-    const payload = JSON.stringify(payloadOf(entry));
+  enqueue(key: string, entry: Entry, now: number, taken = false): number | undefined {
+    const payload = JSON.stringify(this.codec.payloadOf(entry));
     const row = taken ? { status: "processing", attempts: 1 } : { status: "pending", attempts: 0 };
     const id = this.statements().enqueue.all({ key, kind: entry.kind, payload, now, ...row })[0]?.id;
     if (id === undefined) return undefined;
@@ -155,7 +145,7 @@ export class InboxStore {
    * that died (alarms never overlap within one object), or were taken as they were written; the first are taken
    * again, with their attempt counted.
    */
-  takePending(limit = 100): InboxItem[] {
+  takePending(limit = 100): InboxItem<Entry>[] {
     // Known first: an UPDATE that changes nothing still opens (and commits) a write transaction in the object's
     // SQLite, and every drain ends by finding nothing more.
     if (!this.hasPending()) return [];
@@ -174,7 +164,7 @@ export class InboxStore {
     return rows
       .sort((left, right) => left.id - right.id)
       .map((row) => {
-        const entry = this.written.get(row.id) ?? entryOf(row.kind, row.payload);
+        const entry = this.written.get(row.id) ?? this.entryOf(row.kind, row.payload);
         this.handedOut(row.id);
         return { id: row.id, attempts: row.attempts, ...entry };
       });
@@ -184,8 +174,19 @@ export class InboxStore {
    * Rows written as taken (see `enqueue`) and not handed out yet, in arrival order: of the entries this store still
    * holds, the ones it counts as taken (a take hands an entry out and lets go of it). Their attempt is counted.
    */
-  private takenAtWrite(): [number, InboxEntry][] {
+  private takenAtWrite(): [number, Entry][] {
     return [...this.written].filter(([id]) => this.taken.has(id)).sort(([left], [right]) => left - right);
+  }
+
+  /** A row's payload, read back through the codec. */
+  private entryOf(kind: InboxKind, payload: string): Entry | Unreadable {
+    let json: unknown;
+    try {
+      json = JSON.parse(payload);
+    } catch {
+      return { kind: "unreadable", problem: "its payload is not JSON" };
+    }
+    return this.codec.entryOf(kind, json);
   }
 
   private handedOut(id: number): void {
@@ -218,56 +219,5 @@ export class InboxStore {
       .delete(inbox)
       .where(and(inArray(inbox.status, ["done", "failed"]), lt(inbox.receivedAt, now - FINISHED_RETENTION_MS)))
       .run();
-  }
-}
-
-function payloadOf(entry: InboxEntry): unknown {
-  switch (entry.kind) {
-    case "task":
-      return entry.task;
-    case "guest":
-      return entry.query;
-    case "helper":
-      return entry.report;
-    case "message":
-    case "stranger":
-      return entry.message;
-  }
-}
-
-/** A row's payload, read back through the schema of its kind. */
-function entryOf(kind: InboxEntry["kind"], payload: string): InboxEntry | { kind: "unreadable"; problem: string } {
-  let json: unknown;
-  try {
-    json = JSON.parse(payload);
-  } catch {
-    return { kind: "unreadable", problem: "its payload is not JSON" };
-  }
-  switch (kind) {
-    case "message":
-    case "stranger": {
-      const message = incomingMessageSchema.safeParse(json);
-      return message.success
-        ? { kind, message: message.data }
-        : { kind: "unreadable", problem: "its message does not match the current schema" };
-    }
-    case "task": {
-      const task = taskPayloadSchema.safeParse(json);
-      return task.success
-        ? { kind, task: task.data }
-        : { kind: "unreadable", problem: "its task does not match the current schema" };
-    }
-    case "helper": {
-      const report = helperReportSchema.safeParse(json);
-      return report.success
-        ? { kind, report: report.data }
-        : { kind: "unreadable", problem: "its helper report does not match the current schema" };
-    }
-    case "guest": {
-      const query = guestQuerySchema.safeParse(json);
-      return query.success
-        ? { kind, query: query.data }
-        : { kind: "unreadable", problem: "its guest query does not match the current schema" };
-    }
   }
 }

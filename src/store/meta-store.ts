@@ -1,22 +1,26 @@
 import { eq, sql } from "drizzle-orm";
 import * as schema from "../db/chat-schema.ts";
+import type { Slot } from "../lib/slot.ts";
 import type { ChatDatabase } from "./chat-database.ts";
-import { type ChatMeta, type ChatMetaKey, chatMetaSchemas } from "./chat-meta.ts";
 import { preparedOnce } from "./statements.ts";
 
-/** A stored value as read: its text (to skip writes that change nothing) and its value, parsed by its key's schema. */
+/**
+ * A stored value as read: its text (to skip writes that change nothing) and, once a slot has read it, its value
+ * parsed by the slot's schema (`undefined` also when the schema refused it).
+ */
 interface Entry {
   text: string;
-  value: unknown;
+  parsed?: { value: unknown };
 }
 
 /**
- * The chat's small named values. The table is tiny and read many times a turn, so it is read once into memory
- * (each value checked against its key's schema there) and written through. A stored value its schema refuses
- * counts as absent, with a warning: a value that changed shape never crashes a turn.
+ * The chat's small named values, each in a slot its feature declares (src/lib/slot.ts): storage knows no feature's
+ * types. The table is tiny and read many times a turn, so it is read once into memory and written through; a value
+ * is checked against its slot's schema when first read. A stored value its schema refuses counts as absent, with a
+ * warning: a value that changed shape never crashes a turn.
  */
 export class MetaStore {
-  private cache: Map<ChatMetaKey, Entry> | undefined;
+  private cache: Map<string, Entry> | undefined;
   private readonly statements;
 
   constructor(private readonly database: ChatDatabase) {
@@ -37,50 +41,45 @@ export class MetaStore {
     }));
   }
 
-  get<Key extends ChatMetaKey>(key: Key): ChatMeta[Key] | undefined {
-    // Every entry under `key` was parsed by `chatMetaSchemas[key]` (or set from a `ChatMeta[Key]`): this is its type.
-    return this.entries().get(key)?.value as ChatMeta[Key] | undefined;
+  get<T>(slot: Slot<T>): T | undefined {
+    const entry = this.entries().get(slot.key);
+    if (!entry) return undefined;
+    entry.parsed ??= { value: parsed(slot, entry.text) };
+    // The value was parsed by this slot's schema (or set from a `T` through it): this is its type.
+    return entry.parsed.value as T | undefined;
   }
 
-  set<Key extends ChatMetaKey>(key: Key, value: ChatMeta[Key]): void {
+  set<T>(slot: Slot<T>, value: T): void {
     const text = JSON.stringify(value);
     const entries = this.entries();
-    if (entries.get(key)?.text === text) return;
-    this.statements().upsert.run({ key, value: text });
-    entries.set(key, { text, value });
+    if (entries.get(slot.key)?.text === text) return;
+    this.statements().upsert.run({ key: slot.key, value: text });
+    entries.set(slot.key, { text, parsed: { value } });
   }
 
-  delete(key: ChatMetaKey): void {
+  delete(slot: Slot<unknown>): void {
     const entries = this.entries();
-    if (!entries.has(key)) return;
-    this.database.db.delete(schema.meta).where(eq(schema.meta.key, key)).run();
-    entries.delete(key);
+    if (!entries.has(slot.key)) return;
+    this.database.db.delete(schema.meta).where(eq(schema.meta.key, slot.key)).run();
+    entries.delete(slot.key);
   }
 
-  private entries(): Map<ChatMetaKey, Entry> {
+  private entries(): Map<string, Entry> {
     if (this.cache) return this.cache;
-    const entries = new Map<ChatMetaKey, Entry>();
-    for (const row of this.statements().all.all()) {
-      if (!isMetaKey(row.key)) continue;
-      const value = parsed(row.key, row.value);
-      if (value !== undefined) entries.set(row.key, { text: row.value, value });
-    }
+    const entries = new Map<string, Entry>();
+    for (const row of this.statements().all.all()) entries.set(row.key, { text: row.value });
     this.cache = entries;
     return entries;
   }
 }
 
-function parsed(key: ChatMetaKey, text: string): unknown {
+function parsed<T>(slot: Slot<T>, text: string): T | undefined {
   try {
-    const result = chatMetaSchemas[key].safeParse(JSON.parse(text));
+    const result = slot.schema.safeParse(JSON.parse(text));
     if (result.success) return result.data;
-    console.warn(`chat meta "${key}" does not match its schema; treated as absent`);
+    console.warn(`chat meta "${slot.key}" does not match its schema; treated as absent`);
   } catch {
-    console.warn(`chat meta "${key}" is not JSON; treated as absent`);
+    console.warn(`chat meta "${slot.key}" is not JSON; treated as absent`);
   }
   return undefined;
-}
-
-function isMetaKey(key: string): key is ChatMetaKey {
-  return Object.hasOwn(chatMetaSchemas, key);
 }

@@ -2,7 +2,6 @@ import { sql } from "drizzle-orm";
 import * as z from "zod";
 import { historyMessageSchema } from "../protocol/messages.ts";
 import type { ChatDatabase } from "./chat-database.ts";
-import type { MetaStore } from "./meta-store.ts";
 
 /** One message a person wrote in their private chat, as an export gives it: its text and the keys of its files. */
 export interface WrittenRow {
@@ -20,10 +19,7 @@ const rowSchema = z.object({ id: z.number().int(), createdAt: z.number(), messag
  * person's, so every user row in it is theirs.
  */
 export class PersonHistory {
-  constructor(
-    private readonly database: ChatDatabase,
-    private readonly meta: MetaStore,
-  ) {}
+  constructor(private readonly database: ChatDatabase) {}
 
   written(): WrittenRow[] {
     const rows = this.database.db.all(sql`
@@ -43,14 +39,13 @@ export class PersonHistory {
   }
 
   /**
-   * Deletes the archive (where `history.clear()` has just moved the live rows), every entry of the search index, and
-   * the summary. Returns how many rows were deleted. Run inside the caller's transaction, after `history.clear()`.
+   * Deletes the archive (where `history.clear()` has just moved the live rows) and every entry of the search index
+   * (the summary is compaction's: its caller deletes it). Returns how many rows were deleted. Run inside the caller's
+   * transaction, after `history.clear()`.
    */
   eraseArchived(): number {
     const archived = this.database.db.all<{ id: number }>(sql`DELETE FROM history_archive RETURNING id`);
     this.database.db.run(sql`DELETE FROM history_search`);
-    this.meta.delete("summary");
-    this.meta.delete("summaryFailure");
     return archived.length;
   }
 }

@@ -1,13 +1,14 @@
 import { budgetNotice, exhaustedLimit, spendOn } from "../budget/budget.ts";
+import { type DailySpend, spendSlot } from "../budget/spend-slot.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
 import type { StoredConfig } from "../config/config-store.ts";
 import { dayKey, startOfNextDay } from "../config/zones.ts";
 import { bestEffort } from "../lib/best-effort.ts";
-import type { DailySpend } from "../store/chat-meta.ts";
 import type { ChatContext } from "./chat-context.ts";
 import { usersWithoutFiles } from "./incoming-files.ts";
 import { sendersAreAdmins } from "./senders.ts";
 import type { TurnOutcome, TurnRequest } from "./turn-request.ts";
+import { configProblemNoticeAtSlot } from "./turn-slots.ts";
 
 type RefusalReason = Extract<TurnOutcome, { ok: "skipped" }>["reason"];
 
@@ -47,7 +48,7 @@ export function admit(
   const { effective: config, stored } = chatConfig;
   // An invalid stored config fails closed: it may have said `enabled: false`, a budget or a narrower tool list.
   if (stored.state === "invalid") {
-    const last = ctx.stores.meta.get("configProblemNoticeAt");
+    const last = ctx.stores.meta.get(configProblemNoticeAtSlot);
     const notice =
       last !== undefined && now - last < CONFIG_NOTICE_INTERVAL_MS
         ? undefined
@@ -61,7 +62,7 @@ export function admit(
   if (request.kind === "agent" && config.agentAccess === "admins" && !sendersAreAdmins(ctx.access, request.senders)) {
     return { kind: "refused", reason: "not allowed", notice: "Only the bot's admins can run /agent in this chat." };
   }
-  const spend = spendOn(dayKey(now, config.timezone), ctx.stores.meta.get("spend"));
+  const spend = spendOn(dayKey(now, config.timezone), ctx.stores.meta.get(spendSlot));
   const exhausted = exhaustedLimit(spend, config.budget);
   if (exhausted === undefined) return { kind: "admitted", spend };
   const hours = (startOfNextDay(now, config.timezone) - now) / 3_600_000;
@@ -87,12 +88,12 @@ export async function refuse(
   if (notice !== undefined) {
     await ctx.outbox.notify(ctx.target, notice);
     if (refusal.reason === "config invalid") {
-      ctx.stores.meta.set("configProblemNoticeAt", now);
+      ctx.stores.meta.set(configProblemNoticeAtSlot, now);
       await bestEffort("reporting an invalid config", () => ctx.configProblems.report(ctx.chat.id, notice, now));
     }
   }
   ctx.stores.atomically(() => {
-    if (spend) ctx.stores.meta.set("spend", spend);
+    if (spend) ctx.stores.meta.set(spendSlot, spend);
     if (request.kind === "chat") ctx.stores.history.append(usersWithoutFiles(request.input), now);
     ctx.stores.inbox.finish(request.inboxIds, now, request.kind === "chat" ? undefined : REFUSED[refusal.reason]);
   });

@@ -6,10 +6,11 @@ import { TurnDisplay, type TurnDisplayOptions } from "../reply/turn-display.ts";
 import type { TurnTrust } from "../tools/context.ts";
 import type { ActiveRun } from "./active-run.ts";
 import type { ChatContext } from "./chat-context.ts";
-import { type ConversationInput, sessionKeyOf, startConversation } from "./conversation.ts";
+import { type ConversationInput, startConversation } from "./conversation.ts";
 import { joinedWithoutFiles, withJoined } from "./joined-turn.ts";
 import type { Tally } from "./tally.ts";
 import type { AdmittedTurn } from "./turn-request.ts";
+import { sessionSlotOf } from "./turn-slots.ts";
 
 export interface AttemptsInput {
   conversation: ConversationInput;
@@ -85,7 +86,7 @@ async function follow(
           display.tool(step.label, step.starts);
           break;
         case "session":
-          ctx.stores.meta.set(sessionKeyOf(provider), step.sessionId);
+          ctx.stores.meta.set(sessionSlotOf(provider), step.sessionId);
           break;
         case "log":
           console.log(`[${provider}] ${redactSecrets(step.message).slice(0, 500)}`);

@@ -21,6 +21,7 @@ import type { ChatDescription, ChatTarget } from "../telegram/incoming-message.t
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { SemanticIndex } from "../tools/semantic-index.ts";
 import type { RunSlot } from "./active-run.ts";
+import type { InboxEntry } from "./inbox-entries.ts";
 
 /** Re-arms a chat's alarm after a change to its scheduled tasks (this chat's, or another's). */
 interface TaskAlarm {
@@ -48,7 +49,7 @@ interface SkillReader {
 export interface ChatContext {
   /** The bot's settings, read once for the batch. */
   settings: Settings;
-  stores: ChatStores;
+  stores: ChatStores<InboxEntry>;
   db: DrizzleD1Database;
   telegram: TelegramClient;
   /**

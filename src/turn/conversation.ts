@@ -4,7 +4,9 @@ import { type MediaLibrary, withFilesAsText } from "../adapters/media-parts.ts";
 import { functionTools } from "../adapters/request-tools.ts";
 import type { Adapter, AgentAdapter, ModelAdapter } from "../adapters/types.ts";
 import type { PaidCalls } from "../budget/paid-calls.ts";
+import type { DailySpend } from "../budget/spend-slot.ts";
 import { bytesForTokens, estimateTokens, summarySection, tokensOfBytes } from "../compaction/summary.ts";
+import { type HistorySummary, summarySlot } from "../compaction/summary-slots.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
 import type { Provider } from "../config/providers.ts";
 import type { ToolCallbackRoute } from "../config/settings.ts";
@@ -19,7 +21,6 @@ import type { HistoryMessage } from "../protocol/messages.ts";
 import { agentToolsPath, type ModelTool, WORKER_CALLBACK_HOST } from "../protocol/run-payload.ts";
 import { mintRunToken } from "../protocol/run-token.ts";
 import { NO_SKILLS, type TurnSkills } from "../skills/skill.ts";
-import type { DailySpend, HistorySummary } from "../store/chat-meta.ts";
 import { TurnTrust } from "../tools/context.ts";
 import { noteAddressesPeopleWrote } from "../tools/outward-policy.ts";
 import type { ActiveRun } from "./active-run.ts";
@@ -35,6 +36,7 @@ import { speakersOf } from "./speakers.ts";
 import type { Tally } from "./tally.ts";
 import { toolContext } from "./tool-context.ts";
 import type { AdmittedTurn } from "./turn-request.ts";
+import { sessionSlotOf } from "./turn-slots.ts";
 
 export interface ConversationInput {
   request: AdmittedTurn;
@@ -110,7 +112,7 @@ export async function startConversation(ctx: ChatContext, input: ConversationInp
     skills,
     serverSearch: serverSearch !== undefined,
   });
-  const summary = stores.meta.get("summary");
+  const summary = stores.meta.get(summarySlot);
   const window = [
     ...fitHistory(stores.history.window(settings.historyLimit, summary?.throughId ?? 0), {
       // The skills given whole and listed take their part of the window.
@@ -221,7 +223,7 @@ async function agentEvents(
   turn: Assembled,
 ): Promise<AsyncGenerator<AgentEvent>> {
   const { settings, stores } = ctx;
-  const sessionId = stores.meta.get(sessionKeyOf(input.provider));
+  const sessionId = stores.meta.get(sessionSlotOf(input.provider));
   const token = await mintRunToken(settings.botToken ?? "", {
     chatKey: ctx.chatKey,
     runId: input.run.id,
@@ -291,11 +293,6 @@ function allowanceOf(config: EffectiveConfig, spend: DailySpend, price: ModelPri
     ...(dailyCostUsd === undefined ? {} : { maxCostUsd: Math.max(0, dailyCostUsd - spend.costUsd) }),
     ...(price ? { price } : {}),
   };
-}
-
-/** Where a chat keeps the session of each agent, so that switching agents resumes neither in the other. */
-export function sessionKeyOf(provider: Provider): "agentSessionId" | "codexSessionId" {
-  return provider === "codex-agent" ? "codexSessionId" : "agentSessionId";
 }
 
 function toolCallbackUrl(route: ToolCallbackRoute, chatKey: string): string {

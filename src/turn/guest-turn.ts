@@ -2,6 +2,7 @@ import { functionTools } from "../adapters/request-tools.ts";
 import type { ModelAdapter } from "../adapters/types.ts";
 import { latestSpend } from "../budget/budget.ts";
 import type { PaidCalls } from "../budget/paid-calls.ts";
+import { type DailySpend, spendSlot } from "../budget/spend-slot.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
 import { effectiveConfigOf } from "../config/config-store.ts";
 import { providerSetupOf } from "../config/provider-setup.ts";
@@ -12,7 +13,6 @@ import { redactSecrets } from "../lib/redact.ts";
 import type { AgentErrorEvent } from "../protocol/events.ts";
 import { userFacingError } from "../reply/error-text.ts";
 import { NO_SKILLS } from "../skills/skill.ts";
-import type { DailySpend } from "../store/chat-meta.ts";
 import type { GuestQuery } from "../telegram/incoming-message.ts";
 import { renderOne, renderPieces } from "../telegram/render.ts";
 import { TELEGRAM_MESSAGE_LIMIT } from "../telegram/split.ts";
@@ -137,7 +137,7 @@ async function guestTurn(
   const policy = guestPolicy(ctx.settings, {
     name: query.from.name,
     budget: {
-      spent: () => latestSpend(turn.spend, ctx.stores.meta.get("spend")),
+      spent: () => latestSpend(turn.spend, ctx.stores.meta.get(spendSlot)),
       tally,
       paid,
       budget: config.budget,

@@ -1,13 +1,14 @@
 import { spendOn } from "../budget/budget.ts";
 import type { PaidCalls } from "../budget/paid-calls.ts";
+import { spendSlot } from "../budget/spend-slot.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
 import { dayKey } from "../config/zones.ts";
 import type { UsageRecord } from "../db/usage.ts";
 import { helperSlice, holdOf, released, withHold } from "../helpers/helper-budget.ts";
 import type { HelperJob, HelperReport } from "../helpers/helper-job.ts";
+import { helperCountSlot, helpersSlot, type RunningHelper } from "../helpers/helper-slots.ts";
 import { bestEffort } from "../lib/best-effort.ts";
 import { errorText } from "../lib/errors.ts";
-import type { RunningHelper } from "../store/chat-meta.ts";
 import type { HelperRequest, HelperSpawner, TurnTrust } from "../tools/context.ts";
 import type { ChatContext } from "./chat-context.ts";
 import { actingUser, sendersAreAdmins } from "./senders.ts";
@@ -54,7 +55,7 @@ async function spawnHelper(
     return { started: false, reason: `${running.length} helpers are running already, the most this chat may have` };
   }
   const day = dayKey(now, turn.config.timezone);
-  const spend = spendOn(day, stores.meta.get("spend"));
+  const spend = spendOn(day, stores.meta.get(spendSlot));
   const granted = helperSlice({
     budget: turn.config.budget,
     caps: turn.config.paidCaps,
@@ -68,7 +69,7 @@ async function spawnHelper(
   });
   if (granted.kind === "refused") return { started: false, reason: granted.reason };
 
-  const number = (stores.meta.get("helperCount") ?? 0) + 1;
+  const number = (stores.meta.get(helperCountSlot) ?? 0) + 1;
   const label = (request.label ?? request.task).replace(/\s+/g, " ").slice(0, 60);
   const timeLimitMs = Math.min(settings.helpers.timeoutMs, (request.timeLimitSeconds ?? Infinity) * 1000);
   const source = turn.trust.untrustedSource;
@@ -98,9 +99,9 @@ async function spawnHelper(
     hold: holdOf(day, granted.slice, turn.config.paidCaps),
   };
   stores.atomically(() => {
-    stores.meta.set("helperCount", number);
-    stores.meta.set("helpers", [...running, entry]);
-    stores.meta.set("spend", withHold(spend, entry.hold));
+    stores.meta.set(helperCountSlot, number);
+    stores.meta.set(helpersSlot, [...running, entry]);
+    stores.meta.set(spendSlot, withHold(spend, entry.hold));
   });
   try {
     await ctx.helpers.start(job);
@@ -117,9 +118,9 @@ async function spawnHelper(
       // A button's data is at most 64 bytes: the helper's number, not its object's id.
       [[{ text: "⏹ Stop", data: `hstop:${number}` }]],
     );
-    const helpers = stores.meta.get("helpers") ?? [];
+    const helpers = stores.meta.get(helpersSlot) ?? [];
     stores.meta.set(
-      "helpers",
+      helpersSlot,
       helpers.map((helper) => (helper.id === job.id ? { ...helper, statusMessageId: messageId } : helper)),
     );
   });
@@ -137,7 +138,7 @@ async function spawnHelper(
  */
 export async function deliverHelperReport(ctx: ChatContext, inboxId: number, report: HelperReport): Promise<void> {
   const { stores } = ctx;
-  const entry = (stores.meta.get("helpers") ?? []).find((helper) => helper.id === report.id);
+  const entry = (stores.meta.get(helpersSlot) ?? []).find((helper) => helper.id === report.id);
   const text = reportText(report);
   if (entry?.statusMessageId !== undefined) {
     const messageId = entry.statusMessageId;
@@ -221,12 +222,12 @@ export function helpersText(ctx: ChatContext): string | undefined {
 
 /** The helpers that have not reported; one long past its deadline is lost and forgotten (its hold stays spent). */
 function liveHelpers(ctx: ChatContext): RunningHelper[] {
-  const helpers = ctx.stores.meta.get("helpers") ?? [];
+  const helpers = ctx.stores.meta.get(helpersSlot) ?? [];
   const now = ctx.now();
   const live = helpers.filter((helper) => helper.deadlineAt + LOST_AFTER_MS > now);
   if (live.length !== helpers.length) {
     console.warn(`chat ${ctx.chat.id}: ${helpers.length - live.length} helper(s) never reported; forgotten`);
-    ctx.stores.meta.set("helpers", live);
+    ctx.stores.meta.set(helpersSlot, live);
   }
   return live;
 }
@@ -238,17 +239,17 @@ function forget(
   used: { tokens: number; costUsd: number; units: Record<string, number> },
 ): void {
   const { stores } = ctx;
-  const helpers = stores.meta.get("helpers") ?? [];
+  const helpers = stores.meta.get(helpersSlot) ?? [];
   if (entry)
     stores.meta.set(
-      "helpers",
+      helpersSlot,
       helpers.filter((helper) => helper.id !== entry.id),
     );
-  const stored = stores.meta.get("spend");
+  const stored = stores.meta.get(spendSlot);
   // The spend of the day the hold was taken from (another day's hold is not in today's spend).
   const day = stored?.day ?? entry?.hold.day;
   if (day === undefined) return;
-  stores.meta.set("spend", released(spendOn(day, stored), entry?.hold, used));
+  stores.meta.set(spendSlot, released(spendOn(day, stored), entry?.hold, used));
 }
 
 function reportText(report: HelperReport): string {

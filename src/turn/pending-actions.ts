@@ -1,6 +1,5 @@
 import { chatTitleOf } from "../db/chat-directory.ts";
 import { parseToolArguments } from "../protocol/messages.ts";
-import type { PendingAction } from "../store/chat-meta.ts";
 import { describeTask } from "../tasks/describe-task.ts";
 import { TaskRepository } from "../tasks/task-repository.ts";
 import type { ChatTarget } from "../telegram/incoming-message.ts";
@@ -16,6 +15,7 @@ import {
   type HeldCallFacts,
   pageCount,
 } from "./confirmation-view.ts";
+import { type PendingAction, pendingActionsSlot } from "./pending-action-slot.ts";
 
 /** A request waits this long for its button; an older press is told it expired. */
 const PENDING_TTL_MS = 60 * 60 * 1000;
@@ -42,7 +42,7 @@ export async function askToConfirm(
 ): Promise<string> {
   const id = pendingId();
   const now = ctx.now();
-  const waiting = livePending(ctx.stores.meta.get("pendingActions"), now);
+  const waiting = livePending(ctx.stores.meta.get(pendingActionsSlot), now);
   const header =
     `🛡 I was asked to **${request.summary}**. This conversation holds content from outside the chat ` +
     `(${request.source}), which can carry instructions nobody here wrote, so I do that only if you confirm.`;
@@ -59,7 +59,7 @@ export async function askToConfirm(
     source: request.source.slice(0, 500),
     argumentsHash: hash,
   };
-  ctx.stores.meta.set("pendingActions", [...waiting, action].slice(-MAX_PENDING));
+  ctx.stores.meta.set(pendingActionsSlot, [...waiting, action].slice(-MAX_PENDING));
   // Through the outbox: an outage keeps the question (and its buttons) in order, rather than losing it.
   await ctx.outbox.postMenu(
     "notice",
@@ -80,7 +80,9 @@ export async function showPendingPage(
   press: { data: string; message: PressedMessage; target: ChatTarget },
 ): Promise<PressAnswer> {
   const match = PENDING_PAGE_BUTTON.exec(press.data);
-  const action = livePending(ctx.stores.meta.get("pendingActions"), ctx.now()).find((entry) => entry.id === match?.[1]);
+  const action = livePending(ctx.stores.meta.get(pendingActionsSlot), ctx.now()).find(
+    (entry) => entry.id === match?.[1],
+  );
   if (!match || !action?.view || !action.argumentsHash)
     return privately("That request has expired or was already answered.");
   const page = Number(match[2]);
@@ -112,11 +114,11 @@ async function factsOf(ctx: AskingContext, request: PendingActionRequest): Promi
 
 /** Takes the request a press names out of the waiting list, if it is still waiting. */
 export function takePending(ctx: Pick<ChatContext, "stores" | "now">, id: string): PendingAction | undefined {
-  const waiting = livePending(ctx.stores.meta.get("pendingActions"), ctx.now());
+  const waiting = livePending(ctx.stores.meta.get(pendingActionsSlot), ctx.now());
   const action = waiting.find((entry) => entry.id === id);
   if (action)
     ctx.stores.meta.set(
-      "pendingActions",
+      pendingActionsSlot,
       waiting.filter((entry) => entry.id !== id),
     );
   return action;

@@ -1,7 +1,7 @@
 import { bestEffort } from "../lib/best-effort.ts";
-import type { OpenQuestion } from "../store/chat-meta.ts";
 import type { QuestionRequest } from "../tools/context.ts";
 import type { ChatContext } from "./chat-context.ts";
+import { type OpenQuestion, questionsSlot } from "./question-slot.ts";
 
 /** A question waits this long for a tap, then its message says it expired and its buttons go. */
 const QUESTION_TTL_MS = 24 * 60 * 60 * 1000;
@@ -27,7 +27,7 @@ export async function askQuestion(
   const buttons = request.choices.map((choice, index) => ({ text: choice, data: `ask:${id}:${index}` }));
   const keyboard = short ? pairs(buttons) : buttons.map((button) => [button]);
   const messageId = await ctx.telegram.sendMenu(ctx.target, `❓ ${request.question}`, keyboard);
-  const open = ctx.stores.meta.get("questions") ?? [];
+  const open = ctx.stores.meta.get(questionsSlot) ?? [];
   const question: OpenQuestion = {
     id,
     question: request.question,
@@ -39,7 +39,7 @@ export async function askQuestion(
   };
   const kept = [...open, question];
   for (const dropped of kept.splice(0, Math.max(0, kept.length - MAX_OPEN))) await markExpired(ctx, dropped);
-  ctx.stores.meta.set("questions", kept);
+  ctx.stores.meta.set(questionsSlot, kept);
   return (
     `Asked with ${request.choices.length} buttons. Their tap comes back as their next message. ` +
     "End your turn now with at most one short line; do not answer the question yourself."
@@ -48,11 +48,11 @@ export async function askQuestion(
 
 /** Takes the question a tap names out of the open ones (undefined: unknown, answered or expired). */
 export function takeQuestion(ctx: Pick<ChatContext, "stores" | "now">, id: string): OpenQuestion | undefined {
-  const open = ctx.stores.meta.get("questions") ?? [];
+  const open = ctx.stores.meta.get(questionsSlot) ?? [];
   const question = open.find((entry) => entry.id === id && entry.expiresAt > ctx.now());
   if (question) {
     ctx.stores.meta.set(
-      "questions",
+      questionsSlot,
       open.filter((entry) => entry.id !== id),
     );
   }
@@ -61,12 +61,12 @@ export function takeQuestion(ctx: Pick<ChatContext, "stores" | "now">, id: strin
 
 /** An open question a tap names, without taking it (who may answer is checked first). */
 export function openQuestion(ctx: Pick<ChatContext, "stores" | "now">, id: string): OpenQuestion | undefined {
-  return (ctx.stores.meta.get("questions") ?? []).find((entry) => entry.id === id && entry.expiresAt > ctx.now());
+  return (ctx.stores.meta.get(questionsSlot) ?? []).find((entry) => entry.id === id && entry.expiresAt > ctx.now());
 }
 
 /** When the next open question expires, for the chat's alarm; undefined when none is open. */
 export function nextQuestionExpiry(ctx: Pick<ChatContext, "stores">): number | undefined {
-  const open = ctx.stores.meta.get("questions") ?? [];
+  const open = ctx.stores.meta.get(questionsSlot) ?? [];
   return open.length === 0 ? undefined : Math.min(...open.map((question) => question.expiresAt));
 }
 
@@ -75,12 +75,12 @@ export function nextQuestionExpiry(ctx: Pick<ChatContext, "stores">): number | u
  * so the model knows the question went unanswered.
  */
 export async function expireQuestions(ctx: QuestionContext): Promise<void> {
-  const open = ctx.stores.meta.get("questions") ?? [];
+  const open = ctx.stores.meta.get(questionsSlot) ?? [];
   const now = ctx.now();
   const due = open.filter((question) => question.expiresAt <= now);
   if (due.length === 0) return;
   ctx.stores.meta.set(
-    "questions",
+    questionsSlot,
     open.filter((question) => question.expiresAt > now),
   );
   for (const question of due) await markExpired(ctx, question);

@@ -1,11 +1,11 @@
 import { addSpend, latestSpend } from "../budget/budget.ts";
 import { addUnits } from "../budget/paid-calls.ts";
+import { type DailySpend, spendSlot } from "../budget/spend-slot.ts";
 import type { PaidUnits } from "../config/paid-kinds.ts";
 import type { UsageRecord } from "../db/usage.ts";
 import { redactSecrets } from "../lib/redact.ts";
 import type { AgentErrorEvent } from "../protocol/events.ts";
 import type { HistoryMessage } from "../protocol/messages.ts";
-import type { DailySpend } from "../store/chat-meta.ts";
 import type { ChatContext } from "./chat-context.ts";
 import type { Tally } from "./tally.ts";
 import type { AdmittedTurn, TurnRequest } from "./turn-request.ts";
@@ -77,8 +77,8 @@ export function recordTurn(ctx: RecordContext, request: AdmittedTurn, end: TurnE
     if (cost && usage) {
       stores.usage.add(usage, now);
       // Added to the day's spend as stored now: a helper started during the turn holds its slice there.
-      const spend = latestSpend(cost.spend, stores.meta.get("spend"));
-      stores.meta.set("spend", addUnits(addSpend(spend, cost.tally.usage, usage.costUsd ?? 0), cost.paid.units));
+      const spend = latestSpend(cost.spend, stores.meta.get(spendSlot));
+      stores.meta.set(spendSlot, addUnits(addSpend(spend, cost.tally.usage, usage.costUsd ?? 0), cost.paid.units));
     }
   });
 }
@@ -114,7 +114,7 @@ export function recordGuestTurn(
     stores.inbox.erase(request.inboxIds);
     if (cost && usage) {
       stores.usage.add(usage, now);
-      stores.meta.set("spend", addUnits(addSpend(cost.spend, cost.tally.usage, usage.costUsd ?? 0), cost.paid.units));
+      stores.meta.set(spendSlot, addUnits(addSpend(cost.spend, cost.tally.usage, usage.costUsd ?? 0), cost.paid.units));
     }
   });
 }

@@ -1,4 +1,5 @@
 import { latestSpend } from "../budget/budget.ts";
+import { spendSlot } from "../budget/spend-slot.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
 import { effectiveConfigOf } from "../config/config-store.ts";
 import { providerSetupOf } from "../config/provider-setup.ts";
@@ -7,6 +8,7 @@ import { redactSecrets } from "../lib/redact.ts";
 import type { AgentErrorEvent } from "../protocol/events.ts";
 import type { RichOptions } from "../reply/answer-delivery.ts";
 import { notSetUpText, userFacingError } from "../reply/error-text.ts";
+import { draftsRefusedSlot, richRefusedSlot } from "../reply/reply-slots.ts";
 import { richRefusal } from "../reply/rich-refusal.ts";
 import type { TurnDisplayOptions } from "../reply/turn-display.ts";
 import type { ActiveRun } from "./active-run.ts";
@@ -73,7 +75,7 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
   try {
     const meter = {
       // The stored spend holds what helpers started meanwhile were given.
-      spent: () => latestSpend(admission.spend, ctx.stores.meta.get("spend")),
+      spent: () => latestSpend(admission.spend, ctx.stores.meta.get(spendSlot)),
       tally,
       paid,
       budget: config.budget,
@@ -151,8 +153,8 @@ function displayOptions(
     ackReaction: ctx.settings.ackReaction,
     ...(request.messageId === undefined ? {} : { messageId: request.messageId }),
     ...(request.replyToMessageId === undefined ? {} : { replyToMessageId: request.replyToMessageId }),
-    draftsRefused: ctx.stores.meta.get("draftsRefused") === true,
-    onDraftsRefused: () => ctx.stores.meta.set("draftsRefused", true),
+    draftsRefused: ctx.stores.meta.get(draftsRefusedSlot) === true,
+    onDraftsRefused: () => ctx.stores.meta.set(draftsRefusedSlot, true),
     stopData: `stop:${run.id}`,
     draftId: run.draftId,
     rich: richOptions(ctx, config),
@@ -162,11 +164,11 @@ function displayOptions(
 }
 
 function richOptions(ctx: ChatContext, config: EffectiveConfig): RichOptions {
-  const refused = ctx.stores.meta.get("richRefused");
+  const refused = ctx.stores.meta.get(richRefusedSlot);
   return {
     mode: config.richMessages,
     refused: refused !== undefined && refused.until > ctx.now(),
-    onRefused: (description) => ctx.stores.meta.set("richRefused", richRefusal(description, ctx.now())),
+    onRefused: (description) => ctx.stores.meta.set(richRefusedSlot, richRefusal(description, ctx.now())),
     // Off by default in groups: a list of steps under every answer is noise to the others there.
     showSteps: config.showSteps ?? ctx.chat.type === "private",
   };

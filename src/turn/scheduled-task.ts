@@ -1,6 +1,6 @@
 import { errorText } from "../lib/errors.ts";
-import type { TaskPayload } from "../store/inbox-store.ts";
 import { nextCronRun } from "../tasks/schedule-time.ts";
+import type { TaskPayload } from "../tasks/task-payload.ts";
 import { type Task, TaskRepository } from "../tasks/task-repository.ts";
 import type { ChatContext } from "./chat-context.ts";
 import { runTurn } from "./run-turn.ts";

@@ -1,5 +1,6 @@
 import { errorText } from "../lib/errors.ts";
 import { MemoryRepository } from "../memory/memory-repository.ts";
+import { personFactsNoneSlot } from "../memory/memory-slots.ts";
 import { type PersonMemory, peopleInView } from "../memory/people.ts";
 import type { ChatContext } from "./chat-context.ts";
 import type { AdmittedTurn } from "./turn-request.ts";
@@ -15,14 +16,15 @@ export async function speakersOf(ctx: ChatContext, request: AdmittedTurn): Promi
   }
   const isPrivate = ctx.chat.type === "private";
   // A private chat shows only facts its own turns wrote: while it has none, no turn reads D1 for them.
-  if (isPrivate && ctx.stores.meta.get("personFactsNone") === true) return [];
+  if (isPrivate && ctx.stores.meta.get(personFactsNoneSlot) === true) return [];
   try {
     const people = await peopleInView(new MemoryRepository(ctx.db), {
       audience: { chatId: ctx.chat.id, isPrivate, speakers: request.senders },
       names,
       maxChars: ctx.settings.personMemoryMaxChars,
     });
-    if (isPrivate && people.every((person) => person.facts.length === 0)) ctx.stores.meta.set("personFactsNone", true);
+    if (isPrivate && people.every((person) => person.facts.length === 0))
+      ctx.stores.meta.set(personFactsNoneSlot, true);
     return people;
   } catch (error) {
     console.warn(

@@ -1,7 +1,7 @@
 import { PaidCalls } from "../budget/paid-calls.ts";
+import type { DailySpend } from "../budget/spend-slot.ts";
 import type { EffectiveConfig } from "../config/chat-config.ts";
 import type { Settings } from "../config/settings.ts";
-import type { DailySpend } from "../store/chat-meta.ts";
 import { type Answerer, Tally } from "./tally.ts";
 
 /**

@@ -1,5 +1,4 @@
 import { errorText } from "../lib/errors.ts";
-import type { ShownWidget } from "../store/chat-meta.ts";
 import { failureOf } from "../telegram/failure.ts";
 import type { IncomingMessage } from "../telegram/incoming-message.ts";
 import type { WidgetTap } from "../telegram/update.ts";
@@ -13,6 +12,7 @@ import {
   widgetStateSchema,
 } from "../widgets/widget-kinds.ts";
 import { checkWidget, fitsWidgetData } from "../widgets/widget-rules.ts";
+import { type ShownWidget, widgetsRefusedSlot, widgetsSlot } from "../widgets/widget-slots.ts";
 import type { ChatContext } from "./chat-context.ts";
 import { askQuestion } from "./questions.ts";
 
@@ -34,7 +34,7 @@ export async function showWidget(ctx: WidgetContext, spec: WidgetSpec, askers: r
   if (!check.ok && spec.kind === "html") throw new ToolError(`Not sent: ${check.problem}.`);
   if (!check.ok) return asMessage(ctx, spec, askers, check.problem);
   if (ctx.chat.type !== "private") return asMessage(ctx, spec, askers, "widgets go to private chats only");
-  const refused = ctx.stores.meta.get("widgetsRefused");
+  const refused = ctx.stores.meta.get(widgetsRefusedSlot);
   if (refused && refused.until > ctx.now()) return asMessage(ctx, spec, askers, refused.reason);
 
   const state: WidgetState = {};
@@ -45,7 +45,7 @@ export async function showWidget(ctx: WidgetContext, spec: WidgetSpec, askers: r
     const failure = failureOf(error);
     // Unavailable: the widget may have arrived; sending the message as well could show the answer twice.
     if (failure.kind === "unavailable") throw new ToolError(`Telegram did not take the widget: ${failure.description}`);
-    ctx.stores.meta.set("widgetsRefused", {
+    ctx.stores.meta.set(widgetsRefusedSlot, {
       until: ctx.now() + REFUSED_FOR_MS,
       reason: `Telegram refused a widget (${failure.description.slice(0, 200)})`,
     });
@@ -105,7 +105,7 @@ export function tapWidget(
   ctx: Pick<ChatContext, "stores" | "chat" | "target" | "now">,
   tap: WidgetTap,
 ): WidgetTapResult {
-  const widgets = ctx.stores.meta.get("widgets") ?? [];
+  const widgets = ctx.stores.meta.get(widgetsSlot) ?? [];
   const widget = widgets.find((shown) => shown.messageId === tap.messageId);
   if (!widget) return { answer: "" };
   const index = /^[tc]:(\d{1,2})$/.exec(tap.data);
@@ -132,7 +132,7 @@ export function tapWidget(
   const chatData = JSON.stringify(widgetStateSchema.parse(state));
   if (!fitsWidgetData(chatData)) return { answer: "" };
   ctx.stores.meta.set(
-    "widgets",
+    widgetsSlot,
     widgets.map((shown) => (shown === widget ? { ...shown, state } : shown)),
   );
   return {
@@ -168,8 +168,8 @@ export async function keepWidgetData(
 }
 
 function remember(ctx: Pick<ChatContext, "stores">, widget: ShownWidget): void {
-  const widgets = ctx.stores.meta.get("widgets") ?? [];
-  ctx.stores.meta.set("widgets", [...widgets, widget].slice(-KEPT_WIDGETS));
+  const widgets = ctx.stores.meta.get(widgetsSlot) ?? [];
+  ctx.stores.meta.set(widgetsSlot, [...widgets, widget].slice(-KEPT_WIDGETS));
 }
 
 function labelsOf(spec: WidgetSpec): string[] {

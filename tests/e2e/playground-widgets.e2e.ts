@@ -4,7 +4,13 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Bot, startBot } from "../../bench/bot.ts";
 import { standInModelVars } from "../../scripts/dev-vars.ts";
-import { type BotApiStandIn, PLAYGROUND_CHAT, startBotApiStandIn } from "../../scripts/playground/bot-api.ts";
+import {
+  type BotApiStandIn,
+  PLAYGROUND_CHAT,
+  PLAYGROUND_FAMILY_CHAT,
+  PLAYGROUND_GUEST_CHAT,
+  startBotApiStandIn,
+} from "../../scripts/playground/bot-api.ts";
 import { STAND_IN_MODEL } from "../../scripts/stand-in-model/replies.ts";
 import { type StandInModel, startStandInModel } from "../../scripts/stand-in-model/server.ts";
 import { CHROMIUM, HAVE_CHROMIUM } from "./browser.ts";
@@ -41,7 +47,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the playground's widgets, questions and private
         TELEGRAM_API_BASE_URL: standIn.url,
         PLAYGROUND_URL: standIn.url,
         ADMIN_TOKEN,
-        ALLOWED_CHAT_IDS: String(PLAYGROUND_CHAT.id),
+        ALLOWED_CHAT_IDS: `${PLAYGROUND_CHAT.id},${PLAYGROUND_FAMILY_CHAT.id}`,
         ADMIN_USER_IDS: String(PLAYGROUND_CHAT.id),
         ANTHROPIC_API_KEY: "",
         WEB_SEARCH: "off",
@@ -137,5 +143,44 @@ describe.skipIf(!HAVE_CHROMIUM)("the playground's widgets, questions and private
     expect(await ephemeral.textContent()).toContain("That question has expired or was already answered.");
     expect(await ephemeral.textContent()).toContain("only you can see this");
     await page.screenshot({ path: join(SHOTS, "playground-question.png") });
+  });
+
+  it("in the group the same two requests arrive as messages, once each: no widget, no buttons", async () => {
+    await page.click(`#chats button[data-chat="${PLAYGROUND_GUEST_CHAT.id}"]`);
+    await expect.poll(() => page.locator("#as").isVisible()).toBe(true);
+    await page.selectOption("#as", String(PLAYGROUND_CHAT.id));
+    await say("@playground_bot make me a packing checklist for a weekend trip");
+    await say("@playground_bot help me choose between these three laptops");
+    const fromBot = standIn.messages(PLAYGROUND_GUEST_CHAT.id).filter((message) => message.from === "bot");
+    expect(fromBot).toHaveLength(2);
+    expect(fromBot[0]!.text).toContain("Sleeping bag");
+    expect(fromBot[1]!.text).toContain("ThinkPad X1");
+    expect(fromBot.every((message) => message.widget === undefined && message.buttons.length === 0)).toBe(true);
+    expect(await page.locator("iframe.widget").count()).toBe(0);
+    await page.screenshot({ path: join(SHOTS, "playground-group-widgets.png") });
+  });
+
+  it("in the family group (the bot is in it) the checklist arrives as one message and the question as buttons", async () => {
+    await page.click(`#chats button[data-chat="${PLAYGROUND_FAMILY_CHAT.id}"]`);
+    await expect.poll(() => page.locator("#as").isVisible()).toBe(true);
+    await page.selectOption("#as", String(PLAYGROUND_CHAT.id));
+    await say("@playground_bot make me a packing checklist for a weekend trip");
+    const lists = () =>
+      standIn
+        .messages(PLAYGROUND_FAMILY_CHAT.id)
+        .filter(
+          (message) =>
+            message.from === "bot" && message.text.includes("Sleeping bag") && !message.text.includes("show_widget"),
+        );
+    await expect.poll(() => lists().length, { timeout: 30_000 }).toBe(1);
+    expect(await page.locator("iframe.widget").count()).toBe(0);
+
+    await say("@playground_bot help me choose between these three laptops");
+    const asked = page.locator("#log .bubble.bot:has(.buttons)", { hasText: "Which laptop matters most to you?" });
+    await expect.poll(() => asked.count(), { timeout: 30_000 }).toBe(1);
+    await asked.locator(".buttons button", { hasText: "Dell XPS" }).click();
+    await expect.poll(() => bots().last().textContent(), { timeout: 30_000 }).toContain("You chose Dell XPS");
+    expect(lists()).toHaveLength(1);
+    await page.screenshot({ path: join(SHOTS, "playground-family-widgets.png") });
   });
 });

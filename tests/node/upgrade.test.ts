@@ -91,13 +91,17 @@ describe.each(fixtureReleases())("upgrading from %s", (release) => {
     skip,
   }) => {
     if (unavailable) return skip(unavailable);
-    const request = await nextTurn("owner", "what did we talk about? (UPGRADE-CHECK-CONTEXT)");
+    // It asks about the photo: an earlier image is sent again only while the conversation is about it.
+    const request = await nextTurn(
+      "owner",
+      "what did we talk about, and what is in the photo? (UPGRADE-CHECK-CONTEXT)",
+    );
     const body = request.body as OpenAiBody;
     const calls = body.messages.flatMap((message) => message.tool_calls ?? []);
     expect(calls.map((call) => call.function.name)).toEqual(expect.arrayContaining(["remember", "schedule_task"]));
     const results = body.messages.filter((message) => message.role === "tool").map((message) => message.content);
     expect(results).toEqual(expect.arrayContaining([expect.stringMatching(/^Remembered \(id \d+\)\.$/)]));
-    // The photo is read back from R2 (the window's most recent images go with the call).
+    // The photo is read back from R2 (the window's most recent images go with a call that is about them).
     expect(JSON.stringify(body.messages)).toMatch(/"url":"data:image\/[a-z]+;base64,[A-Za-z0-9+/=]{20,}"/);
     const system = JSON.stringify(body.messages.filter((message) => message.role === "system"));
     expect(

@@ -1,7 +1,9 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { spendSlot } from "../../src/budget/spend-slot.ts";
 import type { ChatSession } from "../../src/durable/chat-session.ts";
+import { helpersSlot } from "../../src/helpers/helper-slots.ts";
 import { openaiCompletion } from "../fakes/bodies.ts";
 import type { RecordedRequest, ScriptedResponse } from "../fakes/server.ts";
 import {
@@ -151,7 +153,16 @@ describe("a background helper", () => {
     const [first, second] = await helperCalls();
     const offered = first!.tools?.map((tool) => tool.function.name) ?? [];
     expect(offered).toEqual(expect.arrayContaining(["recall", "web_fetch"]));
-    for (const denied of ["send_message", "schedule_task", "spawn", "remember", "forget", "generate_image"]) {
+    for (const denied of [
+      "send_message",
+      "schedule_task",
+      "spawn",
+      "remember",
+      "forget",
+      "generate_image",
+      "ask_user",
+      "show_widget",
+    ]) {
       expect(offered).not.toContain(denied);
     }
     const results = second!.messages
@@ -269,8 +280,8 @@ describe("a background helper", () => {
     await expect
       .poll(() =>
         runInDurableObject(session(PRIVATE_CHAT), (instance: ChatSession) => ({
-          tokens: instance.stores.meta.get("spend")?.tokens,
-          running: instance.stores.meta.get("helpers")?.length,
+          tokens: instance.stores.meta.get(spendSlot)?.tokens,
+          running: instance.stores.meta.get(helpersSlot)?.length,
         })),
       )
       .toEqual({ tokens: 30 + 15 + 6_000, running: 0 });

@@ -1,6 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { spendSlot } from "../../src/budget/spend-slot.ts";
 import {
   admin,
   fakes,
@@ -44,8 +45,8 @@ describe("a daily budget", () => {
 
     // The next day in the chat's time zone the budget is back.
     await runInDurableObject(session(PRIVATE_CHAT), (instance) => {
-      const spend = instance.stores.meta.get("spend");
-      if (spend) instance.stores.meta.set("spend", { ...spend, day: "2000-01-01" });
+      const spend = instance.stores.meta.get(spendSlot);
+      if (spend) instance.stores.meta.set(spendSlot, { ...spend, day: "2000-01-01" });
     });
     const answer = await say("five", { count: 5 });
     expect(sentText(answer)).toContain("echo:");

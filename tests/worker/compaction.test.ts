@@ -1,6 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { SUMMARY_SYSTEM_PROMPT } from "../../src/compaction/summary.ts";
+import { summaryFailureSlot, summarySlot } from "../../src/compaction/summary-slots.ts";
 import type { HistoryMessage } from "../../src/protocol/messages.ts";
 import type { RecordedRequest } from "../fakes/server.ts";
 import { admin, fakes, openaiText, PRIVATE_CHAT, say, sentText, session, settled } from "./helpers.ts";
@@ -32,8 +33,8 @@ async function seed(messages: HistoryMessage[]): Promise<void> {
 const stored = () =>
   runInDurableObject(session(PRIVATE_CHAT), (instance) => ({
     count: instance.stores.history.count(),
-    summary: instance.stores.meta.get("summary"),
-    failure: instance.stores.meta.get("summaryFailure"),
+    summary: instance.stores.meta.get(summarySlot),
+    failure: instance.stores.meta.get(summaryFailureSlot),
   }));
 
 /** A turn answered in a chat due for a summary, then a summary pass that never ends by itself (it is under way). */

@@ -1,6 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { ChatSession } from "../../src/durable/chat-session.ts";
+import { pendingActionsSlot } from "../../src/turn/pending-action-slot.ts";
 import {
   buttonPress,
   fakes,
@@ -57,7 +58,7 @@ describe("ephemeral replies to presses that are not the presser's", () => {
     const messageId = (menu.result as { message_id: number }).message_id;
     await settled(GROUP_CHAT);
     await runInDurableObject(session(GROUP_CHAT), (instance: ChatSession) => {
-      instance.stores.meta.set("pendingActions", [
+      instance.stores.meta.set(pendingActionsSlot, [
         {
           id: "abcdefabcdef",
           tool: "send_message",
@@ -80,7 +81,7 @@ describe("ephemeral replies to presses that are not the presser's", () => {
       ephemeral_message_parameters: { callback_query_id: id },
     });
     const waiting = await runInDurableObject(session(GROUP_CHAT), (instance: ChatSession) =>
-      instance.stores.meta.get("pendingActions"),
+      instance.stores.meta.get(pendingActionsSlot),
     );
     expect(waiting?.map((action) => action.id)).toEqual(["abcdefabcdef"]);
   });

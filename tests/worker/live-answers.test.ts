@@ -1,5 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { draftsRefusedSlot } from "../../src/reply/reply-slots.ts";
 import { anthropicMessage, openaiCompletion } from "../fakes/bodies.ts";
 import type { RecordedRequest } from "../fakes/server.ts";
 import {
@@ -83,7 +84,7 @@ describe("a private chat's answer", () => {
     expect(sentText(edits[0])).toContain("▍");
     expect(bodyOf(edits.at(-1)).parse_mode).toBe("HTML");
     expect(
-      await runInDurableObject(session(PRIVATE_CHAT), (instance) => instance.stores.meta.get("draftsRefused")),
+      await runInDurableObject(session(PRIVATE_CHAT), (instance) => instance.stores.meta.get(draftsRefusedSlot)),
     ).toBe(true);
 
     // The next answer does not try a draft at all.

@@ -1,6 +1,12 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import {
+  draftsRefusedSlot,
+  outboxDroppedSlot,
+  richRefusedSlot,
+  telegramRefusedSlot,
+} from "../../src/reply/reply-slots.ts";
 import { openaiCompletion } from "../fakes/bodies.ts";
 import { ConsoleBrowser } from "./console-browser.ts";
 import {
@@ -48,10 +54,10 @@ const answers = (chatId = PRIVATE_CHAT) =>
   );
 const meta = (chatId = PRIVATE_CHAT) =>
   runInDurableObject(session(chatId), ({ stores }) => ({
-    telegramRefused: stores.meta.get("telegramRefused"),
-    outboxDropped: stores.meta.get("outboxDropped"),
-    richRefused: stores.meta.get("richRefused"),
-    draftsRefused: stores.meta.get("draftsRefused"),
+    telegramRefused: stores.meta.get(telegramRefusedSlot),
+    outboxDropped: stores.meta.get(outboxDroppedSlot),
+    richRefused: stores.meta.get(richRefusedSlot),
+    draftsRefused: stores.meta.get(draftsRefusedSlot),
   }));
 /** What the chat shows, as the fake Telegram holds it: each message's text, in order. */
 const shown = async (chatId = PRIVATE_CHAT) =>

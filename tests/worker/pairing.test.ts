@@ -9,6 +9,7 @@ import { readSettings, type Settings } from "../../src/config/settings.ts";
 import type { ChatStores } from "../../src/store/chat-stores.ts";
 import { TelegramClient } from "../../src/telegram/client.ts";
 import type { IncomingMessage } from "../../src/telegram/incoming-message.ts";
+import type { InboxEntry } from "../../src/turn/inbox-entries.ts";
 import { ConsoleBrowser } from "./console-browser.ts";
 import {
   admin,
@@ -28,7 +29,7 @@ const NEW_GROUP = -7008;
 const CODE = /(?:`|<code>)([A-Z2-9]{4}-[A-Z2-9]{4})/;
 
 /** What /pair works with in a chat's object: its state, and the access record in the test's KV. */
-function pairingContext(settings: Settings, stores: ChatStores) {
+function pairingContext(settings: Settings, stores: ChatStores<InboxEntry>) {
   const telegram = new TelegramClient({ botToken: settings.botToken ?? "", apiBaseUrl: settings.telegramApiBaseUrl });
   return { settings, stores, now: Date.now, pairing: pairingAccessOf(env.CONFIG, telegram, Date.now) };
 }

@@ -1,6 +1,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { summarySlot } from "../../src/compaction/summary-slots.ts";
+import { targetSlot } from "../../src/durable/chat-slots.ts";
 import {
   buttonPress,
   fakes,
@@ -119,8 +121,8 @@ describe("provenance that lasts", () => {
 
   it("a summary made from marked messages is marked, and a turn that sees it may not act alone", async () => {
     await runInDurableObject(session(PRIVATE_CHAT), (instance) => {
-      instance.stores.meta.set("target", { chatId: PRIVATE_CHAT });
-      instance.stores.meta.set("summary", {
+      instance.stores.meta.set(targetSlot, { chatId: PRIVATE_CHAT });
+      instance.stores.meta.set(summarySlot, {
         text: INSTRUCTION,
         throughId: 0,
         messages: 10,

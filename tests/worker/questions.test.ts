@@ -1,6 +1,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { ChatSession } from "../../src/durable/chat-session.ts";
+import { questionsSlot } from "../../src/turn/question-slot.ts";
 import {
   buttonPress,
   fakes,
@@ -26,12 +27,30 @@ async function scriptQuestion(): Promise<void> {
   await fakes.script("openai", openaiToolCalls([{ name: "ask_user", arguments: LAPTOPS }]), openaiText("Tap one."));
 }
 
-/** The bot's message with the question's buttons, among what it sent to a chat. */
+/**
+ * The bot's message with the question's buttons, among what it sent to a chat (the status line that names the tool
+ * call carries the question's words too, without its buttons).
+ */
 async function questionMessage(chatId: number) {
-  const sent = await fakes.wait("telegram", { method: "sendMessage", chatId, count: 2 });
-  const question = sent.find((request) => sentText(request).includes(LAPTOPS.question))!;
-  const keyboard = (question.body as { reply_markup: { inline_keyboard: Keyboard } }).reply_markup.inline_keyboard;
-  return { messageId: (question.result as { message_id: number }).message_id, buttons: keyboard.flat() };
+  for (let count = 1; count < 10; count++) {
+    const sent = await fakes.wait("telegram", { method: "sendMessage", chatId, count });
+    const question = sent.find((request) =>
+      keyboardOf(request)
+        ?.flat()
+        .some((button) => button.callback_data.startsWith("ask:")),
+    );
+    if (question) {
+      return {
+        messageId: (question.result as { message_id: number }).message_id,
+        buttons: keyboardOf(question)!.flat(),
+      };
+    }
+  }
+  throw new Error(`no question with buttons was sent to ${chatId}`);
+}
+
+function keyboardOf(request: { body: unknown }): Keyboard | undefined {
+  return (request.body as { reply_markup?: { inline_keyboard?: Keyboard } }).reply_markup?.inline_keyboard;
 }
 
 function openaiUserTexts(body: unknown): string[] {
@@ -112,9 +131,9 @@ describe("questions with buttons (ask_user)", () => {
     await settled(PRIVATE_CHAT);
     // A day later (the alarm is set for it).
     const alarm = await runInDurableObject(session(PRIVATE_CHAT), async (instance: ChatSession, state) => {
-      const questions = instance.stores.meta.get("questions")!;
+      const questions = instance.stores.meta.get(questionsSlot)!;
       instance.stores.meta.set(
-        "questions",
+        questionsSlot,
         questions.map((question) => ({ ...question, expiresAt: Date.now() - 1 })),
       );
       return { alarm: await state.storage.getAlarm(), expiresAt: questions[0]!.expiresAt };

@@ -1,5 +1,6 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { draftsRefusedSlot, richRefusedSlot } from "../../src/reply/reply-slots.ts";
 import { openaiCompletion } from "../fakes/bodies.ts";
 import type { RecordedRequest } from "../fakes/server.ts";
 import {
@@ -33,9 +34,9 @@ const markdownOf = (request: RecordedRequest | undefined) =>
   String((bodyOf(request).rich_message as { markdown?: unknown } | undefined)?.markdown ?? "");
 const telegram = (method: string, chatId = PRIVATE_CHAT) => fakes.requests("telegram", { method, chatId });
 const richRefused = (chatId: number) =>
-  runInDurableObject(session(chatId), (instance) => instance.stores.meta.get("richRefused"));
+  runInDurableObject(session(chatId), (instance) => instance.stores.meta.get(richRefusedSlot));
 const draftsRefused = (chatId: number) =>
-  runInDurableObject(session(chatId), (instance) => instance.stores.meta.get("draftsRefused"));
+  runInDurableObject(session(chatId), (instance) => instance.stores.meta.get(draftsRefusedSlot));
 /** The chat as the fake Telegram holds it: its messages and its draft. */
 const chat = (chatId = PRIVATE_CHAT) => fakes.chatMessages(chatId);
 /** The fake Telegram's own refusals (not scripted ones). */

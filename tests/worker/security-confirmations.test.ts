@@ -1,6 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { pendingActionsSlot } from "../../src/turn/pending-action-slot.ts";
 import type { RecordedRequest } from "../fakes/server.ts";
 import {
   buttonPress,
@@ -75,9 +76,9 @@ describe("security: a confirmation shows what will run", () => {
       4,
     );
     await runInDurableObject(session(PRIVATE_CHAT), (instance) => {
-      const waiting = instance.stores.meta.get("pendingActions") ?? [];
+      const waiting = instance.stores.meta.get(pendingActionsSlot) ?? [];
       instance.stores.meta.set(
-        "pendingActions",
+        pendingActionsSlot,
         waiting.map((action) => ({
           ...action,
           argumentsText: JSON.stringify({ chatId: GROUP_CHAT, text: `Lunch at noon ${LINK}` }),

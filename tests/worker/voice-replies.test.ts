@@ -1,6 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { Buffer } from "node:buffer";
 import { describe, expect, it } from "vitest";
+import { spendSlot } from "../../src/budget/spend-slot.ts";
 import type { RecordedFile, RecordedRequest } from "../fakes/server.ts";
 import {
   admin,
@@ -65,7 +66,7 @@ describe("voice replies", () => {
     });
     expect(speech!.instructions).toContain("in English");
     await settled(PRIVATE_CHAT);
-    const spend = await runInDurableObject(session(PRIVATE_CHAT), (instance) => instance.stores.meta.get("spend"));
+    const spend = await runInDurableObject(session(PRIVATE_CHAT), (instance) => instance.stores.meta.get(spendSlot));
     expect(spend?.units?.speech).toBe(answer.length);
   });
 
@@ -147,7 +148,7 @@ describe("voice replies", () => {
     const [, , , second] = await fakes.wait("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT, count: 4 });
     expect(sentText(second)).toContain("the speech service refused the bot's key");
     await settled(PRIVATE_CHAT);
-    const spend = await runInDurableObject(session(PRIVATE_CHAT), (instance) => instance.stores.meta.get("spend"));
+    const spend = await runInDurableObject(session(PRIVATE_CHAT), (instance) => instance.stores.meta.get(spendSlot));
     expect(spend?.units?.speech).toBeUndefined();
     expect(await fakes.requests("telegram", { method: "sendVoice" })).toHaveLength(0);
   });

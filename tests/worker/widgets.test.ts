@@ -1,6 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { ChatSession } from "../../src/durable/chat-session.ts";
+import { widgetsRefusedSlot } from "../../src/widgets/widget-slots.ts";
 import {
   fakes,
   GROUP_CHAT,
@@ -122,7 +123,12 @@ describe("answers that are widgets (show_widget)", () => {
     await settled(GROUP_CHAT);
     expect(await fakes.requests("telegram", { method: "sendWidget" })).toHaveLength(0);
     const questions = (await fakes.requests("telegram", { method: "sendMessage", chatId: GROUP_CHAT })).filter(
-      (request) => bodyOf(request).reply_markup !== undefined && sentText(request).includes("Which laptop?"),
+      (request) =>
+        (
+          bodyOf(request).reply_markup as { inline_keyboard?: { callback_data: string }[][] } | undefined
+        )?.inline_keyboard
+          ?.flat()
+          .some((button) => button.callback_data.startsWith("ask:")) === true,
     );
     expect(questions).toHaveLength(1);
     const keyboard = (bodyOf(questions[0]!).reply_markup as { inline_keyboard: { text: string }[][] }).inline_keyboard;
@@ -165,7 +171,7 @@ describe("answers that are widgets (show_widget)", () => {
     );
     expect(lists).toHaveLength(1);
     const refused = await runInDurableObject(session(PRIVATE_CHAT), (instance: ChatSession) =>
-      instance.stores.meta.get("widgetsRefused"),
+      instance.stores.meta.get(widgetsRefusedSlot),
     );
     expect(refused?.reason).toContain("404");
 

@@ -5,7 +5,7 @@ import { settingsOf } from "../../config/loaded-settings.ts";
 import { RetiredModelsStore } from "../../config/retired-models.ts";
 import { builtInProvider, type Settings } from "../../config/settings.ts";
 import { WaitingOutboxes, type WaitingSummary } from "../../config/waiting-outboxes.ts";
-import { historyVectors, mediaBucket } from "../../durable/bindings.ts";
+import { historyVectors, mediaBucket } from "../../durable/optional-bindings.ts";
 import { type Env, workersAiBinding } from "../../env.ts";
 
 /**

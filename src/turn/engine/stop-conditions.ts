@@ -1,10 +1,10 @@
 import { addSpend, exhaustedLimit } from "../../budget/budget.ts";
 import type { PaidCalls } from "../../budget/paid-calls.ts";
+import type { DailySpend } from "../../budget/spend-slot.ts";
 import type { EffectiveConfig } from "../../config/chat-config.ts";
 import { helperStop } from "../../helpers/helper-budget.ts";
 import type { HelperSlice } from "../../helpers/helper-job.ts";
 import { type AgentEvent, BUDGET_RAN_OUT } from "../../protocol/events.ts";
-import type { DailySpend } from "../../store/chat-meta.ts";
 import type { Tally } from "../tally.ts";
 import type { StopCondition } from "./turn-policy.ts";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { DailySpend } from "../../../src/budget/spend-slot.ts";
 import type { PaidCap, PaidKind } from "../../../src/config/paid-kinds.ts";
 import { helperSlice, helperStop, holdOf, released, withHold } from "../../../src/helpers/helper-budget.ts";
-import type { DailySpend } from "../../../src/store/chat-meta.ts";
 
 const NO_CAPS: Record<PaidKind, PaidCap> = { image: {}, search: {}, speech: {}, transcription: {} };
 const CAPS: Record<PaidKind, PaidCap> = { ...NO_CAPS, image: { perTurn: 4, perDay: 20 }, search: { perTurn: 5 } };

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import chatMigrations from "../../../src/db/chat-migrations/migrations.js";
 import type { HistoryMessage } from "../../../src/protocol/messages.ts";
 import type { ChatStores } from "../../../src/store/chat-stores.ts";
+import { searchIndexedThroughIdSlot } from "../../../src/store/store-slots.ts";
 import { session } from "../../worker/helpers.ts";
 import { statementsSeen } from "./statements-seen.ts";
 
@@ -122,7 +123,7 @@ describe("the history's full-text index", () => {
       expect(best(stores, "ferry").map((hit) => hit.id)).toEqual([2]);
       expect(indexWrites).toHaveLength(1);
       expect(indexed()).toBe(6);
-      expect(stores.meta.get("searchIndexedThroughId")).toBe(6);
+      expect(stores.meta.get(searchIndexedThroughIdSlot)).toBe(6);
 
       // Nothing new: one read, no write.
       const reads = statementsSeen(state.storage, /max\(id\)/i);
@@ -144,9 +145,9 @@ describe("the history's full-text index", () => {
     await runInDurableObject(session(7105), ({ stores }, state) => {
       seed(stores, 4, new Map([[0, { role: "user", content: "my locker code is 4711" }]]));
       expect(best(stores, "locker")).toHaveLength(1);
-      stores.meta.set("searchIndexedThroughId", 0);
+      stores.meta.set(searchIndexedThroughIdSlot, 0);
       expect(best(stores, "locker")).toHaveLength(1);
-      expect(stores.meta.get("searchIndexedThroughId")).toBe(4);
+      expect(stores.meta.get(searchIndexedThroughIdSlot)).toBe(4);
       const entries = state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM history_search").one().n;
       expect(entries).toBe(4);
     });

@@ -2,6 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { HistoryMessage } from "../../../src/protocol/messages.ts";
 import { ChatStores } from "../../../src/store/chat-stores.ts";
+import { inboxCodec } from "../../../src/turn/inbox-entries.ts";
 import { session } from "../../worker/helpers.ts";
 import { statementsSeen } from "./statements-seen.ts";
 
@@ -106,7 +107,7 @@ describe("HistoryStore", () => {
   it("keeps the window it read, moved on by appends and prunes, as a fresh read would give it", async () => {
     await runInDurableObject(session(7012), ({ stores }, state) => {
       const { history } = stores;
-      const fresh = () => new ChatStores(state.storage).history;
+      const fresh = () => new ChatStores(state.storage, inboxCodec).history;
       for (let index = 0; index < 3; index++) history.append(exchange(index), index);
       const reads = statementsSeen(state.storage, /^select .*"history"/i);
       expect(history.window(6)).toEqual(fresh().window(6));
@@ -137,7 +138,7 @@ describe("HistoryStore", () => {
   it("writes a turn's rows in as few statements as it can (four rows at most each), in order, with their ids", async () => {
     await runInDurableObject(session(7013), ({ stores }, state) => {
       const { history } = stores;
-      const fresh = () => new ChatStores(state.storage).history;
+      const fresh = () => new ChatStores(state.storage, inboxCodec).history;
       history.window(20);
       const inserts = statementsSeen(state.storage, /^insert into "history"/i);
       history.append(

@@ -2,6 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ChatStores } from "../../../src/store/chat-stores.ts";
 import type { IncomingMessage } from "../../../src/telegram/incoming-message.ts";
+import { inboxCodec } from "../../../src/turn/inbox-entries.ts";
 import { session } from "../../worker/helpers.ts";
 import { statementsSeen } from "./statements-seen.ts";
 
@@ -62,7 +63,7 @@ describe("InboxStore", () => {
       expect(taken?.kind === "message" && taken.message).toBe(written);
 
       // A new store over the same storage (the object restarted) has nothing in memory: it parses the stored row.
-      const fresh = new ChatStores(state.storage).inbox;
+      const fresh = new ChatStores(state.storage, inboxCodec).inbox;
       const [again] = fresh.takePending();
       expect(again).toMatchObject({ id: taken?.id, kind: "message", attempts: 2, message: { text: "as given" } });
       expect(again?.kind === "message" && again.message).not.toBe(written);
@@ -76,7 +77,7 @@ describe("InboxStore", () => {
       stores.inbox.erase([id]);
       // The row waits again (as after a crash), with its payload blanked: read back as stored, not as written.
       state.storage.sql.exec("UPDATE inbox SET status = 'pending' WHERE id = ?", id);
-      const [taken] = new ChatStores(state.storage).inbox.takePending();
+      const [taken] = new ChatStores(state.storage, inboxCodec).inbox.takePending();
       expect(taken).toMatchObject({ kind: "unreadable" });
       expect(stores.inbox.takePending()).toMatchObject([{ kind: "unreadable" }]);
     });
@@ -141,7 +142,7 @@ describe("InboxStore", () => {
 
       // Written as taken and never handed out (the object died before its drain took it): taken again, once more.
       const lost = inbox.enqueue("update:2", { kind: "message", message: message(2) }, 2, true);
-      expect(new ChatStores(state.storage).inbox.takePending()).toMatchObject([
+      expect(new ChatStores(state.storage, inboxCodec).inbox.takePending()).toMatchObject([
         { id, attempts: 3 },
         { id: lost, attempts: 2 },
       ]);

@@ -2,6 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { keepHistory } from "../../../src/compaction/history-upkeep.ts";
+import { embeddedThroughIdSlot } from "../../../src/compaction/summary-slots.ts";
 import { ChatConfigStore } from "../../../src/config/config-store.ts";
 import { settingsOf } from "../../../src/config/loaded-settings.ts";
 import { semanticIndexOf } from "../../../src/durable/bindings.ts";
@@ -222,7 +223,7 @@ describe("keeping the archive and the vector index", () => {
       // Six messages have text ("Noted." included); all embedded under the chat's namespace, in one call.
       expect([...vectors.vectors.keys()]).toEqual([1, 2, 3, 4, 5, 6, 7].map((id) => `${CHAT_KEY}/${id}`));
       expect(ai.calls).toHaveLength(1);
-      expect(stores.meta.get("embeddedThroughId")).toBe(7);
+      expect(stores.meta.get(embeddedThroughIdSlot)).toBe(7);
       await keepHistory(upkeepContext(stores, { HISTORY_VECTORS: vectors, AI: ai }));
       expect(ai.calls).toHaveLength(1);
 

@@ -2,11 +2,14 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ChatAccess } from "../../../src/access/chat-access.ts";
+import { spendSlot } from "../../../src/budget/spend-slot.ts";
 import { resolveConfig } from "../../../src/config/chat-config.ts";
 import { settingsOf } from "../../../src/config/loaded-settings.ts";
 import type { ChatStores } from "../../../src/store/chat-stores.ts";
 import { admit } from "../../../src/turn/admission.ts";
+import type { InboxEntry } from "../../../src/turn/inbox-entries.ts";
 import type { TurnRequest } from "../../../src/turn/turn-request.ts";
+import { configProblemNoticeAtSlot } from "../../../src/turn/turn-slots.ts";
 import { session } from "../../worker/helpers.ts";
 
 const NOW = Date.UTC(2026, 10, 23, 12);
@@ -26,7 +29,7 @@ const decide = (
 ) => admit(ctx, request, { effective: config, stored: { state: "none" } }, now);
 
 /** The checks against a chat object's real stores, with the test environment's settings (admin user 1001). */
-async function withStores<T>(work: (stores: ChatStores, access: ChatAccess) => T): Promise<T> {
+async function withStores<T>(work: (stores: ChatStores<InboxEntry>, access: ChatAccess) => T): Promise<T> {
   return runInDurableObject(session(7001), (instance) =>
     work(instance.stores, new ChatAccess(settingsOf(env), { chats: {}, admins: {} })),
   );
@@ -38,7 +41,7 @@ describe("admit", () => {
     const [first, again] = await withStores((stores, access) => {
       const stored = { state: "invalid" as const, problem: "budget.dailyTokens" };
       const once = admit({ stores, access }, chat(), { effective: config, stored }, NOW);
-      stores.meta.set("configProblemNoticeAt", NOW);
+      stores.meta.set(configProblemNoticeAtSlot, NOW);
       return [once, admit({ stores, access }, chat(), { effective: config, stored }, NOW + 60_000)];
     });
     expect(first).toMatchObject({ kind: "refused", reason: "config invalid" });
@@ -94,9 +97,9 @@ describe("admit", () => {
   it("refuses a chat past its budget, with the notice once a day", async () => {
     const config = resolveConfig({ budget: { dailyTokens: 100 } }, settingsOf(env));
     const [first, second] = await withStores((stores, access) => {
-      stores.meta.set("spend", { day: "2026-11-23", tokens: 150, costUsd: 0, noticeSent: false });
+      stores.meta.set(spendSlot, { day: "2026-11-23", tokens: 150, costUsd: 0, noticeSent: false });
       const once = decide({ stores, access }, chat(), config, NOW);
-      stores.meta.set("spend", { day: "2026-11-23", tokens: 150, costUsd: 0, noticeSent: true });
+      stores.meta.set(spendSlot, { day: "2026-11-23", tokens: 150, costUsd: 0, noticeSent: true });
       return [once, decide({ stores, access }, chat(), config, NOW)];
     });
     expect(first).toMatchObject({ kind: "refused", reason: "budget", spend: { noticeSent: true } });
@@ -107,7 +110,7 @@ describe("admit", () => {
   it("starts a new day's budget at midnight in the chat's time zone", async () => {
     const config = resolveConfig({ budget: { dailyTokens: 100 } }, settingsOf(env));
     const admission = await withStores((stores, access) => {
-      stores.meta.set("spend", { day: "2026-11-22", tokens: 150, costUsd: 0, noticeSent: true });
+      stores.meta.set(spendSlot, { day: "2026-11-22", tokens: 150, costUsd: 0, noticeSent: true });
       return decide({ stores, access }, chat(), config, NOW);
     });
     expect(admission).toMatchObject({ kind: "admitted", spend: { day: "2026-11-23", tokens: 0 } });
