@@ -69,8 +69,11 @@ async function fetchServed(
         authorization: `Bearer ${settings.openaiApiKey}`,
       });
       const list = openaiList.parse(body).data;
+      // OpenAI's own list holds every kind of model; an OpenAI-compatible server (vLLM, Ollama, the local stand-in)
+      // names its chat models as it likes, so only the names that are plainly not chat models are left out there.
+      const official = new URL(base).hostname === "api.openai.com";
       return list
-        .filter((model) => /^(gpt-|o\d|chatgpt-)/.test(model.id) && !NOT_CHAT.test(model.id))
+        .filter((model) => (!official || /^(gpt-|o\d|chatgpt-)/.test(model.id)) && !NOT_CHAT.test(model.id))
         .sort((a, b) => (b.created ?? 0) - (a.created ?? 0))
         .map((model) => model.id);
     }

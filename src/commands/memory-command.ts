@@ -9,11 +9,13 @@ import type { ChatContext } from "../turn/chat-context.ts";
 
 /** `mem:<owner>:<fact>`: forget one fact from the owner's /memory list (well within Telegram's 64 bytes). */
 const MEMORY_BUTTON = /^mem:(\d{1,15}):(\d{1,15})$/;
+/** `memp:<fact>:<0|1>`: the person marks one of their facts private (1) or theirs to use wherever they talk (0). */
+const PRIVACY_BUTTON = /^memp:(\d{1,15}):([01])$/;
 const SHOWN = 24;
 const FACT_CHARS = 200;
 
 export function isMemoryButton(data: string): boolean {
-  return MEMORY_BUTTON.test(data);
+  return MEMORY_BUTTON.test(data) || PRIVACY_BUTTON.test(data);
 }
 
 /**
@@ -47,9 +49,22 @@ export async function memoryMenu(
   for (const fact of chatShown) lines.push(`#${fact.id} ${escaped(fact.content)}`);
   const shown = [...aboutShown, ...chatShown];
   if (shown.length > 0) lines.push("", "Press a number to forget that fact.");
-  const buttons = shown.map((fact) => ({ text: `🗑 #${fact.id}`, data: `mem:${owner ?? 0}:${fact.id}` }));
+  if (isPrivate && aboutShown.length > 0) {
+    lines.push("🔒 keeps a fact to this chat; 🔓 lets me use it in the groups where you talk to me.");
+  }
+  const forget = (fact: StoredFact) => ({ text: `🗑 #${fact.id}`, data: `mem:${owner ?? 0}:${fact.id}` });
   const keyboard: Keyboard = [];
-  for (let index = 0; index < buttons.length; index += 4) keyboard.push(buttons.slice(index, index + 4));
+  // In their private chat, a person decides per fact whether it may be used in their groups.
+  if (isPrivate) {
+    for (const fact of aboutShown) {
+      const toggle = fact.private
+        ? { text: `🔓 #${fact.id}`, data: `memp:${fact.id}:0` }
+        : { text: `🔒 #${fact.id}`, data: `memp:${fact.id}:1` };
+      keyboard.push([forget(fact), toggle]);
+    }
+  }
+  const rest = (isPrivate ? chatShown : shown).map(forget);
+  for (let index = 0; index < rest.length; index += 4) keyboard.push(rest.slice(index, index + 4));
   return { text: lines.join("\n"), keyboard };
 }
 
@@ -59,6 +74,7 @@ export async function memoryMenu(
  * Returns what the presser is told; the menu is redrawn without the fact.
  */
 export async function pressMemoryButton(ctx: ChatContext, press: ButtonPress, byAdmin: boolean): Promise<PressAnswer> {
+  if (PRIVACY_BUTTON.test(press.data)) return pressPrivacyButton(ctx, press);
   const match = MEMORY_BUTTON.exec(press.data);
   if (!match) return privately("That button is not known any more.");
   const owner = Number(match[1]);
@@ -87,6 +103,28 @@ export async function pressMemoryButton(ctx: ChatContext, press: ButtonPress, by
     ctx.telegram.editPressed(target, press.message, menu.text, menu.keyboard),
   );
   return notice(`Forgot #${fact.id}.`);
+}
+
+/**
+ * A person's say over one of their facts: private (kept to the chat it was said in) or theirs to be used wherever they
+ * talk to the bot. Only the person themself, in their own private chat: not an admin, not anyone in a group.
+ */
+async function pressPrivacyButton(ctx: ChatContext, press: ButtonPress): Promise<PressAnswer> {
+  const match = PRIVACY_BUTTON.exec(press.data);
+  if (!match) return privately("That button is not known any more.");
+  if (press.chat.type !== "private" || press.chat.id !== press.userId) {
+    return privately("Only the person it is about can change this, in their own chat with me.");
+  }
+  const isPrivate = match[2] === "1";
+  const memories = new MemoryRepository(ctx.db);
+  if (!(await memories.setPrivate(Number(match[1]), press.userId, isPrivate))) {
+    return privately("That fact is not yours, or is gone.");
+  }
+  const menu = await memoryMenu(ctx, press.userId);
+  await bestEffort("redrawing the /memory list", () =>
+    ctx.telegram.editPressed({ chatId: press.chat.id }, press.message, menu.text, menu.keyboard),
+  );
+  return notice(isPrivate ? `#${match[1]} stays in this chat.` : `#${match[1]} may be used where you talk to me.`);
 }
 
 function whereSaid(fact: StoredFact, chatId: number): string {

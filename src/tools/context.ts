@@ -28,6 +28,8 @@ export interface ToolContext {
    * its own (a background helper): the memory tools then keep to the chat's facts.
    */
   audience?: MemoryAudience;
+  /** Told when a person's fact was written, so that their memory is looked at for consolidation after the drain. */
+  memoryChanged?: (person: number) => void;
   /** Scheduled tasks: every read and change of them, shared with the admin API. */
   tasks: TaskRepository;
   /** The chat's skills by name (its own, else the bot's), for use_skill. */

@@ -50,6 +50,7 @@ export const remember = defineTool({
       throw new ToolError(`This person already has ${MAX_MEMORIES_PER_PERSON} memories; forget some before adding.`);
     }
     const id = await context.memories.add({ ...base, aboutUser: person, private: scope === "private" });
+    context.memoryChanged?.(person);
     const where = scope === "private" ? "used only in this chat" : "known wherever they talk to you";
     return { content: `Remembered about the speaker (id ${id}, ${where}).` };
   },

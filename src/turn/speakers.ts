@@ -1,5 +1,6 @@
 import { errorText } from "../lib/errors.ts";
 import { MemoryRepository } from "../memory/memory-repository.ts";
+import { personFactsNoneSlot } from "../memory/memory-slots.ts";
 import { type PersonMemory, peopleInView } from "../memory/people.ts";
 import type { ChatContext } from "./chat-context.ts";
 import type { AdmittedTurn } from "./turn-request.ts";
@@ -13,12 +14,18 @@ export async function speakersOf(ctx: ChatContext, request: AdmittedTurn): Promi
   if (request.input.kind === "telegram") {
     for (const message of request.input.messages) if (message.from) names.set(message.from.id, message.from.name);
   }
+  const isPrivate = ctx.chat.type === "private";
+  // A private chat shows only facts its own turns wrote: while it has none, no turn reads D1 for them.
+  if (isPrivate && ctx.stores.meta.get(personFactsNoneSlot) === true) return [];
   try {
-    return await peopleInView(new MemoryRepository(ctx.db), {
-      audience: { chatId: ctx.chat.id, isPrivate: ctx.chat.type === "private", speakers: request.senders },
+    const people = await peopleInView(new MemoryRepository(ctx.db), {
+      audience: { chatId: ctx.chat.id, isPrivate, speakers: request.senders },
       names,
       maxChars: ctx.settings.personMemoryMaxChars,
     });
+    if (isPrivate && people.every((person) => person.facts.length === 0))
+      ctx.stores.meta.set(personFactsNoneSlot, true);
+    return people;
   } catch (error) {
     console.warn(
       `chat ${ctx.chat.id}: people's memories could not be read; the turn goes on without`,

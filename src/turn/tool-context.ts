@@ -1,4 +1,5 @@
 import type { PaidCallGate } from "../budget/paid-calls.ts";
+import { markMemoryChanged } from "../compaction/memory-consolidation.ts";
 import { MemoryRepository } from "../memory/memory-repository.ts";
 import { readableSkill } from "../skills/skill-store.ts";
 import { TaskRepository } from "../tasks/task-repository.ts";
@@ -36,6 +37,7 @@ export function toolContext(
     settings: ctx.settings,
     memories: new MemoryRepository(ctx.db),
     audience: { chatId: ctx.chat.id, isPrivate: ctx.chat.type === "private", speakers: senders },
+    memoryChanged: (person) => markMemoryChanged(ctx.stores, person),
     tasks: new TaskRepository(ctx.db),
     readSkill: (name) => readableSkill(ctx.db, ctx.chat.id, name),
     timezone: turn.timezone,

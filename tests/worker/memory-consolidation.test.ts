@@ -3,7 +3,17 @@ import { describe, expect, it } from "vitest";
 import { database } from "../../src/db/database.ts";
 import { MemoryRepository } from "../../src/memory/memory-repository.ts";
 import type { RecordedRequest } from "../fakes/server.ts";
-import { fakes, flushUsageNow, GROUP_CHAT, openaiText, PRIVATE_CHAT, say, settled } from "./helpers.ts";
+import {
+  fakes,
+  flushUsageNow,
+  GROUP_CHAT,
+  openaiText,
+  openaiToolCalls,
+  PRIVATE_CHAT,
+  post,
+  settled,
+  textUpdate,
+} from "./helpers.ts";
 
 const ADA = PRIVATE_CHAT;
 const DAY = 24 * 60 * 60 * 1000;
@@ -40,9 +50,15 @@ describe("consolidating a person's memory", () => {
         { fact: "Ada saves for a boat and hosts dinners.", from: [secret, inGroup] },
       ],
     };
-    await fakes.script("openai", openaiText("Hello Ada."), openaiText(`Here you go: ${JSON.stringify(answer)}`));
-    await say("hello", { chatId: ADA, fromId: ADA });
-    const [, consolidation] = await fakes.wait("openai", { count: 2 });
+    // A turn that writes a person's fact makes the person's memory looked at after the drain.
+    await fakes.script(
+      "openai",
+      openaiToolCalls([{ name: "remember", arguments: { fact: "Ada likes tea.", scope: "person" } }]),
+      openaiText("Noted."),
+      openaiText(`Here you go: ${JSON.stringify(answer)}`),
+    );
+    await post(textUpdate("I like tea", { chatId: ADA, fromId: ADA }));
+    const [, , consolidation] = await fakes.wait("openai", { count: 3 });
     await settled(ADA);
 
     const body = bodyOf(consolidation!);
@@ -58,6 +74,7 @@ describe("consolidating a person's memory", () => {
         "Ada is saving for a boat.",
         "Ada is vegetarian.",
         "Ada lives in Hamburg.",
+        "Ada likes tea.",
       ].sort(),
     );
     const hamburgNow = kept.find((row) => row.content === "Ada lives in Hamburg.")!;
@@ -78,24 +95,31 @@ describe("consolidating a person's memory", () => {
     expect(usage.results[0]).toMatchObject({ kind: "summary", model: "gpt-5-mini" });
     expect(usage.results[0]!.cost_usd).toBeGreaterThan(0);
 
-    // Not again within the hour.
-    await say("hello again", { chatId: ADA, fromId: ADA, count: 2 });
+    // Another fact the same day: not due again (a day must pass, unless the memory is over its cap).
+    await fakes.script(
+      "openai",
+      openaiToolCalls([{ name: "remember", arguments: { fact: "Ada reads Fontane.", scope: "person" } }]),
+      openaiText("Noted."),
+    );
+    await post(textUpdate("I read Fontane", { chatId: ADA, fromId: ADA }));
+    await fakes.wait("openai", { count: 5 });
     await settled(ADA);
-    expect(await fakes.requests("openai")).toHaveLength(3);
+    expect(await fakes.requests("openai")).toHaveLength(5);
   });
 
-  it("a person with few facts under the cap costs no call", async () => {
-    const memories = new MemoryRepository(database(env));
-    await memories.add({
-      chatId: ADA,
-      content: "Ada is vegetarian.",
-      createdBy: ADA,
-      createdAt: Date.now(),
-      outside: null,
-      aboutUser: ADA,
-    });
-    await say("hello", { chatId: ADA, fromId: ADA });
+  it("a person with few facts under the cap costs no call, and a turn that writes none costs no look", async () => {
+    await fakes.script(
+      "openai",
+      openaiToolCalls([{ name: "remember", arguments: { fact: "Ada is vegetarian.", scope: "person" } }]),
+      openaiText("Noted."),
+    );
+    await post(textUpdate("I'm vegetarian", { chatId: ADA, fromId: ADA }));
+    await fakes.wait("openai", { count: 2 });
     await settled(ADA);
-    expect(await fakes.requests("openai")).toHaveLength(1);
+    expect(await fakes.requests("openai")).toHaveLength(2);
+    await post(textUpdate("hello", { chatId: ADA, fromId: ADA }));
+    await fakes.wait("openai", { count: 3 });
+    await settled(ADA);
+    expect(await fakes.requests("openai")).toHaveLength(3);
   });
 });

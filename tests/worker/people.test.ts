@@ -211,6 +211,23 @@ describe("people see and control what is kept", () => {
     const [refused] = await fakes.wait("telegram", { method: "answerCallbackQuery" });
     expect((refused!.body as { text: string }).text).toBe("That fact is not kept in this chat.");
     expect(await new MemoryRepository(database(env)).byId(ids.bos)).toBeDefined();
+
+    // Ada says her private fact may be used where she talks: only she can, in her own chat.
+    const share = keyboardOf(menu).find((button) => button.text === `🔓 #${ids.secret}`)!;
+    expect(share.callback_data).toBe(`memp:${ids.secret}:0`);
+    await postUpdate(
+      buttonPress(share.callback_data, { chatId: GROUP_CHAT, fromId: ADA, messageId: messageIdOf(menu) }),
+    );
+    const [, elsewhere] = await fakes.wait("telegram", { method: "answerCallbackQuery", count: 2 });
+    expect((elsewhere!.body as { text: string }).text).toBe(
+      "Only the person it is about can change this, in their own chat with me.",
+    );
+    expect((await new MemoryRepository(database(env)).byId(ids.secret))?.private).toBe(true);
+    await postUpdate(buttonPress(share.callback_data, { chatId: ADA, fromId: ADA, messageId: messageIdOf(menu) }));
+    const [, , shared] = await fakes.wait("telegram", { method: "answerCallbackQuery", count: 3 });
+    expect((shared!.body as { text: string }).text).toBe(`#${ids.secret} may be used where you talk to me.`);
+    const [inGroup] = await tell("@testbot any plans?", { chatId: GROUP_CHAT, fromId: ADA, firstName: "Ada" });
+    expect(systemOf(inGroup!)).toContain("Ada is saving for a *boat*.");
   });
 
   it("'forget that' deletes the person's own fact; nobody else's model can forget it", async () => {
@@ -317,5 +334,26 @@ describe("a person's data from the console and the admin API", () => {
     expect(Object.keys(document.paths)).toEqual(
       expect.arrayContaining(["/people/{userId}/export", "/people/{userId}", "/chats/{chatId}/memories"]),
     );
+  });
+});
+
+describe("a private chat without facts of its person", () => {
+  it("skips the read while its person has none here, and reads again once a turn here writes one", async () => {
+    const ada = { chatId: ADA, fromId: ADA, firstName: "Ada" };
+    const flag = () =>
+      runInDurableObject(session(ADA), (_i, state) =>
+        state.storage.sql.exec("SELECT value FROM meta WHERE key = 'personFactsNone'").toArray(),
+      );
+    await tell("hello", ada);
+    expect(await flag()).toEqual([{ value: "true" }]);
+    await fakes.script(
+      "openai",
+      openaiToolCalls([{ name: "remember", arguments: { fact: "Ada is vegetarian.", scope: "person" } }]),
+      openaiText("Noted."),
+    );
+    await tell("I'm vegetarian", ada, 2);
+    expect(await flag()).toEqual([]);
+    const [next] = await tell("what's for dinner?", ada);
+    expect(systemOf(next!)).toContain("Ada is vegetarian.");
   });
 });

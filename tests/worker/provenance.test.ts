@@ -5,6 +5,7 @@ import { summarySlot } from "../../src/compaction/summary-slots.ts";
 import { targetSlot } from "../../src/durable/chat-slots.ts";
 import {
   buttonPress,
+  eventually,
   fakes,
   GROUP_CHAT,
   openaiText,
@@ -49,6 +50,11 @@ describe("provenance that lasts", () => {
     // "thanks!" reads nothing itself, but its window holds the page.
     await fakes.script("openai", openaiToolCalls([sendElsewhere]), openaiText("I've asked you to confirm."));
     await say("thanks!", { count: 3 });
+    // The third message may be the send's status line: the confirmation follows it.
+    await eventually(
+      async () => (await sentTo(PRIVATE_CHAT)).some((text) => text.includes("I was asked to")),
+      "the confirmation message",
+    );
     expect(await sentTo(GROUP_CHAT)).toEqual([]);
     const asked = (await fakes.requests("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT })).find((request) =>
       sentText(request).includes("I was asked to"),
