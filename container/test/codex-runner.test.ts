@@ -3,6 +3,7 @@ import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/protocol/events.ts";
+import { modelKeyOf } from "../../src/protocol/run-token.ts";
 import { chatDirectoryName } from "../workspace.ts";
 import { functionOutputs, inputText, type ResponsesBody } from "./fake-openai.ts";
 import {
@@ -325,7 +326,7 @@ describe("a Codex workspace", () => {
 });
 
 describe("codex-agent in the container (RUNNER_MODEL_PROXY=worker, AGENT_SANDBOX=container)", () => {
-  it("presents the run's token to the Worker's proxy at OPENAI_BASE_URL; the runner holds no key", async () => {
+  it("presents the run's model key (never its token) to the Worker's proxy at OPENAI_BASE_URL; the runner holds no key", async () => {
     const own = await new RunnerProcess().start("http://127.0.0.1:9/unused", {
       RUNNER_MODEL_PROXY: "worker",
       ANTHROPIC_API_KEY: "",
@@ -334,7 +335,9 @@ describe("codex-agent in the container (RUNNER_MODEL_PROXY=worker, AGENT_SANDBOX
       CODEX_MAX_RETRIES: "0",
     });
     try {
-      api.apiKey = worker.token;
+      // The CLI's shell could read its key: it gets the run's model key, which opens the model proxy only.
+      const modelKey = await modelKeyOf(worker.token, "chat:3020");
+      api.apiKey = modelKey;
       shellThen('touch "$HOME/outside-the-workspace" && echo wrote-outside', "proxied");
       const answer = await postRun(
         own.url,
@@ -343,7 +346,7 @@ describe("codex-agent in the container (RUNNER_MODEL_PROXY=worker, AGENT_SANDBOX
         }),
       );
       expect(answer.events.at(-1)).toEqual({ type: "result", text: "proxied" });
-      for (const call of api.modelCalls()) expect(call.headers.authorization).toBe(`Bearer ${worker.token}`);
+      for (const call of api.modelCalls()) expect(call.headers.authorization).toBe(`Bearer ${modelKey}`);
       // No sandbox of Codex's own in the container: the command could write outside the workspace.
       expect(JSON.stringify([...functionOutputs(api.modelCalls().at(-1)!.body).values()])).toContain("wrote-outside");
       expect(answer.lines.join("\n")).not.toContain(worker.token);

@@ -5,6 +5,7 @@ import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { modelKeyOf } from "../../src/protocol/run-token.ts";
 import { chatDirectoryName } from "../workspace.ts";
 import { isMainLoop, messagesText, toolResults } from "./fake-anthropic.ts";
 import { payloadFor, postRun, RUNNER_TEST_TOKEN, RunnerProcess, runnerAgainstFakes, TEST_API_KEY } from "./helpers.ts";
@@ -208,7 +209,7 @@ describe("the runner's front door", () => {
 });
 
 describe("in the container (RUNNER_MODEL_PROXY=worker)", () => {
-  it("the CLI presents the run's token to the Worker's proxy, and the runner holds no key", async () => {
+  it("the CLI presents the run's model key (never its token) to the Worker's proxy, and the runner holds no key", async () => {
     const own = await new RunnerProcess().start(api.url, { RUNNER_MODEL_PROXY: "worker", ANTHROPIC_API_KEY: "" });
     try {
       api.respond = (body) =>
@@ -221,7 +222,9 @@ describe("in the container (RUNNER_MODEL_PROXY=worker)", () => {
       );
       expect(answer.events.at(-1)).toEqual({ type: "result", text: "proxied" });
       expect(api.requests.length).toBeGreaterThan(0);
-      for (const request of api.requests) expect(request.headers["x-api-key"]).toBe(worker.token);
+      // The CLI's shell could read its key: it gets the run's model key, which opens the model proxy only.
+      const modelKey = await modelKeyOf(worker.token, "chat:2020");
+      for (const request of api.requests) expect(request.headers["x-api-key"]).toBe(modelKey);
       // The token is the run's secret: it is never echoed back in the stream.
       expect(answer.lines.join("\n")).not.toContain(worker.token);
 
