@@ -18,7 +18,7 @@ import { connectProfiler } from "./cpu.ts";
 import { type LimitsReport, limitsScenario } from "./limits-scenario.ts";
 import { formatCost, formatLimits, formatStatements, formatTable, medianRun } from "./report.ts";
 import { type ScenarioResult, scenarios } from "./scenarios.ts";
-import { bundleSize } from "./size.ts";
+import { bundleSize, MAX_WORKER_GZIP_KIB } from "./size.ts";
 
 const argv = process.argv.slice(2);
 const text = (name: string) => {
@@ -172,6 +172,7 @@ if (!quick && !only && !checkout) {
 const failed = chosen.flatMap((scenario) =>
   scenario.checks.filter((check) => !check.ok).map((check) => `${scenario.name}: ${check.name}`),
 );
+if (size.gzipKiB > MAX_WORKER_GZIP_KIB) failed.push(`size: ${size.gzipKiB} KiB gzip, over ${MAX_WORKER_GZIP_KIB}`);
 if (failed.length > 0) console.error(`targets missed: ${failed.join("; ")}`);
 // What the fake Telegram refused, or would not know (a method or field the Bot API lacks), is a bug of the bot.
 if (fakes.refusals.length > 0) console.error(`Telegram refused: ${fakes.refusals.slice(0, 10).join("; ")}`);

@@ -1,6 +1,6 @@
-import type { Api } from "grammy/web";
 import type { Settings } from "../config/settings.ts";
 import type { Env } from "../env.ts";
+import type { BotApi } from "../telegram/bot-api.ts";
 import { TelegramFiles } from "../telegram/files.ts";
 import type { IngestServices } from "./ingest.ts";
 import { type MediaShelf, R2Shelf, TelegramShelf } from "./shelf.ts";
@@ -16,7 +16,7 @@ export function mediaBucket(env: Env): R2Bucket | undefined {
 }
 
 /** Where a chat's files are: the bucket, or Telegram itself when there is none. */
-export function mediaShelfOf(env: Env, settings: Settings, telegramApi: Api): MediaShelf {
+export function mediaShelfOf(env: Env, settings: Settings, telegramApi: BotApi): MediaShelf {
   const bucket = mediaBucket(env);
   return bucket ? new R2Shelf(bucket) : new TelegramShelf(telegramFilesOf(settings, telegramApi));
 }
@@ -33,7 +33,7 @@ export function generatedMediaStore(env: Env): (bytes: Uint8Array, mediaType: st
 }
 
 /** What bringing a message's files in needs: where they are kept, Telegram's file download, the caps and a transcriber. */
-export function ingestServicesOf(env: Env, settings: Settings, telegramApi: Api): IngestServices {
+export function ingestServicesOf(env: Env, settings: Settings, telegramApi: BotApi): IngestServices {
   return {
     shelf: mediaShelfOf(env, settings, telegramApi),
     files: telegramFilesOf(settings, telegramApi),
@@ -42,7 +42,7 @@ export function ingestServicesOf(env: Env, settings: Settings, telegramApi: Api)
   };
 }
 
-function telegramFilesOf(settings: Settings, telegramApi: Api): TelegramFiles {
+function telegramFilesOf(settings: Settings, telegramApi: BotApi): TelegramFiles {
   return new TelegramFiles({
     api: telegramApi,
     botToken: settings.botToken ?? "",

@@ -1,4 +1,4 @@
-import { Api, GrammyError, InputFile } from "grammy/web";
+import { BotApi as Api, BotApiError as GrammyError, InputFile } from "./bot-api.ts";
 import { failureOf } from "./failure.ts";
 import type { ChatTarget } from "./incoming-message.ts";
 import { messageDefaultsTransformer } from "./message-defaults.ts";

@@ -1,4 +1,4 @@
-import type { Transformer } from "grammy/web";
+import type { Transformer } from "./bot-api.ts";
 
 /** Methods that send or edit a message's text, where a link would otherwise unfold into a preview. */
 const TEXT_METHODS = new Set(["sendMessage", "editMessageText"]);

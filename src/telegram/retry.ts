@@ -1,4 +1,4 @@
-import type { Transformer } from "grammy/web";
+import type { Transformer } from "./bot-api.ts";
 
 export interface RetryOptions {
   /** Retries per call, for 429 and 5xx answers. */
