@@ -11,6 +11,8 @@ export interface Bot {
   adminToken: string;
   /** The process group of `wrangler dev` and its workerd. */
   processGroup: number;
+  /** Where Telegram's updates go (another bot's path, bench/peer-bot.ts); default `/telegram/webhook`. */
+  webhookPath?: string;
   stop(): Promise<void>;
 }
 

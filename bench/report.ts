@@ -3,6 +3,7 @@ import { BENCH_MODEL, PRICE_SOURCES, PRICES_READ_ON } from "./cost.ts";
 import type { CostReport } from "./cost-scenario.ts";
 import { type LimitsReport, within } from "./limits-scenario.ts";
 import type { ScenarioResult } from "./scenarios.ts";
+import { MAX_WORKER_GZIP_KIB } from "./size.ts";
 import type { Summary } from "./stats.ts";
 import { EXTERNAL_KINDS, SERVICE_KINDS } from "./tally-snapshot.ts";
 
@@ -64,6 +65,10 @@ export function formatTable(report: Report): string {
     `| size | | | | | | ${report.size.rawKiB.toFixed(0)} KiB raw, ${report.size.gzipKiB.toFixed(0)} KiB gzip |`,
   );
   lines.push("", "| target | measured | met |", "|---|---|---|");
+  const small = report.size.gzipKiB <= MAX_WORKER_GZIP_KIB;
+  lines.push(
+    `| Worker ≤ ${MAX_WORKER_GZIP_KIB} KiB gzip | ${report.size.gzipKiB.toFixed(1)} KiB | ${small ? "yes" : "**no**"} |`,
+  );
   for (const scenario of report.scenarios) {
     for (const check of scenario.checks)
       lines.push(`| ${check.name} | ${check.value} | ${check.ok ? "yes" : "**no**"} |`);

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --model-latency-ms 1000] [-- --runs 3] [-- --only cpu,reply] [-- --checkout DIR]
+ * `npm run bench [-- --peer DIR] [-- --quick] [-- --model-latency-ms 1000] [-- --runs 3] [-- --only cpu,reply] [-- --checkout DIR]
  * [-- --plan free]`: the
  * bot under `wrangler dev` on the local runtime, driven with real Telegram update JSON over HTTP, against fake
  * Telegram / OpenAI / Anthropic servers on 127.0.0.1. Prints a table, writes bench/results/<date>.json, and (full
@@ -16,9 +16,10 @@ import { type Bot, newestDevBundle, startBot } from "./bot.ts";
 import { type CostReport, costScenario } from "./cost-scenario.ts";
 import { connectProfiler } from "./cpu.ts";
 import { type LimitsReport, limitsScenario } from "./limits-scenario.ts";
+import { peerComparison } from "./peer.ts";
 import { formatCost, formatLimits, formatStatements, formatTable, medianRun } from "./report.ts";
 import { type ScenarioResult, scenarios } from "./scenarios.ts";
-import { bundleSize } from "./size.ts";
+import { bundleSize, MAX_WORKER_GZIP_KIB } from "./size.ts";
 
 const argv = process.argv.slice(2);
 const text = (name: string) => {
@@ -45,6 +46,18 @@ const timed = only?.filter((name) => name !== "cost" && name !== "limits");
 const withTimed = timed === undefined || timed.length > 0;
 const withCost = checkout === undefined && (only ? only.includes("cost") : !quick);
 const withLimits = checkout === undefined && (only ? only.includes("limits") : !quick);
+
+/** `--peer DIR`: this bot beside another bot's Worker (bench/peer.ts), and nothing else. */
+const peer = text("peer");
+if (peer !== undefined) {
+  const peerFakes = await startFakes({ recordRequests: false });
+  try {
+    console.log(await peerComparison(peerFakes, peer, (line) => console.error(`  ${line}`)));
+  } finally {
+    await peerFakes.close();
+  }
+  process.exit(0);
+}
 
 const INSPECTOR_PORT = 9340;
 /** What the Worker logged in this invocation's runs (a scenario that waits in vain shows why there). */
@@ -172,6 +185,7 @@ if (!quick && !only && !checkout) {
 const failed = chosen.flatMap((scenario) =>
   scenario.checks.filter((check) => !check.ok).map((check) => `${scenario.name}: ${check.name}`),
 );
+if (size.gzipKiB > MAX_WORKER_GZIP_KIB) failed.push(`size: ${size.gzipKiB} KiB gzip, over ${MAX_WORKER_GZIP_KIB}`);
 if (failed.length > 0) console.error(`targets missed: ${failed.join("; ")}`);
 // What the fake Telegram refused, or would not know (a method or field the Bot API lacks), is a bug of the bot.
 if (fakes.refusals.length > 0) console.error(`Telegram refused: ${fakes.refusals.slice(0, 10).join("; ")}`);

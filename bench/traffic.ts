@@ -19,6 +19,11 @@ export class Watcher {
   readonly toolResultCalls: { at: number; body: unknown }[] = [];
   /** Chats whose markers are counted in every message sent, not only an answer's first part (long echoes split). */
   readonly everyPart = new Map<number, Set<string>>();
+  /**
+   * Whether an edit's text is an answer: the other bot of `--peer` (bench/peer.ts) sends "..." at once and edits the
+   * answer into it; this bot's edits are drafts and corrections, never the first showing of an answer.
+   */
+  editsAnswer = false;
   /** Told of every model call, while a scenario listens. */
   onModelCall: ((at: number, body: unknown) => void) | undefined;
   private waiters: { test: () => boolean; resolve: () => void }[] = [];
@@ -42,7 +47,7 @@ export class Watcher {
         this.drafts.set(chatId, [...(this.drafts.get(chatId) ?? []), request.at]);
       // An answer is a message (Telegram HTML) or a rich message (its Markdown) that says which message it answers.
       const text =
-        request.method === "sendMessage"
+        request.method === "sendMessage" || (this.editsAnswer && request.method === "editMessageText")
           ? body?.text
           : request.method === "sendRichMessage"
             ? body?.rich_message?.markdown
@@ -131,7 +136,7 @@ export function groupUpdate(chatId: number, fromId: number, text: string): strin
 
 export async function post(bot: Bot, body: string): Promise<number> {
   const started = performance.now();
-  const response = await fetch(`${bot.url}/telegram/webhook`, {
+  const response = await fetch(`${bot.url}${bot.webhookPath ?? "/telegram/webhook"}`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": bot.secret },
     body,

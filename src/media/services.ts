@@ -1,5 +1,5 @@
-import type { Api } from "grammy/web";
 import type { Settings } from "../config/settings.ts";
+import type { BotApi } from "../telegram/bot-api.ts";
 import { TelegramFiles } from "../telegram/files.ts";
 import type { IngestServices } from "./ingest.ts";
 import { type MediaShelf, R2Shelf, TelegramShelf } from "./shelf.ts";
@@ -9,7 +9,7 @@ import { Transcriber } from "./transcribe.ts";
 export type GeneratedStore = (bytes: Uint8Array, mediaType: string) => Promise<string | undefined>;
 
 /** Where a chat's files are: the bucket, or Telegram itself when there is none. */
-function mediaShelfOf(bucket: R2Bucket | undefined, settings: Settings, telegramApi: Api): MediaShelf {
+function mediaShelfOf(bucket: R2Bucket | undefined, settings: Settings, telegramApi: BotApi): MediaShelf {
   return bucket ? new R2Shelf(bucket) : new TelegramShelf(telegramFilesOf(settings, telegramApi));
 }
 
@@ -32,7 +32,11 @@ export function generatedMediaReader(bucket: R2Bucket | undefined): (key: string
 }
 
 /** What bringing a message's files in needs: where they are kept, Telegram's file download, the caps and a transcriber. */
-export function ingestServicesOf(bucket: R2Bucket | undefined, settings: Settings, telegramApi: Api): IngestServices {
+export function ingestServicesOf(
+  bucket: R2Bucket | undefined,
+  settings: Settings,
+  telegramApi: BotApi,
+): IngestServices {
   return {
     shelf: mediaShelfOf(bucket, settings, telegramApi),
     files: telegramFilesOf(settings, telegramApi),
@@ -41,7 +45,7 @@ export function ingestServicesOf(bucket: R2Bucket | undefined, settings: Setting
   };
 }
 
-function telegramFilesOf(settings: Settings, telegramApi: Api): TelegramFiles {
+function telegramFilesOf(settings: Settings, telegramApi: BotApi): TelegramFiles {
   return new TelegramFiles({
     api: telegramApi,
     botToken: settings.botToken ?? "",

@@ -55,6 +55,11 @@ export class DraftAnswer implements LiveAnswer {
     else this.streamed.restart();
   }
 
+  textEnded(): void {
+    void this.writer.close();
+    this.fallback?.textEnded();
+  }
+
   async finish(answer: FinalAnswerText, options: SendOptions): Promise<Delivery> {
     // No draft may land after the final message (it would show as a draft again): stop, and wait for the last one.
     await this.writer.close();

@@ -55,6 +55,10 @@ export class EditedAnswer implements LiveAnswer {
     this.streamed.restart();
   }
 
+  textEnded(): void {
+    void this.writer.close();
+  }
+
   async finish(answer: FinalAnswerText, options: SendOptions): Promise<Delivery> {
     await this.writer.close();
     // A 429's retry_after holds for the final form too (the retrying client would only wait after another 429).

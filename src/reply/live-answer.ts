@@ -16,6 +16,11 @@ export interface LiveAnswer {
   restart(): void;
   /** Whether any of the answer is on screen yet. */
   readonly visible: boolean;
+  /**
+   * The text is final (the model is done): no streamed update starts any more, so that none goes out between the
+   * answer's end and its final form (under load, a draft there is a Telegram round trip in front of the answer).
+   */
+  textEnded(): void;
   /** Delivers the whole answer: Telegram has all of it, the outbox keeps the rest for later, or it was refused. */
   finish(answer: FinalAnswerText, options: SendOptions): Promise<Delivery>;
   /** The turn ends without an answer: updates stop, and a partial message a chat already sees is marked as such. */
@@ -65,6 +70,7 @@ export class FinalAnswer implements LiveAnswer {
 
   delta(): void {}
   restart(): void {}
+  textEnded(): void {}
 
   finish(answer: FinalAnswerText, options: SendOptions): Promise<Delivery> {
     return this.delivery.send(answer, options);

@@ -78,6 +78,11 @@ export class RichDraftAnswer extends RichLiveAnswer implements LiveAnswer {
     return super.close();
   }
 
+  textEnded(): void {
+    void this.writer.close();
+    this.fallback?.answer.textEnded();
+  }
+
   async finish(answer: FinalAnswerText, options: SendOptions): Promise<Delivery> {
     // No draft may land after the final message (it would show as a draft again): stop, and wait for the last one.
     this.stopKeepingAlive();

@@ -65,6 +65,11 @@ export class RichEditedAnswer extends RichLiveAnswer implements LiveAnswer {
     return this.fallback?.answer.visible ?? this.messages.length > 0;
   }
 
+  textEnded(): void {
+    void this.writer.close();
+    this.fallback?.answer.textEnded();
+  }
+
   async finish(answer: FinalAnswerText, options: SendOptions): Promise<Delivery> {
     await this.writer.close();
     if (this.fallback) return this.fallback.answer.finish(answer, options);

@@ -129,6 +129,7 @@ export class TurnDisplay {
 
   /** The turn's work is over: no more typing, Stop button or 👀, and the status line's last update has landed. */
   async settle(): Promise<void> {
+    this.answer.textEnded();
     this.clock.stop();
     await this.typing.landed();
     this.statusMessage = await this.status.close();

@@ -1,6 +1,6 @@
-import { JSON_SCHEMA, load } from "js-yaml";
 import * as z from "zod";
 import type { IssueDetail } from "../protocol/issues.ts";
+import { readFrontMatter } from "./front-matter.ts";
 import { type Skill, skillChars, skillDescriptionSchema, skillNameSchema } from "./skill.ts";
 
 /** What a skill file says: its front matter's fields and its Markdown body. */
@@ -47,8 +47,8 @@ export function parseSkillFile(
   }
   let yaml: unknown;
   try {
-    // The JSON schema: plain strings, numbers, booleans and null; no custom tags, nothing that runs.
-    yaml = load(match[1]!, { schema: JSON_SCHEMA, maxDepth: 10 });
+    // Plain strings, numbers, booleans and null; no tags, nothing that runs (src/skills/front-matter.ts).
+    yaml = readFrontMatter(match[1]!);
   } catch (error) {
     const reason = error instanceof Error ? error.message.split("\n")[0] : "not YAML";
     return failed("markdown", `the front matter is not valid YAML (${reason})`);

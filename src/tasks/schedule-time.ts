@@ -1,5 +1,5 @@
-import { Cron } from "croner";
 import { errorText } from "../lib/errors.ts";
+import { nextRuns, parseCron } from "./cron.ts";
 
 /** A time or cron expression that cannot be scheduled, in words the model or the person can act on. */
 export class ScheduleError extends Error {
@@ -79,26 +79,23 @@ function offsetOf(epoch: number, timezone: string): number {
 
 /** Checks a cron expression in a time zone and returns its first run after `after`. */
 export function nextCronRun(expression: string, timezone: string, after: number): number {
-  let cron: Cron;
+  let fields: ReturnType<typeof parseCron>;
   try {
-    cron = new Cron(expression, { timezone, paused: true });
+    fields = parseCron(expression);
+    new Intl.DateTimeFormat("en-US", { timeZone: timezone });
   } catch (error) {
     throw new ScheduleError(`"${expression}" is not a valid cron expression (${errorText(error)}).`);
   }
-  try {
-    const runs = cron.nextRuns(6, new Date(after));
-    if (runs.length === 0) throw new ScheduleError(`The cron expression "${expression}" never runs again.`);
-    for (let index = 1; index < runs.length; index++) {
-      if (runs[index]!.getTime() - runs[index - 1]!.getTime() < MIN_CRON_INTERVAL_MS) {
-        throw new ScheduleError(
-          `"${expression}" runs more often than every ${MIN_CRON_INTERVAL_MS / 60000} minutes; choose a longer interval.`,
-        );
-      }
+  const runs = nextRuns(fields, timezone, after, 6);
+  if (runs.length === 0) throw new ScheduleError(`The cron expression "${expression}" never runs again.`);
+  for (let index = 1; index < runs.length; index++) {
+    if (runs[index]! - runs[index - 1]! < MIN_CRON_INTERVAL_MS) {
+      throw new ScheduleError(
+        `"${expression}" runs more often than every ${MIN_CRON_INTERVAL_MS / 60000} minutes; choose a longer interval.`,
+      );
     }
-    return runs[0]!.getTime();
-  } finally {
-    cron.stop();
   }
+  return runs[0]!;
 }
 
 export function formatInZone(epoch: number, timezone: string): string {

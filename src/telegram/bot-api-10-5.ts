@@ -1,10 +1,10 @@
-import type { Api } from "grammy/web";
 import * as z from "zod";
+import type { BotApi } from "./bot-api.ts";
 
 /**
  * What this bot uses of Bot API 10.4 and 10.5, which grammY's types (10.3) do not know: the shapes as the fake's table
  * has them (scripts/bot-api/spec/bot-api-10.4-10.5.json, transcribed from Telegram's pages), typed here once. Calls
- * go through grammY's `raw` API (its transformers apply); what arrives from Telegram is read through zod.
+ * go through BotApi.callByName (its transformers apply); what arrives from Telegram is read through zod.
  */
 
 /** 10.4: an inline keyboard as a widget or an ephemeral message carries it. */
@@ -59,9 +59,8 @@ interface AnswerWidgetQueryParams {
   data?: string;
 }
 
-interface SentMessage {
-  message_id: number;
-}
+const sentMessageSchema = z.looseObject({ message_id: z.number().int() });
+type SentMessage = z.infer<typeof sentMessageSchema>;
 
 /** The 10.4 methods this bot calls, typed as the table has them. */
 interface Api105 {
@@ -71,12 +70,20 @@ interface Api105 {
   sendMessage(params: EphemeralSendMessageParams): Promise<SentMessage>;
 }
 
-/**
- * grammY's raw API with the 10.4 methods typed: its `raw` is a proxy that calls any method by name, through the same
- * transformers (retries, message defaults) as every other call.
- */
-export function api105(api: Api): Api105 {
-  return api.raw as unknown as Api105;
+/** The 10.4 methods on a BotApi, through the same transformers (retries, message defaults) as every other call. */
+export function api105(api: BotApi): Api105 {
+  const sent = async (method: string, params: object) =>
+    sentMessageSchema.parse(await api.callByName(method, { ...params }));
+  const done = async (method: string, params: object): Promise<true> => {
+    z.literal(true).parse(await api.callByName(method, { ...params }));
+    return true;
+  };
+  return {
+    sendWidget: (params) => sent("sendWidget", params),
+    sendMessage: (params) => sent("sendMessage", params),
+    editMessageWidgetData: (params) => done("editMessageWidgetData", params),
+    answerWidgetQuery: (params) => done("answerWidgetQuery", params),
+  };
 }
 
 const userSchema = z.looseObject({

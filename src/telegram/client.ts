@@ -1,4 +1,4 @@
-import { Api, GrammyError, InputFile } from "grammy/web";
+import { BotApi, BotApiError, InputFile } from "./bot-api.ts";
 import { api105 } from "./bot-api-10-5.ts";
 import { failureOf } from "./failure.ts";
 import type { ChatTarget } from "./incoming-message.ts";
@@ -16,7 +16,7 @@ export interface TelegramClientOptions {
   retries?: boolean;
 }
 
-/** A call Telegram has not answered in this long fails (grammY's default is 500 s, which would hold a turn). */
+/** A call Telegram has not answered in this long fails (grammY's was 500 s, which would hold a turn). */
 const CALL_TIMEOUT_SECONDS = 60;
 
 export interface SendOptions {
@@ -48,22 +48,22 @@ export type Buttons = { text: string; data: string }[];
 export type Keyboard = Buttons[];
 
 /**
- * The outbound Bot API, on grammY's `Api` (web build). What applies to every call is a transformer: no link
+ * The outbound Bot API, on BotApi (bot-api.ts). What applies to every call is a transformer: no link
  * previews, formatted text Telegram cannot parse sent again as plain text, and (on `api`) retries: a 429 after
  * Telegram's `retry_after` (up to 60 s, three times), a 5xx a few times with backoff. Answers and commands use `api`;
  * streamed drafts and edits go through `quick`, which never retries: a refused update is superseded by the next one.
  */
 export class TelegramClient {
-  readonly api: Api;
-  private readonly quick: Api;
+  readonly api: BotApi;
+  private readonly quick: BotApi;
   private once: TelegramClient | undefined;
 
   constructor(private readonly options: TelegramClientOptions) {
     const client = { apiRoot: options.apiBaseUrl, timeoutSeconds: CALL_TIMEOUT_SECONDS };
-    this.api = new Api(options.botToken, client);
+    this.api = new BotApi(options.botToken, client);
     if (options.retries !== false) this.api.config.use(retryTransformer({ maxAttempts: 3, maxRetryAfterSeconds: 60 }));
     this.api.config.use(plainFallbackTransformer(), messageDefaultsTransformer());
-    this.quick = new Api(options.botToken, client);
+    this.quick = new BotApi(options.botToken, client);
     this.quick.config.use(messageDefaultsTransformer());
   }
 
@@ -342,7 +342,7 @@ export class TelegramClient {
         );
         return sent.inline_message_id;
       } catch (error) {
-        if (!(error instanceof GrammyError && /can't parse entities/i.test(error.description))) throw error;
+        if (!(error instanceof BotApiError && /can't parse entities/i.test(error.description))) throw error;
       }
     }
     const sent = await this.api.answerGuestQuery(queryId, article({ message_text: piece.piece }));
@@ -420,7 +420,7 @@ async function quickly<T>(call: () => Promise<T>): Promise<QuickResult<T>> {
   try {
     return { kind: "ok", value: await call() };
   } catch (error) {
-    if (error instanceof GrammyError) {
+    if (error instanceof BotApiError) {
       if (error.error_code === 429) return { kind: "wait", seconds: error.parameters.retry_after ?? 1 };
       if (isNotModified(error)) return { kind: "unchanged" };
     }
@@ -449,5 +449,5 @@ function replyOf(options: { replyToMessageId?: number }): {
 }
 
 function isNotModified(error: unknown): boolean {
-  return error instanceof GrammyError && error.error_code === 400 && /message is not modified/i.test(error.description);
+  return error instanceof BotApiError && error.error_code === 400 && /message is not modified/i.test(error.description);
 }

@@ -1,5 +1,5 @@
-import { GrammyError, HttpError } from "grammy/web";
 import { errorText } from "../lib/errors.ts";
+import { BotApiError, BotApiHttpError } from "./bot-api.ts";
 
 /**
  * What a failed Bot API call says. Telegram refused it (a 4xx other than 429: it will refuse it again), and perhaps
@@ -13,7 +13,7 @@ export type TelegramFailure =
   | { kind: "unavailable"; description: string; uncertain: boolean; retryAfterSeconds?: number };
 
 export function failureOf(error: unknown): TelegramFailure {
-  if (error instanceof GrammyError) {
+  if (error instanceof BotApiError) {
     const description = `${error.error_code} ${error.description}`;
     if (error.error_code === 429) {
       const retryAfter = error.parameters.retry_after;
@@ -29,7 +29,7 @@ export function failureOf(error: unknown): TelegramFailure {
   }
   // An answer that came but was not the Bot API's JSON (a proxy's error page) was not carried out; a timeout or a
   // dropped connection may have been.
-  const answered = error instanceof HttpError && error.error instanceof SyntaxError;
+  const answered = error instanceof BotApiHttpError && error.cause instanceof SyntaxError;
   return { kind: "unavailable", description: errorText(error), uncertain: !answered };
 }
 
@@ -49,7 +49,7 @@ export function refusesTheChat(description: string): boolean {
  * (so the edit has no text), a `RICH_MESSAGE_*` error, or Markdown it could not parse.
  */
 function isRichRefusal(error: unknown): boolean {
-  if (!(error instanceof GrammyError)) return false;
+  if (!(error instanceof BotApiError)) return false;
   if (error.error_code === 404) return true;
   return (
     error.error_code === 400 &&

@@ -1,8 +1,8 @@
-import type { Api } from "grammy/web";
 import { readWithin } from "../protocol/http/json-body.ts";
+import type { BotApi } from "./bot-api.ts";
 
 export interface TelegramFilesOptions {
-  api: Api;
+  api: BotApi;
   botToken: string;
   apiBaseUrl: string;
 }

@@ -1,10 +1,10 @@
-import type { Transformer } from "grammy/web";
+import type { Transformer } from "./bot-api.ts";
 
 /** Methods that send or edit a message's text, where a link would otherwise unfold into a preview. */
 const TEXT_METHODS = new Set(["sendMessage", "editMessageText"]);
 
 /**
- * A grammY API transformer for what every message of this bot has unless a call says otherwise: no link previews
+ * An API transformer (bot-api.ts) for what every message of this bot has unless a call says otherwise: no link previews
  * (an answer full of links would otherwise grow a card under it).
  */
 export function messageDefaultsTransformer(): Transformer {

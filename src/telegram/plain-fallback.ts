@@ -1,4 +1,4 @@
-import type { Transformer } from "grammy/web";
+import type { Transformer } from "./bot-api.ts";
 
 /** Where a formatted call carries the text to send instead when Telegram cannot parse it (never sent itself). */
 const PLAIN_FALLBACK = Symbol("plain fallback");

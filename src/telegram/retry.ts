@@ -1,4 +1,4 @@
-import type { Transformer } from "grammy/web";
+import type { Transformer } from "./bot-api.ts";
 
 export interface RetryOptions {
   /** Retries per call, for 429 and 5xx answers. */
@@ -9,9 +9,9 @@ export interface RetryOptions {
 }
 
 /**
- * A grammY API transformer: a 429 is retried after Telegram's `retry_after`, a 5xx after a short backoff (0.5 s,
- * 1 s, 2 s). The grammY auto-retry plugin does the same but requires grammY's Node build, which does not belong in
- * a Worker; this is the few lines of it we need, on the web build.
+ * An API transformer (bot-api.ts): a 429 is retried after Telegram's `retry_after`, a 5xx after a short backoff (0.5 s,
+ * 1 s, 2 s). The grammY auto-retry plugin does the same for grammY (and requires its Node build, which does not belong in
+ * a Worker); this is the few lines of it the bot needs.
  */
 export function retryTransformer(options: RetryOptions): Transformer {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));

@@ -1,12 +1,12 @@
 import { env } from "cloudflare:workers";
 import { Buffer } from "node:buffer";
-import { Api } from "grammy/web";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { settingsOf } from "../../src/config/loaded-settings.ts";
 import { healthReport } from "../../src/http/routes/health.ts";
 import { ingestMedia } from "../../src/media/ingest.ts";
 import { planMedia } from "../../src/media/load.ts";
 import { ingestServicesOf } from "../../src/media/services.ts";
+import { BotApi } from "../../src/telegram/bot-api.ts";
 import { TINY_PNG_BASE64 } from "../fakes/server.ts";
 import {
   admin,
@@ -347,7 +347,7 @@ describe("without the MEDIA bucket (R2 not switched on)", () => {
     const { MEDIA: _bucket, ...rest } = env;
     return { ...rest } as typeof env;
   };
-  const api = () => new Api(BOT_TOKEN, { apiRoot: `${env.FAKES_URL}/telegram` });
+  const api = () => new BotApi(BOT_TOKEN, { apiRoot: `${env.FAKES_URL}/telegram`, timeoutSeconds: 30 });
 
   it("/health lists kept originals as off, with why, and is not a problem", () => {
     const report = healthReport(withoutBucket());

@@ -55,4 +55,15 @@ describe("a rich draft", () => {
     expect(drafts).toHaveLength(2);
     expect(vi.getTimerCount()).toBe(0);
   });
+
+  it("shows no draft once the text is final: the final form goes next, with no round trip in front of it", async () => {
+    const { answer, drafts } = draftAnswer();
+    answer.delta("The whole answer");
+    // Under load the turn ends more than the first draft's 100 ms after its text came; the draft is not sent then.
+    answer.textEnded();
+    await vi.advanceTimersByTimeAsync(500);
+    expect(drafts).toEqual([]);
+    expect(await answer.finish({ markdown: "The whole answer", steps: [] }, {})).toBe("sent");
+    expect(drafts).toEqual([]);
+  });
 });

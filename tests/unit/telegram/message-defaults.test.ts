@@ -1,5 +1,5 @@
-import type { ApiCallFn } from "grammy/web";
 import { describe, expect, it } from "vitest";
+import type { ApiCall as ApiCallFn } from "../../../src/telegram/bot-api.ts";
 import { messageDefaultsTransformer } from "../../../src/telegram/message-defaults.ts";
 
 function recorder() {

@@ -1,5 +1,5 @@
-import type { ApiCallFn } from "grammy/web";
 import { describe, expect, it } from "vitest";
+import type { ApiCall as ApiCallFn } from "../../../src/telegram/bot-api.ts";
 import { plainFallbackTransformer, withPlainFallback } from "../../../src/telegram/plain-fallback.ts";
 
 type Call = { method: string; payload: Record<string, unknown> };

@@ -1,5 +1,5 @@
-import type { Transformer } from "grammy/web";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Transformer } from "../../../src/telegram/bot-api.ts";
 import { type RetryOptions, retryTransformer } from "../../../src/telegram/retry.ts";
 
 type Previous = Parameters<Transformer>[0];

@@ -1,0 +1,178 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import type { Fakes } from "../tests/fakes/server.ts";
+import { type Bot, startBot } from "./bot.ts";
+import { processCpuMs } from "./cpu.ts";
+import { startPeerBot } from "./peer-bot.ts";
+import { type Summary, summarize } from "./stats.ts";
+import { newChats, pool, post, roundTrips, update, Watcher } from "./traffic.ts";
+
+/**
+ * `npm run bench -- --peer DIR`: this bot and another Telegram bot's Worker (bench/peer-bot.ts) side by side, both
+ * under `wrangler dev --local` at once against the same fakes, each scenario run on one and then the other (the order
+ * alternating from scenario to scenario) so that both see the same machine. A chat's messages go as Telegram sends
+ * them: the next once the webhook took the previous one (this bot acks at once and answers later; the other answers
+ * inside the webhook request, so its next message waits for its answer).
+ */
+
+interface Measured {
+  /** Each message: from its send to the first answer that carries it. */
+  reply: Summary;
+  /** Each chat: from its last message's send to the answer that carries it. */
+  lastToAnswer: Summary;
+  answersPerChat: number;
+  messages: number;
+  modelCalls: number;
+  telegramCalls: number;
+  /** The runtime's process CPU (workerd, from /proc) over the scenario, per message. */
+  cpuMsPerMessage: number;
+  /** Every message answered, in order. */
+  intact: boolean;
+}
+
+interface Scenario {
+  name: string;
+  chats: number;
+  perChat: number;
+  connections: number;
+  modelMs: number;
+  /** "burst": back to back; "conversation": the next message once the previous one is answered. */
+  shape: "burst" | "conversation";
+}
+
+const SCENARIOS: Scenario[] = [
+  {
+    name: "10 chats × 10 messages back to back, instant model",
+    chats: 10,
+    perChat: 10,
+    connections: 10,
+    modelMs: 0,
+    shape: "burst",
+  },
+  {
+    name: "200 chats × 2 messages back to back @40, 1 s model",
+    chats: 200,
+    perChat: 2,
+    connections: 40,
+    modelMs: 1000,
+    shape: "burst",
+  },
+  {
+    name: "100 chats × 20 messages back to back @40, instant model",
+    chats: 100,
+    perChat: 20,
+    connections: 40,
+    modelMs: 0,
+    shape: "burst",
+  },
+  {
+    name: "40 chats in conversation (3 messages each), 1 s model",
+    chats: 40,
+    perChat: 3,
+    connections: 40,
+    modelMs: 1000,
+    shape: "conversation",
+  },
+];
+
+export async function peerComparison(
+  fakes: Fakes,
+  peerDirectory: string,
+  log: (line: string) => void,
+): Promise<string> {
+  const watcher = new Watcher(fakes);
+  const results: { scenario: Scenario; sides: Record<string, Measured> }[] = [];
+  const started: Bot[] = [];
+  try {
+    const ours = await startBot(fakes.url);
+    started.push(ours);
+    const theirs = await startPeerBot(fakes.url, peerDirectory);
+    started.push(theirs);
+    const bots: Record<"this bot" | "the other bot", Bot> = { "this bot": ours, "the other bot": theirs };
+    fakes.options.modelDelayMs = 0;
+    for (const [name, bot] of Object.entries(bots)) {
+      watcher.editsAnswer = name === "the other bot";
+      await roundTrips(bot, watcher, newChats(3), 6);
+    }
+    for (const [index, scenario] of SCENARIOS.entries()) {
+      const order =
+        index % 2 === 0 ? (["this bot", "the other bot"] as const) : (["the other bot", "this bot"] as const);
+      const sides: Record<string, Measured> = {};
+      for (const name of order) {
+        log(`${scenario.name}: ${name}`);
+        watcher.editsAnswer = name === "the other bot";
+        sides[name] = await run(bots[name], fakes, watcher, scenario);
+      }
+      results.push({ scenario, sides });
+    }
+  } finally {
+    for (const bot of started) await bot.stop();
+  }
+  mkdirSync("bench/results", { recursive: true });
+  writeFileSync(
+    `bench/results/peer-${new Date().toISOString().slice(0, 10)}.json`,
+    `${JSON.stringify(results, null, 2)}\n`,
+  );
+  return table(results);
+}
+
+async function run(bot: Bot, fakes: Fakes, watcher: Watcher, scenario: Scenario): Promise<Measured> {
+  fakes.options.modelDelayMs = scenario.modelMs;
+  const chats = newChats(scenario.chats);
+  const sentAt = new Map<string, number>();
+  const sent = new Map<number, string[]>(chats.map((chatId) => [chatId, []]));
+  let modelCalls = 0;
+  watcher.onModelCall = () => {
+    modelCalls++;
+  };
+  const cpuBefore = processCpuMs(bot.processGroup) ?? Number.NaN;
+  await pool(chats, scenario.connections, async (chatId) => {
+    for (let sequence = 0; sequence < scenario.perChat; sequence++) {
+      const marker = `m${chatId}-${sequence}`;
+      sent.get(chatId)!.push(marker);
+      sentAt.set(marker, Date.now());
+      await post(bot, update(chatId, marker));
+      if (scenario.shape === "conversation") {
+        await watcher.until(() => watcher.answeredAt(chatId, marker) !== undefined, 60_000, `answer to ${marker}`);
+      }
+    }
+  });
+  const all = [...sentAt.keys()];
+  const chatOf = (marker: string) => Number(/^m(\d+)-/.exec(marker)![1]);
+  await watcher.until(
+    () => all.every((marker) => watcher.answeredAt(chatOf(marker), marker) !== undefined),
+    180_000,
+    "every answer",
+  );
+  // Whatever the bots still do for these chats (a late edit, upkeep) is counted too.
+  await new Promise((done) => setTimeout(done, 1500));
+  const cpuAfter = processCpuMs(bot.processGroup) ?? Number.NaN;
+  watcher.onModelCall = undefined;
+  const latency = (marker: string) => watcher.answeredAt(chatOf(marker), marker)! - sentAt.get(marker)!;
+  const answers = chats.reduce((sum, chatId) => sum + (watcher.answers.get(chatId)?.length ?? 0), 0);
+  return {
+    reply: summarize(all.map(latency)),
+    lastToAnswer: summarize(chats.map((chatId) => latency(sent.get(chatId)!.at(-1)!))),
+    answersPerChat: answers / chats.length,
+    messages: all.length,
+    modelCalls,
+    telegramCalls: chats.reduce((sum, chatId) => sum + (watcher.calls.get(chatId) ?? 0), 0),
+    cpuMsPerMessage: (cpuAfter - cpuBefore) / all.length,
+    intact: chats.every((chatId) => watcher.markers(chatId).join(",") === sent.get(chatId)!.join(",")),
+  };
+}
+
+function table(results: { scenario: Scenario; sides: Record<string, Measured> }[]): string {
+  const lines = [
+    "| scenario | bot | reply p50 / p95 ms | last message → answer p50 / p95 ms | answers per chat | model / Telegram calls per 100 messages | runtime CPU ms per message | all answered, in order |",
+    "|---|---|---|---|---|---|---|---|",
+  ];
+  for (const { scenario, sides } of results) {
+    for (const [name, side] of Object.entries(sides)) {
+      const per100 = (count: number) => ((count * 100) / side.messages).toFixed(0);
+      lines.push(
+        `| ${scenario.name} | ${name} | ${side.reply.p50.toFixed(0)} / ${side.reply.p95.toFixed(0)} | ${side.lastToAnswer.p50.toFixed(0)} / ${side.lastToAnswer.p95.toFixed(0)} | ${side.answersPerChat.toFixed(2)} | ${per100(side.modelCalls)} / ${per100(side.telegramCalls)} | ${side.cpuMsPerMessage.toFixed(1)} | ${side.intact ? "yes" : "**no**"} |`,
+      );
+    }
+  }
+  return lines.join("\n");
+}
