@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Bot, startBot } from "../../bench/bot.ts";
 import { FakeAnthropic, isMainLoop, messagesText, toolResults } from "../../container/test/fake-anthropic.ts";
 import { FakeOpenAI, functionOutputs, type ResponsesBody } from "../../container/test/fake-openai.ts";
+import { DEFAULT_MODELS } from "../../src/config/providers.ts";
 import { type Fakes, type RecordedRequest, startFakes } from "../fakes/server.ts";
 import { ContainerHost, docker } from "./container-host.ts";
 
@@ -20,7 +21,8 @@ const AGENT_CHAT = 1001;
 const OTHER_CHAT = 1002;
 const CODEX_CHAT = 1003;
 const ADMIN_TOKEN = "containers-admin-token-0123456789";
-const PINNED_MODEL = "claude-sonnet-4-5";
+/** The model the Worker pins a claude-agent chat to: the built-in default (src/config/model-catalog.ts). */
+const PINNED_MODEL = DEFAULT_MODELS["claude-agent"];
 
 const api = new FakeAnthropic();
 const openai = new FakeOpenAI({ apiKey: REAL_OPENAI_KEY });
