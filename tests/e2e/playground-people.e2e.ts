@@ -1,27 +1,11 @@
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Bot, startBot } from "../../bench/bot.ts";
-import { standInModelVars } from "../../scripts/dev-vars.ts";
-import {
-  type BotApiStandIn,
-  PLAYGROUND_CHAT,
-  PLAYGROUND_FAMILY_CHAT,
-  startBotApiStandIn,
-} from "../../scripts/playground/bot-api.ts";
-import { STAND_IN_MODEL } from "../../scripts/stand-in-model/replies.ts";
-import { type StandInModel, startStandInModel } from "../../scripts/stand-in-model/server.ts";
-import { CHROMIUM, HAVE_CHROMIUM } from "./browser.ts";
+import { PLAYGROUND_CHAT, PLAYGROUND_FAMILY_CHAT } from "../../scripts/playground/bot-api.ts";
+import { HAVE_CHROMIUM } from "./browser.ts";
+import { type PlaygroundSession, SHOTS, startPlaygroundSession } from "./playground-session.ts";
 
 const ADMIN_TOKEN = "e2e-people-token-0123456789abcdefghijklmn";
-const SHOTS = join("test-results", "e2e");
-
-let model: StandInModel;
-let standIn: BotApiStandIn;
-let bot: Bot;
-let browser: Browser;
-let page: Page;
 
 /**
  * A person's memory as a new user meets it in the playground (`npm run dev` with no key): told in a private chat,
@@ -29,56 +13,17 @@ let page: Page;
  * stand-in and the stand-in model, nothing scripted.
  */
 describe.skipIf(!HAVE_CHROMIUM)("the playground: people and their memory", () => {
+  let session: PlaygroundSession;
+  let page: Page;
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
-    model = await startStandInModel();
-    const botToken = "100000:PLAYGROUND";
-    const webhook = { url: "" };
-    standIn = await startBotApiStandIn({
-      botToken,
-      get webhookUrl() {
-        return webhook.url;
-      },
-      webhookSecret: "bench-webhook-secret",
-    });
-    bot = await startBot("http://127.0.0.1:9", {
-      vars: {
-        TELEGRAM_BOT_TOKEN: botToken,
-        TELEGRAM_API_BASE_URL: standIn.url,
-        PLAYGROUND_URL: standIn.url,
-        ADMIN_TOKEN,
-        ALLOWED_CHAT_IDS: `${PLAYGROUND_CHAT.id},${PLAYGROUND_FAMILY_CHAT.id}`,
-        ADMIN_USER_IDS: String(PLAYGROUND_CHAT.id),
-        ANTHROPIC_API_KEY: "",
-        WEB_SEARCH: "off",
-        ...standInModelVars(model.url, STAND_IN_MODEL),
-      },
-    });
-    webhook.url = `${bot.url}/telegram/webhook`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
-    page = await browser.newPage({ viewport: { width: 900, height: 1000 } });
-    await page.goto(`${bot.url}/console/sign-in`);
-    await page.fill("#token", ADMIN_TOKEN);
-    await page.click("button[type=submit]");
-    await page.waitForURL(`${bot.url}/console/chats`);
-    await page.goto(`${bot.url}/console/playground`);
+    session = await startPlaygroundSession(ADMIN_TOKEN);
+    page = session.page;
   });
-
   afterAll(async () => {
-    await browser?.close();
-    await bot?.stop();
-    await standIn?.close();
-    await model?.close();
+    await session?.close();
   });
-
-  const bots = () => page.locator("#log .bubble.bot");
-  const say = async (text: string) => {
-    const before = await bots().count();
-    await page.fill("#text", text);
-    await page.click("#say button[type=submit]");
-    await expect.poll(() => bots().count(), { timeout: 30_000 }).toBeGreaterThan(before);
-    await expect.poll(() => page.locator("#draft").isHidden(), { timeout: 30_000 }).toBe(true);
-  };
+  const bots = () => session.bots();
+  const say = (text: string) => session.say(text);
 
   it("what a person says of themselves in private is known in the family group; /memory shows and forgets", async () => {
     await say("I'm vegetarian and my daughter Mia is 7");
@@ -106,7 +51,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the playground: people and their memory", () =>
 
   it("the console exports everything kept about the person as one download, and deletes it", async () => {
     await say("I'm vegetarian and my daughter Mia is 7");
-    const person = `${bot.url}/console/people/${PLAYGROUND_CHAT.id}`;
+    const person = `${session.bot.url}/console/people/${PLAYGROUND_CHAT.id}`;
     await page.goto(person);
     const exported = await (await page.request.get(`${person}/export`)).text();
     expect(exported).toContain("vegetarian");

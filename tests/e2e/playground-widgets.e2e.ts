@@ -1,84 +1,28 @@
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Bot, startBot } from "../../bench/bot.ts";
-import { standInModelVars } from "../../scripts/dev-vars.ts";
-import {
-  type BotApiStandIn,
-  PLAYGROUND_CHAT,
-  PLAYGROUND_FAMILY_CHAT,
-  PLAYGROUND_GUEST_CHAT,
-  startBotApiStandIn,
-} from "../../scripts/playground/bot-api.ts";
-import { STAND_IN_MODEL } from "../../scripts/stand-in-model/replies.ts";
-import { type StandInModel, startStandInModel } from "../../scripts/stand-in-model/server.ts";
-import { CHROMIUM, HAVE_CHROMIUM } from "./browser.ts";
+import { PLAYGROUND_CHAT, PLAYGROUND_FAMILY_CHAT, PLAYGROUND_GUEST_CHAT } from "../../scripts/playground/bot-api.ts";
+import { HAVE_CHROMIUM } from "./browser.ts";
+import { type PlaygroundSession, SHOTS, startPlaygroundSession } from "./playground-session.ts";
 
 const ADMIN_TOKEN = "e2e-widgets-token-0123456789abcdefghijklm";
-const SHOTS = join("test-results", "e2e");
-
-let model: StandInModel;
-let standIn: BotApiStandIn;
-let bot: Bot;
-let browser: Browser;
-let page: Page;
 
 /**
  * Widgets, questions with buttons and ephemeral replies as a new user meets them in the playground (`npm run dev`
  * with no key): the Bot API stand-in, the stand-in model, nothing scripted.
  */
 describe.skipIf(!HAVE_CHROMIUM)("the playground's widgets, questions and private replies", () => {
+  let session: PlaygroundSession;
+  let page: Page;
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
-    model = await startStandInModel();
-    const botToken = "100000:PLAYGROUND";
-    const webhook = { url: "" };
-    standIn = await startBotApiStandIn({
-      botToken,
-      get webhookUrl() {
-        return webhook.url;
-      },
-      webhookSecret: "bench-webhook-secret",
-    });
-    bot = await startBot("http://127.0.0.1:9", {
-      vars: {
-        TELEGRAM_BOT_TOKEN: botToken,
-        TELEGRAM_API_BASE_URL: standIn.url,
-        PLAYGROUND_URL: standIn.url,
-        ADMIN_TOKEN,
-        ALLOWED_CHAT_IDS: `${PLAYGROUND_CHAT.id},${PLAYGROUND_FAMILY_CHAT.id}`,
-        ADMIN_USER_IDS: String(PLAYGROUND_CHAT.id),
-        ANTHROPIC_API_KEY: "",
-        WEB_SEARCH: "off",
-        ...standInModelVars(model.url, STAND_IN_MODEL),
-      },
-    });
-    webhook.url = `${bot.url}/telegram/webhook`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
-    page = await browser.newPage({ viewport: { width: 900, height: 1000 } });
-    await page.goto(`${bot.url}/console/sign-in`);
-    await page.fill("#token", ADMIN_TOKEN);
-    await page.click("button[type=submit]");
-    await page.waitForURL(`${bot.url}/console/chats`);
-    await page.goto(`${bot.url}/console/playground`);
+    session = await startPlaygroundSession(ADMIN_TOKEN);
+    page = session.page;
   });
-
   afterAll(async () => {
-    await browser?.close();
-    await bot?.stop();
-    await standIn?.close();
-    await model?.close();
+    await session?.close();
   });
-
-  const bots = () => page.locator("#log .bubble.bot");
-  const say = async (text: string) => {
-    const before = await bots().count();
-    await page.fill("#text", text);
-    await page.click("#say button[type=submit]");
-    await expect.poll(() => bots().count(), { timeout: 30_000 }).toBeGreaterThan(before);
-    await expect.poll(() => page.locator("#draft").isHidden(), { timeout: 30_000 }).toBe(true);
-  };
+  const bots = () => session.bots();
+  const say = (text: string) => session.say(text);
 
   it("a packing checklist is a widget in a sandboxed frame, whose ticks the bot keeps through a reload", async () => {
     await say("make me a packing checklist for a weekend trip");
@@ -151,7 +95,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the playground's widgets, questions and private
     await page.selectOption("#as", String(PLAYGROUND_CHAT.id));
     await say("@playground_bot make me a packing checklist for a weekend trip");
     await say("@playground_bot help me choose between these three laptops");
-    const fromBot = standIn.messages(PLAYGROUND_GUEST_CHAT.id).filter((message) => message.from === "bot");
+    const fromBot = session.standIn.messages(PLAYGROUND_GUEST_CHAT.id).filter((message) => message.from === "bot");
     expect(fromBot).toHaveLength(2);
     expect(fromBot[0]!.text).toContain("Sleeping bag");
     expect(fromBot[1]!.text).toContain("ThinkPad X1");
@@ -166,7 +110,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the playground's widgets, questions and private
     await page.selectOption("#as", String(PLAYGROUND_CHAT.id));
     await say("@playground_bot make me a packing checklist for a weekend trip");
     const lists = () =>
-      standIn
+      session.standIn
         .messages(PLAYGROUND_FAMILY_CHAT.id)
         .filter(
           (message) =>
