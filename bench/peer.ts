@@ -27,6 +27,8 @@ interface Measured {
   cpuMsPerMessage: number;
   /** Every message answered, in order. */
   intact: boolean;
+  /** Telegram calls by method, per 100 messages (where the calls went). */
+  telegramMethods: Record<string, number>;
 }
 
 interface Scenario {
@@ -74,33 +76,82 @@ const SCENARIOS: Scenario[] = [
   },
 ];
 
-export async function peerComparison(
-  fakes: Fakes,
-  peerDirectory: string,
-  log: (line: string) => void,
-): Promise<string> {
+export interface PeerOptions {
+  /** The other bot's checkout (its built `dist/index.js`). */
+  peerDirectory: string;
+  log: (line: string) => void;
+  /** Only these scenarios (1-based, as in the table); all when unset. */
+  scenarios?: readonly number[];
+  /** Only this bot's side (for iterating on one scenario); both when unset. */
+  oursOnly?: boolean;
+  /** Writes each chat's events (sends, acks, model calls, Bot API calls) to bench/results/peer-trace-<bot>.jsonl. */
+  trace?: boolean;
+}
+
+/** One event of a traced run: when (ms since the scenario began), which chat, what. */
+interface TraceEvent {
+  at: number;
+  chat: number;
+  what: string;
+}
+
+/** Records what the fakes receive per chat while a scenario runs (see PeerOptions.trace). */
+function traceRequests(fakes: Fakes, events: TraceEvent[], start: number): () => void {
+  const before = fakes.onRequest;
+  fakes.onRequest = (request) => {
+    before?.(request);
+    const body = JSON.stringify(request.body ?? "");
+    const chat = request.service === "telegram" ? /"chat_id":"?(-?\d+)/.exec(body)?.[1] : /m(\d+)-\d+/.exec(body)?.[1];
+    if (chat === undefined) return;
+    const markers = request.service === "openai" ? ` ${[...new Set(body.match(/m\d+-\d+/g))].join(",")}` : "";
+    events.push({ at: request.at - start, chat: Number(chat), what: `${request.service} ${request.method}${markers}` });
+  };
+  return () => {
+    fakes.onRequest = before;
+  };
+}
+
+export async function peerComparison(fakes: Fakes, options: PeerOptions): Promise<string> {
+  const { peerDirectory, log } = options;
   const watcher = new Watcher(fakes);
   const results: { scenario: Scenario; sides: Record<string, Measured> }[] = [];
   const started: Bot[] = [];
   try {
     const ours = await startBot(fakes.url);
     started.push(ours);
-    const theirs = await startPeerBot(fakes.url, peerDirectory);
-    started.push(theirs);
-    const bots: Record<"this bot" | "the other bot", Bot> = { "this bot": ours, "the other bot": theirs };
+    const theirs = options.oursOnly ? undefined : await startPeerBot(fakes.url, peerDirectory);
+    if (theirs) started.push(theirs);
+    const bots: Partial<Record<"this bot" | "the other bot", Bot>> = { "this bot": ours, "the other bot": theirs };
     fakes.options.modelDelayMs = 0;
     for (const [name, bot] of Object.entries(bots)) {
+      if (!bot) continue;
       watcher.editsAnswer = name === "the other bot";
       await roundTrips(bot, watcher, newChats(3), 6);
     }
     for (const [index, scenario] of SCENARIOS.entries()) {
+      if (options.scenarios && !options.scenarios.includes(index + 1)) continue;
       const order =
         index % 2 === 0 ? (["this bot", "the other bot"] as const) : (["the other bot", "this bot"] as const);
       const sides: Record<string, Measured> = {};
       for (const name of order) {
+        const bot = bots[name];
+        if (!bot) continue;
         log(`${scenario.name}: ${name}`);
         watcher.editsAnswer = name === "the other bot";
-        sides[name] = await run(bots[name], fakes, watcher, scenario);
+        const events: TraceEvent[] = [];
+        const start = Date.now();
+        const untrace = options.trace ? traceRequests(fakes, events, start) : () => {};
+        try {
+          sides[name] = await run(bot, fakes, watcher, scenario, log, (chat, what) =>
+            events.push({ at: Date.now() - start, chat, what }),
+          );
+        } finally {
+          untrace();
+        }
+        if (options.trace) {
+          const file = `bench/results/peer-trace-${name.replaceAll(" ", "-")}-${index + 1}.jsonl`;
+          writeFileSync(file, `${events.map((event) => JSON.stringify(event)).join("\n")}\n`);
+        }
       }
       results.push({ scenario, sides });
     }
@@ -115,7 +166,14 @@ export async function peerComparison(
   return table(results);
 }
 
-async function run(bot: Bot, fakes: Fakes, watcher: Watcher, scenario: Scenario): Promise<Measured> {
+async function run(
+  bot: Bot,
+  fakes: Fakes,
+  watcher: Watcher,
+  scenario: Scenario,
+  log: (line: string) => void,
+  note: (chat: number, what: string) => void,
+): Promise<Measured> {
   fakes.options.modelDelayMs = scenario.modelMs;
   const chats = newChats(scenario.chats);
   const sentAt = new Map<string, number>();
@@ -130,7 +188,9 @@ async function run(bot: Bot, fakes: Fakes, watcher: Watcher, scenario: Scenario)
       const marker = `m${chatId}-${sequence}`;
       sent.get(chatId)!.push(marker);
       sentAt.set(marker, Date.now());
+      note(chatId, `send ${marker}`);
       await post(bot, update(chatId, marker));
+      note(chatId, `acked ${marker}`);
       if (scenario.shape === "conversation") {
         await watcher.until(() => watcher.answeredAt(chatId, marker) !== undefined, 60_000, `answer to ${marker}`);
       }
@@ -149,7 +209,7 @@ async function run(bot: Bot, fakes: Fakes, watcher: Watcher, scenario: Scenario)
   watcher.onModelCall = undefined;
   const latency = (marker: string) => watcher.answeredAt(chatOf(marker), marker)! - sentAt.get(marker)!;
   const answers = chats.reduce((sum, chatId) => sum + (watcher.answers.get(chatId)?.length ?? 0), 0);
-  return {
+  const measured: Measured = {
     reply: summarize(all.map(latency)),
     lastToAnswer: summarize(chats.map((chatId) => latency(sent.get(chatId)!.at(-1)!))),
     answersPerChat: answers / chats.length,
@@ -157,8 +217,19 @@ async function run(bot: Bot, fakes: Fakes, watcher: Watcher, scenario: Scenario)
     modelCalls,
     telegramCalls: chats.reduce((sum, chatId) => sum + (watcher.calls.get(chatId) ?? 0), 0),
     cpuMsPerMessage: (cpuAfter - cpuBefore) / all.length,
+    telegramMethods: methodsPer100(chats, watcher, all.length),
     intact: chats.every((chatId) => watcher.markers(chatId).join(",") === sent.get(chatId)!.join(",")),
   };
+  log(`  ${JSON.stringify({ ...measured, reply: undefined })}`);
+  return measured;
+}
+
+function methodsPer100(chats: readonly number[], watcher: Watcher, messages: number): Record<string, number> {
+  const totals: Record<string, number> = {};
+  for (const chatId of chats) {
+    for (const [method, count] of watcher.methods.get(chatId) ?? []) totals[method] = (totals[method] ?? 0) + count;
+  }
+  return Object.fromEntries(Object.entries(totals).map(([method, count]) => [method, (count * 100) / messages]));
 }
 
 function table(results: { scenario: Scenario; sides: Record<string, Measured> }[]): string {

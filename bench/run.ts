@@ -52,7 +52,19 @@ const peer = text("peer");
 if (peer !== undefined) {
   const peerFakes = await startFakes({ recordRequests: false });
   try {
-    console.log(await peerComparison(peerFakes, peer, (line) => console.error(`  ${line}`)));
+    const scenarios = text("scenarios")?.split(",").map(Number);
+    const log = (line: string) => console.error(`  ${line}`);
+    const oursOnly = flag("ours-only");
+    const trace = flag("trace");
+    console.log(
+      await peerComparison(peerFakes, {
+        peerDirectory: peer,
+        log,
+        ...(scenarios ? { scenarios } : {}),
+        oursOnly,
+        trace,
+      }),
+    );
   } finally {
     await peerFakes.close();
   }

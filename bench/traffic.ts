@@ -11,6 +11,8 @@ import type { Bot } from "./bot.ts";
 export class Watcher {
   readonly answers = new Map<number, { at: number; text: string }[]>();
   readonly calls = new Map<number, number>();
+  /** Each chat's Bot API calls by method. */
+  readonly methods = new Map<number, Map<string, number>>();
   /** When each chat's drafts (streamed text) reached Telegram. */
   readonly drafts = new Map<number, number[]>();
   /** When the fake OpenAI API last received a model call (its first token goes out at once). */
@@ -43,6 +45,9 @@ export class Watcher {
       const chatId = Number(body?.chat_id);
       if (!Number.isFinite(chatId)) return;
       this.calls.set(chatId, (this.calls.get(chatId) ?? 0) + 1);
+      const methods = this.methods.get(chatId) ?? new Map<string, number>();
+      methods.set(request.method, (methods.get(request.method) ?? 0) + 1);
+      this.methods.set(chatId, methods);
       if (request.method === "sendMessageDraft" || request.method === "sendRichMessageDraft")
         this.drafts.set(chatId, [...(this.drafts.get(chatId) ?? []), request.at]);
       // An answer is a message (Telegram HTML) or a rich message (its Markdown) that says which message it answers.
