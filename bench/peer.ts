@@ -1,7 +1,7 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import type { Fakes } from "../tests/fakes/server.ts";
-import { type Bot, startBot } from "./bot.ts";
-import { processCpuMs } from "./cpu.ts";
+import { type Bot, newestDevBundle, startBot } from "./bot.ts";
+import { connectProfiler, processCpuMs } from "./cpu.ts";
 import { startPeerBot } from "./peer-bot.ts";
 import { type Summary, summarize } from "./stats.ts";
 import { newChats, pool, post, roundTrips, update, Watcher } from "./traffic.ts";
@@ -13,6 +13,9 @@ import { newChats, pool, post, roundTrips, update, Watcher } from "./traffic.ts"
  * them: the next once the webhook took the previous one (this bot acks at once and answers later; the other answers
  * inside the webhook request, so its next message waits for its answer).
  */
+
+/** This bot's inspector, when its side is profiled (not the main bench's port: both may run). */
+const PROFILE_INSPECTOR_PORT = 9341;
 
 interface Measured {
   /** Each message: from its send to the first answer that carries it. */
@@ -84,6 +87,11 @@ export interface PeerOptions {
   scenarios?: readonly number[];
   /** Only this bot's side (for iterating on one scenario); both when unset. */
   oursOnly?: boolean;
+  /**
+   * Runs this bot unminified with its inspector open and writes the CPU profile of its side of each scenario to
+   * bench/results/peer-<n>.cpuprofile (its bundle to bench/results/run-worker.js, for bench/hot.ts).
+   */
+  profile?: boolean;
   /** Writes each chat's events (sends, acks, model calls, Bot API calls) to bench/results/peer-trace-<bot>.jsonl. */
   trace?: boolean;
 }
@@ -117,7 +125,11 @@ export async function peerComparison(fakes: Fakes, options: PeerOptions): Promis
   const results: { scenario: Scenario; sides: Record<string, Measured> }[] = [];
   const started: Bot[] = [];
   try {
-    const ours = await startBot(fakes.url);
+    const ours = await startBot(
+      fakes.url,
+      options.profile ? { inspectorPort: PROFILE_INSPECTOR_PORT, minify: false } : {},
+    );
+    const profiler = options.profile ? await connectProfiler(PROFILE_INSPECTOR_PORT) : undefined;
     started.push(ours);
     const theirs = options.oursOnly ? undefined : await startPeerBot(fakes.url, peerDirectory);
     if (theirs) started.push(theirs);
@@ -142,9 +154,18 @@ export async function peerComparison(fakes: Fakes, options: PeerOptions): Promis
         const start = Date.now();
         const untrace = options.trace ? traceRequests(fakes, events, start) : () => {};
         try {
+          const profiling = name === "this bot" ? profiler : undefined;
+          await profiling?.start();
           sides[name] = await run(bot, fakes, watcher, scenario, log, (chat, what) =>
             events.push({ at: Date.now() - start, chat, what }),
           );
+          const profiled = await profiling?.stop();
+          if (profiled) {
+            writeFileSync(`bench/results/peer-${index + 1}.cpuprofile`, JSON.stringify(profiled.profile));
+            log(
+              `  sampled CPU of this bot's isolate: ${(profiled.cpuMs / sides[name].messages).toFixed(2)} ms per message`,
+            );
+          }
         } finally {
           untrace();
         }
@@ -155,6 +176,9 @@ export async function peerComparison(fakes: Fakes, options: PeerOptions): Promis
       }
       results.push({ scenario, sides });
     }
+    profiler?.close();
+    const bundle = options.profile ? newestDevBundle() : undefined;
+    if (bundle) copyFileSync(bundle, "bench/results/run-worker.js");
   } finally {
     for (const bot of started) await bot.stop();
   }

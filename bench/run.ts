@@ -56,6 +56,7 @@ if (peer !== undefined) {
     const log = (line: string) => console.error(`  ${line}`);
     const oursOnly = flag("ours-only");
     const trace = flag("trace");
+    const profile = flag("profile");
     console.log(
       await peerComparison(peerFakes, {
         peerDirectory: peer,
@@ -63,6 +64,7 @@ if (peer !== undefined) {
         ...(scenarios ? { scenarios } : {}),
         oursOnly,
         trace,
+        profile,
       }),
     );
   } finally {
