@@ -103,6 +103,8 @@ export class ChatConfigStore implements ConfigReader {
  */
 export class CachedChatConfig implements ConfigReader {
   private cached: { chatId: number; stored: StoredConfig; until: number } | undefined;
+  /** A read under way: a second `get` meanwhile (a warm-up, then the turn) shares it rather than reading again. */
+  private reading: { chatId: number; read: Promise<StoredConfig> } | undefined;
 
   constructor(
     private readonly store: ChatConfigStore,
@@ -110,11 +112,23 @@ export class CachedChatConfig implements ConfigReader {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async get(chatId: number): Promise<StoredConfig> {
-    if (this.cached && this.cached.chatId === chatId && this.cached.until > this.now()) return this.cached.stored;
-    const stored = await this.store.get(chatId);
-    this.remember(chatId, stored);
-    return stored;
+  get(chatId: number): Promise<StoredConfig> {
+    if (this.cached && this.cached.chatId === chatId && this.cached.until > this.now())
+      return Promise.resolve(this.cached.stored);
+    if (this.reading?.chatId === chatId) return this.reading.read;
+    const before = this.cached;
+    const read = this.store.get(chatId).then((stored) => {
+      // A change remembered while KV was read is newer than what the read found: it stays.
+      if (this.cached === before) this.remember(chatId, stored);
+      return stored;
+    });
+    const reading = { chatId, read };
+    this.reading = reading;
+    const done = () => {
+      if (this.reading === reading) this.reading = undefined;
+    };
+    read.then(done, done);
+    return read;
   }
 
   async put(chatId: number, config: ChatConfig): Promise<void> {

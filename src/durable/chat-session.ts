@@ -19,6 +19,7 @@ import type { HelperReport } from "../helpers/helper-job.ts";
 import { bestEffort } from "../lib/best-effort.ts";
 import { SubrequestMeter } from "../lib/subrequest-meter.ts";
 import { generatedMediaReader, generatedMediaStore, ingestServicesOf } from "../media/services.ts";
+import { personFactsNoneSlot } from "../memory/memory-slots.ts";
 import type { ToolOutcome } from "../protocol/run-payload.ts";
 import type { Outbox } from "../reply/outbox.ts";
 import { CachedSkills } from "../skills/skill-store.ts";
@@ -116,7 +117,10 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
       budgetMs: ALARM_BUDGET_MS,
     });
     void ctx.blockConcurrencyWhile(async () => {
-      await this.stores.migrate();
+      const { fresh } = await this.stores.migrate();
+      // A private chat shows only facts its own turns wrote (src/memory/visibility.ts): a new one has none, so its
+      // first turn need not read D1 for them (a turn that writes one clears this).
+      if (fresh) this.stores.meta.set(personFactsNoneSlot, true);
       // Before any call: the console's settings, which every later read of settingsOf(env) sees (refreshed per drain).
       this.access = new ChatAccess(await loadSettings(env), { chats: {}, admins: {} });
     });
@@ -133,6 +137,7 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
     const key = `update:${message.updateId}`;
     const id = this.stores.inbox.enqueue(key, entry, now, this.schedule.drainsAtOnce(within));
     if (id === undefined) return "duplicate";
+    if (access === "allowed") this.warm(message.chat.id);
     if (access === "allowed" && this.joinsBatch(id, message)) return "queued";
     // /stop must reach a running turn now, not after it; the turn then says it stopped (and so do the sender's
     // helpers, in their reports).
@@ -151,6 +156,16 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
     if (access === "allowed") this.compaction?.abort();
     await this.schedule.workArrived(within);
     return "queued";
+  }
+
+  /**
+   * Starts the reads a turn begins with (the chat's config from KV, its skills from D1) while the message is stored and
+   * the drain starts, instead of one after the other once the turn runs: it finds them done or under way. Each is
+   * cached for a minute, so a chat that talks on reads nothing here.
+   */
+  private warm(chatId: number): void {
+    void this.configs.get(chatId).catch(() => undefined);
+    void this.skills.forChat(chatId).catch(() => undefined);
   }
 
   /**

@@ -137,14 +137,29 @@ export class CachedSkills {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async forChat(chatId: number): Promise<TurnSkills> {
-    if (this.cached && this.cached.chatId === chatId && this.cached.until > this.now()) return this.cached.skills;
-    const found = await skillsForChat(this.db(), chatId);
-    this.cached = { chatId, skills: found, until: this.now() + this.ttlMs };
-    return found;
+  /** A read under way: a second call meanwhile (a warm-up, then the turn) shares it rather than reading again. */
+  private reading: { chatId: number; read: Promise<TurnSkills> } | undefined;
+
+  forChat(chatId: number): Promise<TurnSkills> {
+    if (this.cached && this.cached.chatId === chatId && this.cached.until > this.now())
+      return Promise.resolve(this.cached.skills);
+    if (this.reading?.chatId === chatId) return this.reading.read;
+    const read = skillsForChat(this.db(), chatId).then((found) => {
+      // Forgotten while D1 was read (a skill changed): what the read found may be older than the change.
+      if (this.reading === reading) this.cached = { chatId, skills: found, until: this.now() + this.ttlMs };
+      return found;
+    });
+    const reading = { chatId, read };
+    this.reading = reading;
+    const done = () => {
+      if (this.reading === reading) this.reading = undefined;
+    };
+    read.then(done, done);
+    return read;
   }
 
   forget(): void {
     this.cached = undefined;
+    this.reading = undefined;
   }
 }

@@ -14,8 +14,17 @@ export class ChatDatabase {
     this.db = drizzle(storage, { schema });
   }
 
-  async migrate(): Promise<void> {
+  /**
+   * Brings the object's SQLite up to date. `fresh`: it was empty before (the chat's first event ever, or after its
+   * storage was erased), so nothing of the chat is stored anywhere that a turn here wrote.
+   */
+  async migrate(): Promise<{ fresh: boolean }> {
+    const fresh =
+      this.storage.sql
+        .exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
+        .toArray().length === 0;
     await migrate(this.db, migrations);
+    return { fresh };
   }
 
   /** Runs `work` atomically: the history write and the inbox update of one turn land together or not at all. */

@@ -36,7 +36,7 @@ export class ChatStores<Entry extends { kind: InboxKind } = { kind: InboxKind }>
     this.person = new PersonHistory(this.database);
   }
 
-  migrate(): Promise<void> {
+  migrate(): Promise<{ fresh: boolean }> {
     return this.database.migrate();
   }
 

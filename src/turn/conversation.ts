@@ -102,7 +102,8 @@ export async function startConversation(ctx: ChatContext, input: ConversationInp
   const { settings, stores } = ctx;
   const registry = ctx.registry.extendedWith(input.mcp.tools);
   const serverSearch = serverSearchOf(settings, config, adapter.kind);
-  const skills = await skillsOf(ctx);
+  // Two reads of D1 that do not wait for each other (each is a round trip on the path of the answer).
+  const [skills, people] = await Promise.all([skillsOf(ctx), speakersOf(ctx, request)]);
   const offered = turnTools({
     policy,
     registry,
@@ -124,7 +125,6 @@ export async function startConversation(ctx: ChatContext, input: ConversationInp
   const trust = startingTrust({ policy, adapter, mcp: input.mcp, summary, window });
   noteAddressesPeopleWrote(trust, window);
   markOtherMembers(trust, window, { senders: request.senders, isAdmin: (id) => ctx.access.isAdmin(id) });
-  const people = await speakersOf(ctx, request);
   const fromPeople = outsideOfPeople(people);
   if (fromPeople) trust.markUntrusted(fromPeople);
   const context = toolContext(ctx, {

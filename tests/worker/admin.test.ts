@@ -180,4 +180,27 @@ describe("a chat object's config cache", () => {
     cached.remember(PRIVATE_CHAT, { state: "valid", config: { model: "handed-over" } });
     expect(await cached.get(PRIVATE_CHAT)).toEqual({ state: "valid", config: { model: "handed-over" } });
   });
+
+  it("shares a read under way (the object's warm-up, then the turn), and keeps a change remembered meanwhile", async () => {
+    class CountingStore extends ChatConfigStore {
+      reads = 0;
+      override get(chatId: number) {
+        this.reads++;
+        return super.get(chatId);
+      }
+    }
+    const kv = new CountingStore(env.CONFIG, ["recall"]);
+    await kv.put(PRIVATE_CHAT, { provider: "openai" });
+    const cached = new CachedChatConfig(kv);
+    const [warm, turn] = await Promise.all([cached.get(PRIVATE_CHAT), cached.get(PRIVATE_CHAT)]);
+    expect(kv.reads).toBe(1);
+    expect(turn).toBe(warm);
+
+    const other = new CachedChatConfig(kv);
+    const reading = other.get(GROUP_CHAT);
+    other.remember(GROUP_CHAT, { state: "valid", config: { model: "set-meanwhile" } });
+    expect(await reading).toEqual({ state: "none" });
+    expect(await other.get(GROUP_CHAT)).toEqual({ state: "valid", config: { model: "set-meanwhile" } });
+    expect(kv.reads).toBe(2);
+  });
 });

@@ -338,6 +338,13 @@ describe("a person's data from the console and the admin API", () => {
 });
 
 describe("a private chat without facts of its person", () => {
+  it("is known to have none from the moment its object's storage is created: its first turn reads no facts", async () => {
+    const flag = await runInDurableObject(session(ADA), (_i, state) =>
+      state.storage.sql.exec("SELECT value FROM meta WHERE key = 'personFactsNone'").toArray(),
+    );
+    expect(flag).toEqual([{ value: "true" }]);
+  });
+
   it("skips the read while its person has none here, and reads again once a turn here writes one", async () => {
     const ada = { chatId: ADA, fromId: ADA, firstName: "Ada" };
     const flag = () =>

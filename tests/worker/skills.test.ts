@@ -1,6 +1,9 @@
 import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { database } from "../../src/db/database.ts";
 import type { ChatSession } from "../../src/durable/chat-session.ts";
+import { CachedSkills } from "../../src/skills/skill-store.ts";
 import { ConsoleBrowser } from "./console-browser.ts";
 import {
   admin,
@@ -345,5 +348,27 @@ describe("skills in the console", () => {
     expect(botPage).toContain('data-skill="packing-list"');
     // Cross-site posts are refused, as everywhere in the console.
     expect((await browser.post("/console/skills", { markdown: PACKING }, "https://evil.example")).status).toBe(403);
+  });
+});
+
+describe("a chat object's cached skills", () => {
+  it("share a read under way (the warm-up, then the turn), and a change heard meanwhile is not overwritten by it", async () => {
+    let reads = 0;
+    const skills = new CachedSkills(() => {
+      reads++;
+      return database(env);
+    });
+    const [warm, turn] = await Promise.all([skills.forChat(PRIVATE_CHAT), skills.forChat(PRIVATE_CHAT)]);
+    expect(reads).toBe(1);
+    expect(turn).toBe(warm);
+
+    skills.forget();
+    const reading = skills.forChat(PRIVATE_CHAT);
+    skills.forget();
+    await reading;
+    await skills.forChat(PRIVATE_CHAT);
+    expect(reads).toBe(3);
+    await skills.forChat(PRIVATE_CHAT);
+    expect(reads).toBe(3);
   });
 });
