@@ -40,6 +40,8 @@ export interface TurnDisplayOptions {
   onDraftsRefused: () => void;
   /** What a press of the Stop button sends back. */
   stopData: string;
+  /** When "typing…" went out for this turn in an attempt that started over (see TypingOptions.shownAt). */
+  typingShownAt?: number;
   /** The id of the turn's rich draft, which a `stopped_message_generation` update names. */
   draftId: number;
   /** Rich messages: when, whether Telegram refused them here lately, and whether an answer lists its tool steps. */
@@ -98,7 +100,14 @@ export class TurnDisplay {
     const view = this.viewOf(pacer);
     this.answer = view.answer;
     this.status = view.steps;
-    this.typing = new Typing(telegram, target, this.clock, allowance);
+    const { typingShownAt } = options;
+    this.typing = new Typing({
+      telegram,
+      target,
+      clock: this.clock,
+      allowance,
+      ...(typingShownAt === undefined ? {} : { shownAt: typingShownAt }),
+    });
     if (options.interactive) {
       this.clock.after(stream.stopButtonAfterMs, () => {
         this.showing();
@@ -106,6 +115,11 @@ export class TurnDisplay {
       });
       this.acknowledgeLater();
     }
+  }
+
+  /** When "typing…" last went out for this display (an attempt that starts over hands it to the next). */
+  get typingSentAt(): number | undefined {
+    return this.typing.lastSentAt;
   }
 
   /** Whether any of the answer is on screen yet. */

@@ -37,6 +37,7 @@ export async function converse(ctx: ChatContext, input: AttemptsInput): Promise<
   const told = new Set<string>();
   const dropped: Promise<void>[] = [];
   let turn = conversation.request;
+  let typingShownAt: number | undefined;
   for (;;) {
     turn = await withJoined(ctx, turn, run, conversation.paid);
     // A turn nobody may join (a task, an agent's run) keeps the run's own signal.
@@ -49,13 +50,19 @@ export async function converse(ctx: ChatContext, input: AttemptsInput): Promise<
       signal,
       told,
     });
-    const display = new TurnDisplay({ ...input.displayOptions(turn), onShown: () => run.burst?.close() });
+    const display = new TurnDisplay({
+      ...input.displayOptions(turn),
+      onShown: () => run.burst?.close(),
+      // "typing…" from an attempt that started over still shows: not sent again at once.
+      ...(typingShownAt === undefined ? {} : { typingShownAt }),
+    });
     const counted = tally.tokens;
     await follow(ctx, started.events, { display, tally, run, provider: conversation.provider });
     if (run.burst?.hasWaiting && run.stopReason === undefined) {
       if (call.made && tally.tokens === counted) countDropped(ctx, tally, started.estimatedInputTokens());
       tally.restart();
       // Nothing of it is on screen; typing and timers end while the next call starts.
+      typingShownAt = display.typingSentAt;
       dropped.push(display.discard());
       continue;
     }

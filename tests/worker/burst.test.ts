@@ -89,6 +89,26 @@ describe("a burst of messages", () => {
     expect(usage!.inputTokens).toBeGreaterThan(10 + 100);
   });
 
+  it("does not send 'typing…' again when the call starts over: the first attempt's still shows", async () => {
+    await fakes.script(
+      "openai",
+      { ...openaiText("never shown"), delayMs: 10_000 },
+      { ...openaiText("Both answered."), delayMs: 600 },
+    );
+    await post(textUpdate("hi"));
+    await fakes.wait("openai");
+    // The first attempt waits long enough for its "typing…" to go out.
+    await fakes.wait("telegram", { method: "sendChatAction", chatId: PRIVATE_CHAT });
+    await post(textUpdate("and one more thing"));
+    await fakes.wait("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT });
+    await settled(PRIVATE_CHAT);
+
+    expect(await sentTo(PRIVATE_CHAT)).toEqual(["Both answered."]);
+    expect(await fakes.requests("openai")).toHaveLength(2);
+    // The second attempt kept someone waiting 600 ms (past the 250 ms after which a first attempt sends one).
+    expect(await fakes.requests("telegram", { method: "sendChatAction", chatId: PRIVATE_CHAT })).toHaveLength(1);
+  });
+
   it("takes in three messages sent one after another, in order", async () => {
     await fakes.script(
       "openai",

@@ -27,7 +27,7 @@ describe("Typing (fake timers)", () => {
   it("sends nothing for an answer that comes within TYPING_AFTER_MS", async () => {
     const telegram = scriptedTelegram();
     const clock = new DisplayClock();
-    const typing = new Typing(telegram, target, clock);
+    const typing = new Typing({ telegram, target, clock });
     vi.advanceTimersByTime(TYPING_AFTER_MS - 1);
     clock.stop();
     await typing.landed();
@@ -38,7 +38,7 @@ describe("Typing (fake timers)", () => {
   it("starts once the answer keeps someone waiting, renews every 4.5 s, and lands before the answer goes", async () => {
     const telegram = scriptedTelegram();
     const clock = new DisplayClock();
-    const typing = new Typing(telegram, target, clock);
+    const typing = new Typing({ telegram, target, clock });
     vi.advanceTimersByTime(TYPING_AFTER_MS);
     expect(telegram.sent).toHaveLength(1);
     vi.advanceTimersByTime(4499);
@@ -63,7 +63,7 @@ describe("Typing (fake timers)", () => {
     const telegram = scriptedTelegram();
     const clock = new DisplayClock();
     let low = false;
-    new Typing(telegram, target, clock, { allowsCourtesy: () => !low });
+    new Typing({ telegram, target, clock, allowance: { allowsCourtesy: () => !low } });
     vi.advanceTimersByTime(TYPING_AFTER_MS);
     expect(telegram.sent).toHaveLength(1);
     low = true;
@@ -72,6 +72,31 @@ describe("Typing (fake timers)", () => {
     low = false;
     vi.advanceTimersByTime(4500);
     expect(telegram.sent).toHaveLength(2);
+    clock.stop();
+  });
+
+  it("after an attempt that started over, waits for the renewal of the typing it sent (still shown) and says when it sent", () => {
+    const telegram = scriptedTelegram();
+    const clock = new DisplayClock();
+    const shownAt = Date.now() - 1000;
+    const typing = new Typing({ telegram, target, clock, shownAt });
+    expect(typing.lastSentAt).toBe(shownAt);
+    vi.advanceTimersByTime(3499);
+    expect(telegram.sent).toHaveLength(0);
+    vi.advanceTimersByTime(1);
+    expect(telegram.sent).toHaveLength(1);
+    expect(typing.lastSentAt).toBe(Date.now());
+    clock.stop();
+  });
+
+  it("after an attempt whose typing has expired, sends once the answer keeps someone waiting, as a first attempt", () => {
+    const telegram = scriptedTelegram();
+    const clock = new DisplayClock();
+    new Typing({ telegram, target, clock, shownAt: Date.now() - 10_000 });
+    vi.advanceTimersByTime(TYPING_AFTER_MS - 1);
+    expect(telegram.sent).toHaveLength(0);
+    vi.advanceTimersByTime(1);
+    expect(telegram.sent).toHaveLength(1);
     clock.stop();
   });
 });
