@@ -1,6 +1,7 @@
-import { type Context, Hono } from "hono";
+import type { Context } from "hono";
 import { csrf } from "hono/csrf";
 import { createMiddleware } from "hono/factory";
+import { Hono } from "hono/tiny";
 import { KNOB_GROUPS } from "../config/knob.ts";
 import { settingsOf } from "../config/loaded-settings.ts";
 import type { Env } from "../env.ts";
