@@ -223,7 +223,8 @@ export function consoleRoutes(): Hono<ConsoleEnv> {
     );
   });
 
-  app.route("/playground", playgroundRoutes(extraPages));
+  // Built only into `wrangler dev` (types/build-flags.d.ts): the deployed Worker has no stand-in to talk to.
+  if (WITH_PLAYGROUND) app.route("/playground", playgroundRoutes(extraPages));
 
   app.get("/health", async (c) => {
     const response = await healthApp.request("http://health.internal/", {}, c.env, c.executionCtx);
