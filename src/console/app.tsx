@@ -251,7 +251,8 @@ function chatIdOf(c: Context<ConsoleEnv>): number | undefined {
 
 /** Pages only some deployments have (the playground in local dev). */
 function extraPages(c: { env: Env }): { path: string; label: string }[] {
-  return settingsOf(c.env).playgroundUrl === undefined ? [] : [{ path: "/console/playground", label: "Playground" }];
+  const playground = WITH_PLAYGROUND && settingsOf(c.env).playgroundUrl !== undefined;
+  return playground ? [{ path: "/console/playground", label: "Playground" }] : [];
 }
 
 async function accessPage(c: Context<ConsoleEnv>, notice: { text: string; bad: boolean } | undefined) {
