@@ -96,6 +96,8 @@ export async function startBot(
       "--show-interactive-dev-session=false",
       ...(options.inspectorPort ? ["--inspector-port", String(options.inspectorPort)] : []),
       ...(options.minify === false ? ["--minify=false"] : []),
+      // The console's playground is built only into a dev bundle that is asked for it (wrangler.toml's [define]).
+      ...(vars.PLAYGROUND_URL ? ["--define", "WITH_PLAYGROUND:true"] : []),
       ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
     ],
     {

@@ -68,6 +68,8 @@ if (playground) {
     ...(playgroundAdminToken ? { ADMIN_TOKEN: playgroundAdminToken } : {}),
   };
   wranglerArgs.push(...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]));
+  // The console's playground is built only into this dev bundle, not the deployed one (wrangler.toml's [define]).
+  wranglerArgs.push("--define", "WITH_PLAYGROUND:true");
 }
 
 // No model at all: a local stand-in answers, so that the pipeline can be tried before any key is at hand.

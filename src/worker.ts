@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { Hono } from "hono/tiny";
 import { loadSettings } from "./config/loaded-settings.ts";
 import { consoleRoutes } from "./console/app.tsx";
 import { AgentContainer, ANTHROPIC_PROXY_HOST, OPENAI_PROXY_HOST } from "./durable/agent-container.ts";

@@ -1,6 +1,7 @@
-import { type Context, Hono } from "hono";
+import type { Context } from "hono";
 import { csrf } from "hono/csrf";
 import { createMiddleware } from "hono/factory";
+import { Hono } from "hono/tiny";
 import { KNOB_GROUPS } from "../config/knob.ts";
 import { settingsOf } from "../config/loaded-settings.ts";
 import type { Env } from "../env.ts";
@@ -222,7 +223,8 @@ export function consoleRoutes(): Hono<ConsoleEnv> {
     );
   });
 
-  app.route("/playground", playgroundRoutes(extraPages));
+  // Built only into `wrangler dev` (types/build-flags.d.ts): the deployed Worker has no stand-in to talk to.
+  if (WITH_PLAYGROUND) app.route("/playground", playgroundRoutes(extraPages));
 
   app.get("/health", async (c) => {
     const response = await healthApp.request("http://health.internal/", {}, c.env, c.executionCtx);
@@ -249,7 +251,8 @@ function chatIdOf(c: Context<ConsoleEnv>): number | undefined {
 
 /** Pages only some deployments have (the playground in local dev). */
 function extraPages(c: { env: Env }): { path: string; label: string }[] {
-  return settingsOf(c.env).playgroundUrl === undefined ? [] : [{ path: "/console/playground", label: "Playground" }];
+  const playground = WITH_PLAYGROUND && settingsOf(c.env).playgroundUrl !== undefined;
+  return playground ? [{ path: "/console/playground", label: "Playground" }] : [];
 }
 
 async function accessPage(c: Context<ConsoleEnv>, notice: { text: string; bad: boolean } | undefined) {

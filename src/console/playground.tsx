@@ -1,4 +1,5 @@
-import { type Context, Hono } from "hono";
+import type { Context } from "hono";
+import { Hono } from "hono/tiny";
 import { settingsOf } from "../config/loaded-settings.ts";
 import type { Env } from "../env.ts";
 import { WIDGET_LIMITS } from "../widgets/widget-rules.ts";

@@ -4,7 +4,8 @@ import type { Settings } from "../config/settings.ts";
 import { modelToolSchema } from "../protocol/run-payload.ts";
 import { addressesIn, outwardHold } from "../tools/outward-policy.ts";
 import { heldForConfirmation, type Tool, ToolError } from "../tools/registry.ts";
-import { type ListedTool, McpConnection, McpServerError, schemaValidator } from "./connection.ts";
+import { argumentsCheck } from "./arguments-check.ts";
+import { type ListedTool, McpConnection, McpServerError } from "./connection.ts";
 import { identityOf, resolveHeaders, type SecretReader } from "./headers.ts";
 
 export type { SecretReader } from "./headers.ts";
@@ -142,7 +143,7 @@ function toolsOf(
 /** One server tool as a registry `Tool`: arguments checked against the server's JSON Schema before calling out. */
 function mcpTool(input: { server: string; name: string; entry: ListedTool; connection: McpConnection }): Tool {
   const { server, name, entry, connection } = input;
-  let validate: ReturnType<typeof schemaValidator> | undefined;
+  const validate = argumentsCheck(entry.inputSchema);
   return {
     name,
     description: (entry.description || `${entry.name} from the MCP server ${server}`).slice(0, DESCRIPTION_MAX),
@@ -151,11 +152,6 @@ function mcpTool(input: { server: string; name: string; entry: ListedTool; conne
     async invoke(raw, context) {
       if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
         return { kind: "invalid", problem: "the arguments must be a JSON object" };
-      }
-      try {
-        validate ??= schemaValidator(entry.inputSchema);
-      } catch {
-        throw new ToolError(`The MCP server ${server} gave ${entry.name} an input schema the bot cannot check.`);
       }
       const checked = validate(raw);
       if (!checked.valid) return { kind: "invalid", problem: checked.errorMessage ?? "they do not match its schema" };

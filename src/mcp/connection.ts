@@ -1,4 +1,3 @@
-import { Validator } from "@cfworker/json-schema";
 import * as z from "zod";
 import { bestEffort } from "../lib/best-effort.ts";
 import { redactSecrets } from "../lib/redact.ts";
@@ -62,21 +61,6 @@ const callResult = z.looseObject({
   structuredContent: z.record(z.string(), z.unknown()).optional(),
   isError: z.boolean().optional(),
 });
-
-/** Checks a value against a JSON Schema (draft 2020-12) without generating code, which Workers forbid. */
-export function schemaValidator(
-  schema: Record<string, unknown>,
-): (value: unknown) => { valid: boolean; errorMessage?: string } {
-  const validator = new Validator(schema, "2020-12", false);
-  return (value) => {
-    const result = validator.validate(value);
-    if (result.valid) return { valid: true };
-    return {
-      valid: false,
-      errorMessage: result.errors.map((error) => `${error.instanceLocation}: ${error.error}`).join("; "),
-    };
-  };
-}
 
 /**
  * One Streamable HTTP session with a chat's MCP server (src/mcp/streamable-http.ts). Opened when first needed in a

@@ -1,5 +1,5 @@
 import { drizzle } from "drizzle-orm/d1";
-import { Hono } from "hono";
+import { Hono } from "hono/tiny";
 import * as z from "zod";
 import { offeredChoices } from "../../commands/model-menu.ts";
 import { settingsOf } from "../../config/loaded-settings.ts";

@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { Hono } from "hono/tiny";
 import * as z from "zod";
 import { settingsChanged, settingsOf } from "../../config/loaded-settings.ts";
 import { isSettingName, SETTINGS_SCHEMA } from "../../config/settings-schema.ts";

@@ -1,5 +1,6 @@
 import { drizzle } from "drizzle-orm/d1";
-import { type Context, Hono } from "hono";
+import type { Context } from "hono";
+import { Hono } from "hono/tiny";
 import * as z from "zod";
 import { settingsOf } from "../../config/loaded-settings.ts";
 import { chatStub } from "../../durable/chat-key.ts";

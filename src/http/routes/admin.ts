@@ -1,6 +1,7 @@
 import { drizzle } from "drizzle-orm/d1";
-import { type Context, Hono } from "hono";
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
+import { Hono } from "hono/tiny";
 import * as z from "zod";
 import { AccessStore } from "../../access/access-store.ts";
 import { approvePairing } from "../../access/approve.ts";

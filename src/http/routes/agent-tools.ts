@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { Hono } from "hono/tiny";
 import { settingsOf } from "../../config/loaded-settings.ts";
 import { chatStub, parseChatKey } from "../../durable/chat-key.ts";
 import type { Env } from "../../env.ts";

@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { Hono } from "hono/tiny";
 import { ConfigProblemsStore } from "../../config/config-problems.ts";
 import { type FeatureOff, featuresOff } from "../../config/features-off.ts";
 import { settingsOf } from "../../config/loaded-settings.ts";

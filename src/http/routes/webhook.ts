@@ -1,5 +1,6 @@
-import { type Context, Hono } from "hono";
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
+import { Hono } from "hono/tiny";
 import { AccessStore, isAdminIn, isChatAllowedAnywhere } from "../../access/access-store.ts";
 import { ChatAccess } from "../../access/chat-access.ts";
 import { includes } from "../../config/id-list.ts";
