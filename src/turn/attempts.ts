@@ -49,9 +49,13 @@ export async function converse(ctx: ChatContext, input: AttemptsInput): Promise<
       signal,
       told,
     });
+    // The model call goes out now; the display (its first Telegram call, and whether older messages wait in the
+    // outbox) only once the answers before this turn are delivered (see ReplyTail).
+    const events = begun(started.events);
+    await ctx.replies.settled;
     const display = new TurnDisplay({ ...input.displayOptions(turn), onShown: () => run.burst?.close() });
     const counted = tally.tokens;
-    await follow(ctx, started.events, { display, tally, run, provider: conversation.provider });
+    await follow(ctx, events, { display, tally, run, provider: conversation.provider });
     if (run.burst?.hasWaiting && run.stopReason === undefined) {
       if (call.made && tally.tokens === counted) countDropped(ctx, tally, started.estimatedInputTokens());
       tally.restart();
@@ -100,6 +104,26 @@ async function follow(
   } catch (thrown) {
     if (!run.burst?.interrupted) tally.error = errorEventOf(thrown, provider);
   }
+}
+
+/**
+ * The same events, their first one asked for now: the model call starts while the caller waits for something else.
+ * A failure of that first step surfaces where the events are read (it is not left unhandled meanwhile).
+ */
+function begun(events: AsyncGenerator<AgentEvent>): AsyncGenerator<AgentEvent> {
+  const first = events.next();
+  first.catch(() => undefined);
+  return (async function* () {
+    try {
+      const step = await first;
+      if (step.done) return;
+      yield step.value;
+      yield* events;
+    } finally {
+      // Left early (a message joined, the answer is whole): the call is ended as the loop would have ended it.
+      await events.return(undefined);
+    }
+  })();
 }
 
 /** A call cut short before the provider reported its usage: its input is counted by the window's estimate. */

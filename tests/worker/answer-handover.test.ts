@@ -1,0 +1,98 @@
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { RecordedRequest } from "../fakes/server.ts";
+import {
+  fakes,
+  openaiText,
+  PRIVATE_CHAT,
+  post,
+  sentText,
+  session,
+  settled,
+  storedHistory,
+  textUpdate,
+} from "./helpers.ts";
+
+/** How long the fake Telegram holds the first answer's sendMessage before it answers. */
+const SLOW_MS = 4_000;
+
+const BLOCKED = { ok: false, error_code: 403, description: "Forbidden: bot was blocked by the user" };
+
+function slowSend(body: unknown, status = 200) {
+  return { method: "sendMessage", status, body, delayMs: SLOW_MS };
+}
+
+function sentMessage(messageId: number, text: string) {
+  return { message_id: messageId, date: 1, chat: { id: PRIVATE_CHAT, type: "private" }, text };
+}
+
+function assistantTexts(call: RecordedRequest | undefined): unknown[] {
+  const messages = (call?.body as { messages?: { role: string; content: unknown }[] } | undefined)?.messages ?? [];
+  return messages.filter((message) => message.role === "assistant").map((message) => message.content);
+}
+
+async function inbox(): Promise<{ status: string; error: string | null }[]> {
+  return runInDurableObject(session(PRIVATE_CHAT), (_instance, state) =>
+    state.storage.sql
+      .exec<{ status: string; error: string | null }>("SELECT status, error FROM inbox ORDER BY id")
+      .toArray(),
+  );
+}
+
+/**
+ * "one" is answered while Telegram is slow to take the answer; "two" is sent once that answer's sendMessage is on its
+ * way. Returns the first answer's send and the two model calls.
+ */
+async function secondWhileFirstIsSent(): Promise<{ first: RecordedRequest; calls: RecordedRequest[] }> {
+  await fakes.script("openai", openaiText("First answer."), openaiText("Second answer."));
+  await post(textUpdate("one"));
+  const [first] = await fakes.wait("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT });
+  await post(textUpdate("two"));
+  const calls = await fakes.wait("openai", { count: 2 });
+  await fakes.wait("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT, count: 2 });
+  await settled(PRIVATE_CHAT);
+  return { first: first!, calls };
+}
+
+describe("the next turn while an answer is delivered", () => {
+  it("calls its model before the answer's sendMessage returns, and shows nothing until it has", async () => {
+    await fakes.script("telegram", slowSend({ ok: true, result: sentMessage(9001, "First answer.") }));
+    const { first, calls } = await secondWhileFirstIsSent();
+
+    // The second turn's model call went out while Telegram still held the first answer...
+    expect(calls[1]!.at).toBeLessThan(first.at + SLOW_MS);
+    // ...and it was given that answer: it was recorded before it was delivered.
+    expect(assistantTexts(calls[1])).toEqual(["First answer."]);
+    // Nothing of the second turn ("typing…", a draft, its answer) reached Telegram before the first answer was taken.
+    const telegram = await fakes.requests("telegram", { chatId: PRIVATE_CHAT });
+    const afterFirst = telegram.slice(telegram.indexOf(telegram.find((request) => request.at === first.at)!) + 1);
+    expect(afterFirst.length).toBeGreaterThan(0);
+    for (const request of afterFirst) expect(request.at).toBeGreaterThanOrEqual(first.at + SLOW_MS);
+    const sends = await fakes.requests("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT });
+    expect(sends.map(sentText)).toEqual(["First answer.", "Second answer."]);
+    expect(await inbox()).toEqual([
+      { status: "done", error: null },
+      { status: "done", error: null },
+    ]);
+  });
+
+  it("records a refused answer as before: history keeps it, its message's row says it was not delivered", async () => {
+    await fakes.script("telegram", slowSend(BLOCKED, 403));
+    const { first, calls } = await secondWhileFirstIsSent();
+
+    expect(calls[1]!.at).toBeLessThan(first.at + SLOW_MS);
+    const sends = await fakes.requests("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT });
+    expect(sends.map(sentText)).toEqual(["First answer.", "Second answer."]);
+    expect(sends[1]!.at).toBeGreaterThanOrEqual(first.at + SLOW_MS);
+    expect(await inbox()).toEqual([
+      { status: "failed", error: "the answer could not be delivered to Telegram" },
+      { status: "done", error: null },
+    ]);
+    expect((await storedHistory(PRIVATE_CHAT)).map(({ role, content }) => `${role}: ${content}`)).toEqual([
+      "user: one",
+      "assistant: First answer.",
+      "user: two",
+      "assistant: Second answer.",
+    ]);
+  });
+});
