@@ -31,6 +31,20 @@ function assistantTexts(call: RecordedRequest | undefined): unknown[] {
   return messages.filter((message) => message.role === "assistant").map((message) => message.content);
 }
 
+function userTexts(call: RecordedRequest | undefined): unknown[] {
+  const messages = (call?.body as { messages?: { role: string; content: unknown }[] } | undefined)?.messages ?? [];
+  return messages.filter((message) => message.role === "user").map((message) => message.content);
+}
+
+/** The chat's Telegram calls after the first answer's send, each marked `early` if it came before Telegram answered it. */
+async function afterFirstAnswer(first: RecordedRequest): Promise<{ method: string; early: boolean }[]> {
+  const telegram = await fakes.requests("telegram", { chatId: PRIVATE_CHAT });
+  const index = telegram.findIndex((request) => request.at === first.at && request.method === first.method);
+  return telegram
+    .slice(index + 1)
+    .map((request) => ({ method: request.method, early: request.at < first.at + SLOW_MS }));
+}
+
 async function inbox(): Promise<{ status: string; error: string | null }[]> {
   return runInDurableObject(session(PRIVATE_CHAT), (_instance, state) =>
     state.storage.sql
@@ -64,16 +78,36 @@ describe("the next turn while an answer is delivered", () => {
     // ...and it was given that answer: it was recorded before it was delivered.
     expect(assistantTexts(calls[1])).toEqual(["First answer."]);
     // Nothing of the second turn ("typing…", a draft, its answer) reached Telegram before the first answer was taken.
-    const telegram = await fakes.requests("telegram", { chatId: PRIVATE_CHAT });
-    const afterFirst = telegram.slice(telegram.indexOf(telegram.find((request) => request.at === first.at)!) + 1);
-    expect(afterFirst.length).toBeGreaterThan(0);
-    for (const request of afterFirst) expect(request.at).toBeGreaterThanOrEqual(first.at + SLOW_MS);
+    const after = await afterFirstAnswer(first);
+    expect(after.length).toBeGreaterThan(0);
+    expect(after).not.toContainEqual(expect.objectContaining({ early: true }));
     const sends = await fakes.requests("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT });
     expect(sends.map(sentText)).toEqual(["First answer.", "Second answer."]);
     expect(await inbox()).toEqual([
       { status: "done", error: null },
       { status: "done", error: null },
     ]);
+  });
+
+  it("starts over at once with a message that joins it while it waits to show its answer", async () => {
+    await fakes.script("telegram", slowSend({ ok: true, result: sentMessage(9001, "First answer.") }));
+    await fakes.script("openai", openaiText("First answer."), openaiText("never shown"), openaiText("Both answered."));
+    await post(textUpdate("one"));
+    const [first] = await fakes.wait("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT });
+    await post(textUpdate("two"));
+    await fakes.wait("openai", { count: 2 });
+    await post(textUpdate("three"));
+    const calls = await fakes.wait("openai", { count: 3 });
+    await fakes.wait("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT, count: 2 });
+    await settled(PRIVATE_CHAT);
+
+    // "three" joined the second turn while it waited for the first answer: its call was made again with both, then.
+    expect(calls[2]!.at).toBeLessThan(first!.at + SLOW_MS);
+    expect(userTexts(calls[2])).toEqual(["one", "two", "three"]);
+    const sends = await fakes.requests("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT });
+    expect(sends.map(sentText)).toEqual(["First answer.", "Both answered."]);
+    expect(await afterFirstAnswer(first!)).not.toContainEqual(expect.objectContaining({ early: true }));
+    expect((await inbox()).map((row) => row.status)).toEqual(["done", "done", "done"]);
   });
 
   it("records a refused answer as before: history keeps it, its message's row says it was not delivered", async () => {
