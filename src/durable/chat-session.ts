@@ -31,6 +31,7 @@ import type { PressAnswer } from "../telegram/press-answer.ts";
 import type { ButtonPress, GenerationStop, WidgetTap } from "../telegram/update.ts";
 import { tools } from "../tools/index.ts";
 import { RunSlot } from "../turn/active-run.ts";
+import { deliverHandedOver, handedOverLeft } from "../turn/answer-handover.ts";
 import type { Burst } from "../turn/burst.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
 import { stopHelpers } from "../turn/helpers.ts";
@@ -322,6 +323,8 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
     await loadSettings(this.env);
     // What Telegram could not take before goes first, if its time has come (newer answers queue behind it).
     await bestEffort("the outbox", () => this.outbox().flush());
+    // An answer whose delivery the object's end cut off goes next (no drain of this instance leaves one behind).
+    if (handedOverLeft(this.stores)) await bestEffort("an answer cut off", () => deliverHandedOver(this.context()));
     await bestEffort("expiring questions", () => expireQuestions(this.context()));
     await this.queueDueTasks();
     try {

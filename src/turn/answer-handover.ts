@@ -9,6 +9,7 @@ import type { ChatContext } from "./chat-context.ts";
 import { recordTurn, recordUndelivered, type TurnCost, type TurnEnd } from "./record.ts";
 import { speakAnswer, speaks } from "./spoken-answer.ts";
 import type { AdmittedTurn } from "./turn-request.ts";
+import { handedOverSlot } from "./turn-slots.ts";
 
 /** A turn's answer whose text is final: what is shown, what history keeps (none when withheld), and what it cost. */
 export interface FinalText {
@@ -29,6 +30,9 @@ export interface FinalText {
  * handed over to the chat's ReplyTail: the drain goes on to the next batch, whose model call sees this answer while it
  * is sent. A delivery Telegram refuses amends the record (its inbox rows say so), as a refusal before recording did.
  *
+ * A note of the answer is written with the record and cleared once it is delivered (or queued in the outbox): an
+ * object that dies in between sends it from its next drain (deliverHandedOver), so delivery stays at least once.
+ *
  * A spoken answer is delivered, spoken and recorded before the turn ends, as before: its speech is paid for and
  * counted with its turn, and only an answer whose text went is spoken.
  */
@@ -44,11 +48,16 @@ export async function finishAnswer(ctx: ChatContext, display: TurnDisplay, answe
     return;
   }
   recordTurn(ctx, turn, endOf(kept, true), cost);
+  // No await since the record: both are written together.
+  ctx.stores.meta.set(handedOverSlot, { markdown: answer.shown });
   ctx.replies.hold(async () => {
     try {
       await display.settle();
-      if ((await display.deliver(answer.shown, answer.steps)) === "refused") recordUndelivered(ctx, turn.inboxIds);
+      const delivery = await display.deliver(answer.shown, answer.steps);
+      ctx.stores.meta.delete(handedOverSlot);
+      if (delivery === "refused") recordUndelivered(ctx, turn.inboxIds);
     } catch (error) {
+      ctx.stores.meta.delete(handedOverSlot);
       const detail = redactSecrets(errorText(error));
       console.error(`chat ${ctx.chat.id}: delivering an answer failed: ${detail}`);
       recordUndelivered(ctx, turn.inboxIds, `internal: ${detail.slice(0, 300)}`);
@@ -57,6 +66,23 @@ export async function finishAnswer(ctx: ChatContext, display: TurnDisplay, answe
       );
     }
   });
+}
+
+/** Whether an answer handed over for delivery was left when the chat's object stopped (see deliverHandedOver). */
+export function handedOverLeft(stores: ChatContext["stores"]): boolean {
+  return stores.meta.get(handedOverSlot) !== undefined;
+}
+
+/**
+ * An answer handed over for delivery when the chat's object stopped (it died before the delivery ended): sent now, in
+ * the HTML form, before anything newer. It may have reached Telegram already: at most one copy too many, never none.
+ */
+export async function deliverHandedOver(ctx: ChatContext): Promise<void> {
+  const left = ctx.stores.meta.get(handedOverSlot);
+  if (left === undefined) return;
+  console.warn(`chat ${ctx.chat.id}: an answer's delivery was cut off (the object stopped); sending it again`);
+  await ctx.outbox.postMarkdown("answer", ctx.target, left.markdown);
+  ctx.stores.meta.delete(handedOverSlot);
 }
 
 function endOf(kept: string | undefined, delivered: boolean): TurnEnd {

@@ -1,5 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { handedOverSlot } from "../../src/turn/turn-slots.ts";
 import type { RecordedRequest } from "../fakes/server.ts";
 import {
   fakes,
@@ -128,5 +129,38 @@ describe("the next turn while an answer is delivered", () => {
       "user: two",
       "assistant: Second answer.",
     ]);
+  });
+});
+
+describe("an answer handed over for delivery", () => {
+  const note = () => runInDurableObject(session(PRIVATE_CHAT), (instance) => instance.stores.meta.get(handedOverSlot));
+
+  it("is noted with its turn's record until it is delivered", async () => {
+    await fakes.script("telegram", slowSend({ ok: true, result: sentMessage(9001, "First answer.") }));
+    await fakes.script("openai", openaiText("First answer."));
+    await post(textUpdate("one"));
+    await fakes.wait("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT });
+    expect(await note()).toEqual({ markdown: "First answer." });
+    await settled(PRIVATE_CHAT);
+    expect(await note()).toBeUndefined();
+  });
+
+  it("is sent by the next drain when the object stopped before it was delivered, before anything newer", async () => {
+    await fakes.script("openai", openaiText("Hello."));
+    await post(textUpdate("hi"));
+    await fakes.wait("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT });
+    await settled(PRIVATE_CHAT);
+    // As the object leaves it when it dies while an answer is sent.
+    await runInDurableObject(session(PRIVATE_CHAT), (instance) => {
+      instance.stores.meta.set(handedOverSlot, { markdown: "The answer **cut off**." });
+    });
+    await fakes.script("openai", openaiText("A new answer."));
+    await post(textUpdate("still there?"));
+    await fakes.wait("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT, count: 3 });
+    await settled(PRIVATE_CHAT);
+
+    const sends = await fakes.requests("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT });
+    expect(sends.map(sentText)).toEqual(["Hello.", "The answer <b>cut off</b>.", "A new answer."]);
+    expect(await note()).toBeUndefined();
   });
 });
