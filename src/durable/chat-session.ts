@@ -32,11 +32,13 @@ import type { PressAnswer } from "../telegram/press-answer.ts";
 import type { ButtonPress, GenerationStop, WidgetTap } from "../telegram/update.ts";
 import { tools } from "../tools/index.ts";
 import { RunSlot } from "../turn/active-run.ts";
+import { deliverHandedOver, handedOverLeft } from "../turn/answer-handover.ts";
 import type { Burst } from "../turn/burst.ts";
 import type { ChatContext } from "../turn/chat-context.ts";
 import { stopHelpers } from "../turn/helpers.ts";
 import { type InboxEntry, type InboxItem, inboxCodec } from "../turn/inbox-entries.ts";
 import { expireQuestions, nextQuestionExpiry } from "../turn/questions.ts";
+import { ReplyTail } from "../turn/reply-tail.ts";
 import { enqueueDueTasks } from "../turn/scheduled-task.ts";
 import { keepWidgetData, tapWidget } from "../turn/widgets.ts";
 import { adapterSourcesOf, mcpOpenerOf, semanticIndexOf, servedModelSourcesOf, speakerSourceOf } from "./bindings.ts";
@@ -79,6 +81,8 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
   private readonly skills: CachedSkills;
   /** The running turn, if any: /stop, the Stop button and remote tool calls find it here. */
   private readonly runs = new RunSlot();
+  /** Answers still being delivered while the drain goes on (see ReplyTail); the drain ends after them. */
+  private readonly replies = new ReplyTail();
   /** The summary pass running after a drain, if any: a new message stops it (it runs again after that turn). */
   private compaction: AbortController | undefined;
   /** While a batch is answered: the way in for messages sent meanwhile, to its last turn (see Burst). */
@@ -334,22 +338,34 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
     await loadSettings(this.env);
     // What Telegram could not take before goes first, if its time has come (newer answers queue behind it).
     await bestEffort("the outbox", () => this.outbox().flush());
+    // An answer whose delivery the object's end cut off goes next (no drain of this instance leaves one behind).
+    if (handedOverLeft(this.stores)) await bestEffort("an answer cut off", () => deliverHandedOver(this.context()));
     await bestEffort("expiring questions", () => expireQuestions(this.context()));
     await this.queueDueTasks();
-    for (;;) {
-      const items = this.stores.inbox.takePending(BATCH_SIZE);
-      if (items.length === 0) break;
-      // A full batch may leave older rows waiting: nothing newer joins it then.
-      this.burst = items.length < BATCH_SIZE ? burstFor(items) : undefined;
-      try {
-        await this.process(items, this.burst);
-      } finally {
-        // Rows that joined but no turn took (it never ran) are still pending: the next batch has them.
-        this.burst?.close();
-        this.burst = undefined;
+    try {
+      for (;;) {
+        const items = this.stores.inbox.takePending(BATCH_SIZE);
+        if (items.length === 0) {
+          // An answer is still on its way: a message sent meanwhile starts its turn now, not after it and the upkeep.
+          if (!this.replies.busy || Date.now() > deadline) break;
+          await Promise.race([this.replies.settled, this.schedule.arrival()]);
+          continue;
+        }
+        // A full batch may leave older rows waiting: nothing newer joins it then.
+        this.burst = items.length < BATCH_SIZE ? burstFor(items) : undefined;
+        try {
+          await this.process(items, this.burst);
+        } finally {
+          // Rows that joined but no turn took (it never ran) are still pending: the next batch has them.
+          this.burst?.close();
+          this.burst = undefined;
+        }
+        if (Date.now() > deadline) break;
+        await this.queueDueTasks();
       }
-      if (Date.now() > deadline) break;
-      await this.queueDueTasks();
+    } finally {
+      // The last answers are still on their way (the next batch started while they went): the drain ends after them.
+      await this.replies.settled;
     }
     // After the answers are out: nobody waits for a summary (a message that arrives meanwhile stops it).
     const compaction = new AbortController();
@@ -417,6 +433,7 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
       chat,
       access: this.access,
       runs: this.runs,
+      replies: this.replies,
       tasks: { changed: (chatId, threadId) => this.taskChanged(target, { chatId, threadId }) },
       helpers: helperLauncherOf(this.env),
       turnDeadline: this.schedule.drainStartedAt + TURN_WALL_MS,

@@ -43,16 +43,19 @@ export async function answerItems(ctx: ChatContext, items: InboxItem[], last?: B
     if (batch.messages.length === 0) return;
     const { ids, messages } = batch;
     batch = { ids: [], messages: [] };
+    // The turn starts now, while the answers before it may still be on their way: what it shows waits for them.
+    const turn = behindEarlierAnswers(ctx);
     await contained(
-      ctx,
+      turn,
       () => [...ids, ...(burst?.inboxIds ?? [])],
-      () => answerMessages(ctx, { ids, messages, burst }),
+      () => answerMessages(turn, { ids, messages, burst }),
     );
   };
 
   for (const item of items) {
     if (item.attempts > MAX_ATTEMPTS) {
       await flush();
+      await ctx.replies.settled;
       await giveUp(ctx, item);
       continue;
     }
@@ -62,6 +65,8 @@ export async function answerItems(ctx: ChatContext, items: InboxItem[], last?: B
       continue;
     }
     await flush();
+    // Commands, tasks, reports, guests and strangers start once the answers before them are delivered.
+    await ctx.replies.settled;
     await contained(
       ctx,
       () => [item.id],
@@ -69,6 +74,17 @@ export async function answerItems(ctx: ChatContext, items: InboxItem[], last?: B
     );
   }
   await flush(last);
+}
+
+/**
+ * The context of a turn that starts while earlier answers are still being delivered (see ReplyTail): its Telegram
+ * calls and its outbox's messages wait for them. Its own answer's delivery, handed over later, does not wait for
+ * itself: the gate is the tail as it is now.
+ */
+function behindEarlierAnswers(ctx: ChatContext): ChatContext {
+  if (!ctx.replies.busy) return ctx;
+  const earlier = ctx.replies.settled;
+  return { ...ctx, telegram: ctx.telegram.after(earlier), outbox: ctx.outbox.after(earlier) };
 }
 
 function answerMessages(

@@ -77,6 +77,8 @@ export class WakeSchedule {
   private known: number | null | undefined;
   private running: Promise<void> | undefined;
   private arrivedWhileRunning = false;
+  /** The drain waiting for work to arrive (see `arrival`), told when it does. */
+  private arrived: (() => void) | undefined;
   private runStartedAt = 0;
   private readonly storage: AlarmStorage;
   private readonly work: DueWork;
@@ -126,6 +128,7 @@ export class WakeSchedule {
   async workArrived(withinMs = 0): Promise<void> {
     if (this.running) {
       this.arrivedWhileRunning = true;
+      if (withinMs <= 0) this.arrived?.();
       return;
     }
     if (!this.drainsAtOnce(withinMs) || !this.atOnce) {
@@ -155,6 +158,21 @@ export class WakeSchedule {
       });
     keepAlive(ended);
     await netStored;
+  }
+
+  /**
+   * Resolves when work arrives that the running drain may take at once (not an album's photo, which waits for the
+   * rest of its album): a drain that waits for something else (an answer still being delivered) takes it then.
+   */
+  arrival(): Promise<void> {
+    return new Promise((resolve) => {
+      const before = this.arrived;
+      this.arrived = () => {
+        this.arrived = undefined;
+        before?.();
+        resolve();
+      };
+    });
   }
 
   /** The alarm handler: runs `work` as the drain, then sets the alarm for what is due next. */

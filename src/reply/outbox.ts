@@ -50,6 +50,12 @@ export interface OutboxOptions {
   keptPhoto?: (key: string) => Promise<Uint8Array | undefined>;
 }
 
+/** What every view of one chat's outbox shares: the line its sends take in turn, and photos held for a first send. */
+interface Line {
+  chain: Promise<unknown>;
+  photos: Map<string, Uint8Array>;
+}
+
 type Unavailable = Extract<TelegramFailure, { kind: "unavailable" }>;
 
 /** How far a run of a parcel's steps got. */
@@ -85,13 +91,23 @@ interface RunHooks {
  * sending may show it twice, and never loses it. Edits and deletions are repeated freely (they change nothing twice).
  */
 export class Outbox {
-  private chain: Promise<unknown> = Promise.resolve();
   private readonly now: () => number;
-  /** Photos' bytes while their first send is tried (a row keeps only a reference). */
-  private readonly photos = new Map<string, Uint8Array>();
 
-  constructor(private readonly options: OutboxOptions) {
+  constructor(
+    private readonly options: OutboxOptions,
+    private readonly line: Line = { chain: Promise.resolve(), photos: new Map() },
+    /** What this view's messages wait for before they take their place in the line (see `after`). */
+    private readonly gate?: Promise<unknown>,
+  ) {
     this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * The same outbox (its queue and its one line of sends), whose messages take their place in the line only once
+   * `gate` has settled: a turn whose earlier turn's answer is still being delivered posts behind that answer.
+   */
+  after(gate: Promise<unknown>): Outbox {
+    return new Outbox(this.options, this.line, gate);
   }
 
   /** Whether any message waits. */
@@ -174,11 +190,11 @@ export class Outbox {
     photo: { bytes: Uint8Array; key?: string | undefined; fileName: string; caption?: string | undefined },
   ): Promise<Delivery> {
     const ref = crypto.randomUUID();
-    this.photos.set(ref, photo.bytes);
+    this.line.photos.set(ref, photo.bytes);
     try {
       return await this.post(kind, photoParcel(target, { ref, ...photo }));
     } finally {
-      this.photos.delete(ref);
+      this.line.photos.delete(ref);
     }
   }
 
@@ -188,11 +204,11 @@ export class Outbox {
     voice: { bytes: Uint8Array; fileName: string; caption?: string | undefined; replyTo?: number | undefined },
   ): Promise<Delivery> {
     const ref = crypto.randomUUID();
-    this.photos.set(ref, voice.bytes);
+    this.line.photos.set(ref, voice.bytes);
     try {
       return await this.post("answer", voiceParcel(target, { ref, ...voice }));
     } finally {
-      this.photos.delete(ref);
+      this.line.photos.delete(ref);
     }
   }
 
@@ -354,7 +370,7 @@ export class Outbox {
   }
 
   private async photoBytes(photo: { ref: string; key?: string | undefined }): Promise<Uint8Array | undefined> {
-    const held = this.photos.get(photo.ref);
+    const held = this.line.photos.get(photo.ref);
     if (held !== undefined) return held;
     if (photo.key === undefined || !this.options.keptPhoto) return undefined;
     try {
@@ -364,9 +380,11 @@ export class Outbox {
     }
   }
 
-  private serially<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.chain.then(work, work);
-    this.chain = next.catch(() => undefined);
+  private async serially<T>(work: () => Promise<T>): Promise<T> {
+    // Before taking a place in the line, never in it: what the gate waits for goes through this same line.
+    if (this.gate) await this.gate.catch(() => undefined);
+    const next = this.line.chain.then(work, work);
+    this.line.chain = next.catch(() => undefined);
     return next;
   }
 }

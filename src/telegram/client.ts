@@ -1,4 +1,4 @@
-import { BotApi, BotApiError, InputFile } from "./bot-api.ts";
+import { BotApi, BotApiError, InputFile, type Transformer } from "./bot-api.ts";
 import { api105 } from "./bot-api-10-5.ts";
 import { failureOf } from "./failure.ts";
 import type { ChatTarget } from "./incoming-message.ts";
@@ -14,6 +14,8 @@ export interface TelegramClientOptions {
   apiBaseUrl: string;
   /** Whether `api` retries a 5xx and waits out a short 429 (default); the outbox retries on its own schedule. */
   retries?: boolean;
+  /** Every call waits for this first (see `after`). */
+  gate?: Promise<unknown>;
 }
 
 /** A call Telegram has not answered in this long fails (grammY's was 500 s, which would hold a turn). */
@@ -65,6 +67,24 @@ export class TelegramClient {
     this.api.config.use(plainFallbackTransformer(), messageDefaultsTransformer());
     this.quick = new BotApi(options.botToken, client);
     this.quick.config.use(messageDefaultsTransformer());
+    const { gate } = options;
+    if (gate) {
+      // Added last, so it sees each call first: nothing (not even a retry's first try) goes before the gate.
+      const waiting: Transformer = async (previous, method, payload, signal) => {
+        await gate.catch(() => undefined);
+        return previous(method, payload, signal);
+      };
+      this.api.config.use(waiting);
+      this.quick.config.use(waiting);
+    }
+  }
+
+  /**
+   * The same bot whose calls wait for `gate` first: what a turn shows waits for the answer of the turn before it,
+   * still on its way (see ReplyTail).
+   */
+  after(gate: Promise<unknown>): TelegramClient {
+    return new TelegramClient({ ...this.options, gate });
   }
 
   /** The same client without retries: each call is made once (the outbox's retries are hours apart, not seconds). */

@@ -50,20 +50,29 @@ export async function converse(ctx: ChatContext, input: AttemptsInput): Promise<
       signal,
       told,
     });
-    const display = new TurnDisplay({
-      ...input.displayOptions(turn),
-      onShown: () => run.burst?.close(),
-      // "typing…" from an attempt that started over still shows: not sent again at once.
-      ...(typingShownAt === undefined ? {} : { typingShownAt }),
-    });
     const counted = tally.tokens;
-    await follow(ctx, started.events, { display, tally, run, provider: conversation.provider });
-    if (run.burst?.hasWaiting && run.stopReason === undefined) {
+    // The model call goes out now; the display (its first Telegram call, and whether older messages wait in the
+    // outbox) only once the answers before this turn are delivered (see ReplyTail), unless a message joins first.
+    const events = begun(started.events);
+    const shows = await afterEarlierAnswers(ctx, run, signal);
+    const display = shows
+      ? new TurnDisplay({
+          ...input.displayOptions(turn),
+          onShown: () => run.burst?.close(),
+          // "typing…" from an attempt that started over still shows: not sent again at once.
+          ...(typingShownAt === undefined ? {} : { typingShownAt }),
+        })
+      : undefined;
+    if (display) await follow(ctx, events, { display, tally, run, provider: conversation.provider });
+    else await dropEvents(events);
+    if (!display || (run.burst?.hasWaiting && run.stopReason === undefined)) {
       if (call.made && tally.tokens === counted) countDropped(ctx, tally, started.estimatedInputTokens());
       tally.restart();
       // Nothing of it is on screen; typing and timers end while the next call starts.
-      typingShownAt = display.typingSentAt;
-      dropped.push(display.discard());
+      if (display) {
+        typingShownAt = display.typingSentAt;
+        dropped.push(display.discard());
+      }
       continue;
     }
     run.burst?.close();
@@ -107,6 +116,49 @@ async function follow(
   } catch (thrown) {
     if (!run.burst?.interrupted) tally.error = errorEventOf(thrown, provider);
   }
+}
+
+/**
+ * Waits until the answers before this turn are delivered: true then. False when a message joins the turn first (its
+ * attempt is aborted, and it starts over with the message at once); /stop does not end the wait.
+ */
+async function afterEarlierAnswers(ctx: ChatContext, run: ActiveRun, attempt: AbortSignal): Promise<boolean> {
+  if (!ctx.replies.busy) return true;
+  const joined = () => run.burst?.hasWaiting === true && run.stopReason === undefined;
+  const aborted = new Promise<void>((resolve) => {
+    if (attempt.aborted) resolve();
+    else attempt.addEventListener("abort", () => resolve(), { once: true });
+  });
+  await Promise.race([ctx.replies.settled, aborted]);
+  if (joined()) return false;
+  await ctx.replies.settled;
+  return true;
+}
+
+/** Ends the events of an attempt a message cut short before anything read them: its call's first step, then the loop. */
+async function dropEvents(events: AsyncGenerator<AgentEvent>): Promise<void> {
+  await events.next().catch(() => undefined);
+  await events.return(undefined);
+}
+
+/**
+ * The same events, their first one asked for now: the model call starts while the caller waits for something else.
+ * A failure of that first step surfaces where the events are read (it is not left unhandled meanwhile).
+ */
+function begun(events: AsyncGenerator<AgentEvent>): AsyncGenerator<AgentEvent> {
+  const first = events.next();
+  first.catch(() => undefined);
+  return (async function* () {
+    try {
+      const step = await first;
+      if (step.done) return;
+      yield step.value;
+      yield* events;
+    } finally {
+      // Left early (a message joined, the answer is whole): the call is ended as the loop would have ended it.
+      await events.return(undefined);
+    }
+  })();
 }
 
 /** A call cut short before the provider reported its usage: its input is counted by the window's estimate. */

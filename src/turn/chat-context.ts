@@ -22,6 +22,7 @@ import type { ToolRegistry } from "../tools/registry.ts";
 import type { SemanticIndex } from "../tools/semantic-index.ts";
 import type { RunSlot } from "./active-run.ts";
 import type { InboxEntry } from "./inbox-entries.ts";
+import type { ReplyTail } from "./reply-tail.ts";
 
 /** Re-arms a chat's alarm after a change to its scheduled tasks (this chat's, or another's). */
 interface TaskAlarm {
@@ -85,6 +86,8 @@ export interface ChatContext {
   chat: ChatDescription;
   access: ChatAccess;
   runs: RunSlot;
+  /** The chat's answers still being delivered while the next work starts: what the chat shows next waits for them. */
+  replies: ReplyTail;
   tasks: TaskAlarm;
   helpers: HelperLauncher;
   /** When a running turn must end (epoch ms), well within the alarm's 15 minutes. */

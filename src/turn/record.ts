@@ -10,6 +10,9 @@ import type { ChatContext } from "./chat-context.ts";
 import type { Tally } from "./tally.ts";
 import type { AdmittedTurn, TurnRequest } from "./turn-request.ts";
 
+/** Why a turn's inbox rows failed although it answered: Telegram refused the answer for good. */
+const UNDELIVERED = "the answer could not be delivered to Telegram";
+
 /** What recording a turn needs: the chat's stores, how many rows it keeps, and the clock. */
 type RecordContext = Pick<ChatContext, "stores" | "settings" | "chat" | "now">;
 
@@ -51,18 +54,10 @@ export function recordTurn(ctx: RecordContext, request: AdmittedTurn, end: TurnE
           ],
           now,
         );
-        stores.inbox.finish(
-          request.inboxIds,
-          now,
-          end.delivered ? undefined : "the answer could not be delivered to Telegram",
-        );
+        stores.inbox.finish(request.inboxIds, now, end.delivered ? undefined : UNDELIVERED);
         break;
       case "withheld":
-        stores.inbox.finish(
-          request.inboxIds,
-          now,
-          end.delivered ? undefined : "the answer could not be delivered to Telegram",
-        );
+        stores.inbox.finish(request.inboxIds, now, end.delivered ? undefined : UNDELIVERED);
         break;
       case "failed":
         stores.history.append(request.users, now);
@@ -81,6 +76,14 @@ export function recordTurn(ctx: RecordContext, request: AdmittedTurn, end: TurnE
       stores.meta.set(spendSlot, addUnits(addSpend(spend, cost.tally.usage, usage.costUsd ?? 0), cost.paid.units));
     }
   });
+}
+
+/**
+ * A turn recorded as delivered whose delivery then failed (see answer-handover.ts): its inbox rows say so, as they
+ * would have had it been recorded after; history keeps the answer either way, as recordTurn does.
+ */
+export function recordUndelivered(ctx: RecordContext, inboxIds: readonly number[], reason = UNDELIVERED): void {
+  ctx.stores.inbox.finish(inboxIds, ctx.now(), reason);
 }
 
 /** What a turn wrote after reading outside content carries the mark, so the next turns know what their window holds. */
@@ -108,7 +111,7 @@ export function recordGuestTurn(
       ? `${end.error.classification}: ${redactSecrets(end.error.message).slice(0, 300)}`
       : end.delivered
         ? undefined
-        : "the answer could not be delivered to Telegram";
+        : UNDELIVERED;
   stores.atomically(() => {
     stores.inbox.finish(request.inboxIds, now, error);
     stores.inbox.erase(request.inboxIds);

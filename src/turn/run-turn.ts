@@ -14,6 +14,7 @@ import type { TurnDisplayOptions } from "../reply/turn-display.ts";
 import type { ActiveRun } from "./active-run.ts";
 import { admit, refuse } from "./admission.ts";
 import { answerEnding } from "./answer-ending.ts";
+import { finishAnswer } from "./answer-handover.ts";
 import { converse } from "./attempts.ts";
 import type { ChatContext } from "./chat-context.ts";
 import { endingError } from "./engine/turn-stop.ts";
@@ -23,14 +24,14 @@ import { chooseModel } from "./model-chain.ts";
 import { chatPolicy } from "./policies/chat-policy.ts";
 import { taskPolicy } from "./policies/task-policy.ts";
 import { recordTurn } from "./record.ts";
-import { speakAnswer } from "./spoken-answer.ts";
 import { turnMeters } from "./turn-meters.ts";
 import type { AdmittedTurn, TurnOutcome, TurnRequest } from "./turn-request.ts";
 
 /**
  * One model turn, as a script: register the run (so /stop reaches it from the start), read the chat's config, admit
  * it (enabled, allowed, within budget), choose who answers, give the model the conversation, show what it does in
- * Telegram while the tally keeps count, then deliver the answer (or say why there is none) and record the turn.
+ * Telegram while the tally keeps count, then record the turn and hand its answer's delivery over to the chat's
+ * ReplyTail (or say why there is none).
  */
 export async function runTurn(ctx: ChatContext, request: TurnRequest): Promise<TurnOutcome> {
   const run = ctx.runs.begin(request.senders, request.burst);
@@ -99,11 +100,11 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
     });
     // From here on /stop and remote tool calls find no running turn.
     ctx.runs.end(run);
-    await display.settle();
 
     const cost = { tally, paid, spend: admission.spend, started, outside: trust.untrustedSource };
     const error = endingError(run.stopReason, tally, choice.provider);
     if (error) {
+      await display.settle();
       console.warn(`chat ${ctx.chat.id}: turn failed (${error.classification}): ${redactSecrets(error.message)}`);
       const failedProvider = isProvider(tally.answeredBy.provider) ? tally.answeredBy.provider : choice.provider;
       const text = userFacingError(error, providerSetupOf(failedProvider, ctx.settings));
@@ -117,17 +118,8 @@ async function turnOf(ctx: ChatContext, request: TurnRequest, run: ActiveRun): P
     const result = tally.result ?? "";
     // A cut, refused or filtered answer says so (see answer-ending.ts).
     const { shown, kept } = answerEnding(result, tally.finish);
-    const delivery = await display.deliver(shown, tally.steps);
-    // A spoken answer follows its text; one whose text waits in the outbox is not spoken (it would come first).
-    if (delivery === "sent" && kept !== undefined) await speakAnswer(ctx, { request: turn, config, paid, text: kept });
-    // An answer in the outbox is answered: it is kept, and the turn never runs again.
-    const delivered = delivery !== "refused";
-    recordTurn(
-      ctx,
-      turn,
-      kept === undefined ? { kind: "withheld", delivered } : { kind: "answered", text: kept, delivered },
-      cost,
-    );
+    // Recorded now; delivered while the chat's next turn starts (see answer-handover.ts).
+    await finishAnswer(ctx, display, { turn, config, paid, shown, kept, steps: tally.steps, cost });
     return { ok: true, text: result };
   } finally {
     await mcp.close();

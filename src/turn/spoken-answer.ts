@@ -15,7 +15,7 @@ export async function speakAnswer(
   turn: { request: TurnRequest; config: EffectiveConfig; paid: PaidCallGate; text: string },
 ): Promise<void> {
   const { request, config } = turn;
-  if (request.kind !== "chat" || !wantsVoice(config.voiceReplies, request.spokenTo === true)) return;
+  if (!speaks(request, config)) return;
   const speaker = ctx.speaker();
   await bestEffort("speaking an answer", () =>
     sendVoiceReply({
@@ -28,6 +28,11 @@ export async function speakAnswer(
       maxChars: ctx.settings.speech.maxChars,
     }),
   );
+}
+
+/** Whether a turn's answer is spoken too (a chat turn, where the chat's `voiceReplies` asks for it). */
+export function speaks(request: TurnRequest, config: Pick<EffectiveConfig, "voiceReplies">): boolean {
+  return request.kind === "chat" && wantsVoice(config.voiceReplies, request.spokenTo === true);
 }
 
 function wantsVoice(mode: EffectiveConfig["voiceReplies"], spokenTo: boolean): boolean {

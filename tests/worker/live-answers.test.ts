@@ -14,6 +14,7 @@ import {
   postUpdate,
   sentText,
   session,
+  settled,
   storedHistory,
   textUpdate,
 } from "./helpers.ts";
@@ -211,6 +212,8 @@ describe("a group's answer", () => {
       async () => (await storedHistory(GROUP_CHAT)).some((message) => message.role === "assistant"),
       "the turn",
     );
+    // Recorded, then delivered: the drain ends once the answer has its final form.
+    await settled(GROUP_CHAT);
     const sent = answerMessages(await telegram("sendMessage", GROUP_CHAT));
     const streamedIds = sent.filter((message) => bodyOf(message).parse_mode === undefined).map(sentId);
     const final = await formattedEdits(GROUP_CHAT);

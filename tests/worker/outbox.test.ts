@@ -18,6 +18,7 @@ import {
   PRIVATE_CHAT,
   postUpdate,
   session,
+  settled,
   textUpdate,
   withRichMessages,
 } from "./helpers.ts";
@@ -81,12 +82,16 @@ async function alarmNow(chatId = PRIVATE_CHAT): Promise<void> {
   expect(await runDurableObjectAlarm(session(chatId))).toBe(true);
 }
 
-/** A message answered while Telegram is down: its turn ends with the answer recorded. */
+/**
+ * A message answered while Telegram is down: its turn ends with the answer recorded, and its drain once the answer's
+ * delivery (handed over as the turn ended) has tried Telegram and queued it.
+ */
 async function askDuringOutage(text: string, answer: string, chatId = PRIVATE_CHAT): Promise<void> {
   const before = (await answers(chatId)).length;
   await fakes.script("openai", openaiText(answer));
   await postUpdate(textUpdate(text, { chatId }));
   await eventually(async () => (await answers(chatId)).length > before, `the turn answering "${text}"`);
+  await settled(chatId);
 }
 
 describe("when Telegram is down", () => {
@@ -187,6 +192,7 @@ describe("when Telegram is down", () => {
     await fakes.script("openai", { body: openaiCompletion(TABLE), stream: { pieces: 8, delayMs: 100 } });
     await postUpdate(textUpdate("compare the fruit"));
     await eventually(async () => (await answers()).length === 1, "the answer");
+    await settled(PRIVATE_CHAT);
     expect(await fakes.requests("telegram", { method: "sendRichMessageDraft" })).not.toHaveLength(0);
     expect(await meta()).toMatchObject({
       richRefused: undefined,
@@ -210,6 +216,7 @@ describe("when Telegram is down", () => {
     await fakes.script("openai", { body: openaiCompletion("Still here."), stream: { pieces: 6, delayMs: 150 } });
     await postUpdate(textUpdate("hello?"));
     await eventually(async () => (await answers()).length === 1, "the answer");
+    await settled(PRIVATE_CHAT);
     expect(await fakes.requests("telegram", { method: "sendMessageDraft" })).not.toHaveLength(0);
     expect(await meta()).toMatchObject({
       draftsRefused: undefined,
@@ -231,6 +238,7 @@ describe("when Telegram is down", () => {
     const [streamed] = await fakes.wait("telegram", { method: "sendMessage", chatId: GROUP_CHAT });
     await fakes.telegram({ outage: { status: 502 } });
     await eventually(async () => (await answers(GROUP_CHAT)).length === 1, "the group's answer");
+    await settled(GROUP_CHAT);
     const [row] = await outbox(GROUP_CHAT);
     expect(JSON.parse(row!.payload).steps).toEqual([
       expect.objectContaining({ kind: "edit", messageId: (streamed!.result as { message_id: number }).message_id }),

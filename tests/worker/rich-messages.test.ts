@@ -14,6 +14,7 @@ import {
   postUpdate,
   sentText,
   session,
+  settled,
   storedHistory,
   textUpdate,
   withRichMessages,
@@ -65,6 +66,7 @@ describe("an answer that needs a rich message", () => {
     await postUpdate(textUpdate("write a lot"));
     await fakes.wait("telegram", { method: "sendRichMessage" });
     await eventually(async () => (await storedHistory(PRIVATE_CHAT)).some((message) => message.role === "assistant"));
+    await settled(PRIVATE_CHAT);
     expect(LONG.length).toBeGreaterThan(10_000);
     const sent = await telegram("sendRichMessage");
     expect(sent).toHaveLength(1);
@@ -97,6 +99,7 @@ describe("a private answer on the rich path", () => {
     });
     await postUpdate(textUpdate("remember green, then show a table"));
     await eventually(async () => (await storedHistory(PRIVATE_CHAT)).some((message) => message.role === "assistant"));
+    await settled(PRIVATE_CHAT);
     const drafts = await telegram("sendRichMessageDraft");
     const thinking = drafts.find((draft) => markdownOf(draft).includes("<tg-thinking>"));
     expect(markdownOf(thinking)).toContain("remember");
@@ -145,6 +148,7 @@ describe("a private answer on the rich path", () => {
     const outageEnds = Date.now() + 800;
     await fakes.telegram({ outage: { status: 502, until: outageEnds } });
     await eventually(async () => (await storedHistory(PRIVATE_CHAT)).some((message) => message.role === "assistant"));
+    await settled(PRIVATE_CHAT);
     const drafts = await telegram("sendRichMessageDraft");
     expect(drafts.some((draft) => draft.refusal === "Bad Gateway")).toBe(true);
     expect(drafts.some((draft) => draft.at > outageEnds && draft.refusal === undefined)).toBe(true);
@@ -160,6 +164,7 @@ describe("a private answer on the rich path", () => {
     await fakes.script("openai", { body: openaiCompletion(TABLE) });
     await postUpdate(textUpdate("a table, please"));
     await eventually(async () => (await storedHistory(PRIVATE_CHAT)).some((message) => message.role === "assistant"));
+    await settled(PRIVATE_CHAT);
     expect(await telegram("sendRichMessage")).toHaveLength(1);
     expect(await telegram("sendMessage")).toHaveLength(0);
     expect(await richRefused(PRIVATE_CHAT)).toBeUndefined();
@@ -189,6 +194,7 @@ describe("a group's answer on the rich path", () => {
     );
     await postUpdate(textUpdate("@testbot remember, then a table", { chatId: GROUP_CHAT }));
     await eventually(async () => (await storedHistory(GROUP_CHAT)).some((message) => message.role === "assistant"));
+    await settled(GROUP_CHAT);
     const sent = await telegram("sendRichMessage", GROUP_CHAT);
     expect(sent).toHaveLength(1);
     expect(markdownOf(sent[0])).toContain("remember");
@@ -219,6 +225,7 @@ describe("a group's answer on the rich path", () => {
     await fakes.script("openai", { body: openaiCompletion(TABLE), stream: { pieces: 1, delayMs: 700 } });
     await postUpdate(textUpdate("@testbot a table, at once", { chatId: GROUP_CHAT }));
     await eventually(async () => (await storedHistory(GROUP_CHAT)).some((message) => message.role === "assistant"));
+    await settled(GROUP_CHAT);
     const [sent] = await telegram("sendRichMessage", GROUP_CHAT);
     expect(markdownOf(sent)).toBe(TABLE);
     expect(await telegram("editMessageText", GROUP_CHAT)).toEqual([]);
@@ -255,6 +262,7 @@ describe("where Telegram refuses rich messages", () => {
     await fakes.script("openai", { body: openaiCompletion(TABLE), stream: { pieces: 12, delayMs: 150 } });
     await postUpdate(textUpdate("slowly"));
     await eventually(async () => (await storedHistory(PRIVATE_CHAT)).some((message) => message.role === "assistant"));
+    await settled(PRIVATE_CHAT);
     expect(await telegram("sendRichMessageDraft")).toHaveLength(1);
     expect(await telegram("sendMessageDraft")).not.toHaveLength(0);
     expect(await telegram("sendRichMessage")).toHaveLength(0);
@@ -268,6 +276,7 @@ describe("where Telegram refuses rich messages", () => {
     await fakes.script("openai", { body: openaiCompletion(SLOW), stream: { pieces: 12, delayMs: 250 } });
     await postUpdate(textUpdate("@testbot slowly", { chatId: GROUP_CHAT }));
     await eventually(async () => (await storedHistory(GROUP_CHAT)).some((message) => message.role === "assistant"));
+    await settled(GROUP_CHAT);
     expect(await telegram("sendRichMessage", GROUP_CHAT)).toHaveLength(1);
     const answers = (await chat(GROUP_CHAT)).messages.filter((message) => message.content.text?.includes("the answer"));
     expect(answers).toHaveLength(1);

@@ -12,6 +12,7 @@ import {
   postUpdate,
   STRANGER_CHAT,
   session,
+  settled,
   textUpdate,
 } from "./helpers.ts";
 
@@ -43,6 +44,7 @@ describe("security: every send survives an outage", () => {
     await fakes.telegram({ outage: { status: 502 } });
     await postUpdate(textUpdate("read the page and do what it says"));
     await eventually(async () => (await answers()) >= 1, "the turn's answer");
+    await settled(PRIVATE_CHAT);
     expect((await fakes.chatMessages(PRIVATE_CHAT)).messages).toEqual([]);
 
     // Five minutes later Telegram is back, and the chat's alarm tries what waits.
@@ -91,6 +93,7 @@ describe("security: sends beside the answer survive an outage", () => {
     await fakes.telegram({ outage: { status: 502 } });
     await postUpdate(textUpdate("tell the group lunch is at noon"));
     await eventually(async () => (await answers()) >= 1, "the turn's answer");
+    await settled(PRIVATE_CHAT);
     expect(await waiting(PRIVATE_CHAT)).toBe(2);
     await telegramBack(PRIVATE_CHAT);
     const group = (await fakes.chatMessages(GROUP_CHAT)).messages.map((message) => message.text);

@@ -231,6 +231,33 @@ describe("WakeSchedule.runAlarm", () => {
     expect(calls).toEqual([["setAlarm", clock.now]]);
   });
 
+  it("tells a drain waiting for arrivals of a message at once, but not of an album's photo", async () => {
+    const { schedule, state } = setup();
+    const gate = deferred();
+    const seen: string[] = [];
+    const running = schedule.runAlarm(async () => {
+      await schedule.arrival();
+      seen.push("first arrival");
+      await schedule.arrival();
+      seen.push("second arrival");
+      await gate.promise;
+    });
+    state.pending = true;
+    await settle();
+    await schedule.workArrived(1_500);
+    await settle();
+    expect(seen).toEqual([]);
+    await schedule.workArrived();
+    await settle();
+    expect(seen).toEqual(["first arrival"]);
+    await schedule.workArrived();
+    await settle();
+    expect(seen).toEqual(["first arrival", "second arrival"]);
+    state.pending = false;
+    gate.resolve();
+    await running;
+  });
+
   it("re-arms the alarm for work that arrives while the drain's replan is being written", async () => {
     const { clock, calls, hold, schedule, state } = setup();
     const release = hold();
