@@ -10,12 +10,13 @@ import { join } from "node:path";
 export const MAX_WORKER_GZIP_KIB = 250;
 
 /**
- * What tests/node/bundle-size.test.ts holds the upload to: its size when it was last brought down (248.0 KiB on
- * 2026-11-28: hono/tiny, the playground only in `wrangler dev`, MCP arguments checked without a JSON Schema library,
- * the console's cookie signed on WebCrypto; BENCHMARKS.md's "The Worker's size and its cold start"), rounded up, so
- * that it does not grow unnoticed. Lower it as the bundle shrinks; never raise it without saying why in BENCHMARKS.md.
+ * What tests/node/bundle-size.test.ts holds the upload to: the target itself. It was brought down to 248.0 KiB on
+ * 2026-11-28 (hono/tiny, the playground only in `wrangler dev`, MCP arguments checked without a JSON Schema library,
+ * the console's cookie signed on WebCrypto; BENCHMARKS.md's "The Worker's size and its cold start"), then the overlap
+ * of a turn's delivery with the next turn (src/turn/reply-tail.ts, answer-handover.ts) made it 249.1 KiB the same day,
+ * over the 249 KiB this held it to. Raised to the target, said so in BENCHMARKS.md; never raise it past the target.
  */
-export const WORKER_GZIP_CEILING_KIB = 249;
+export const WORKER_GZIP_CEILING_KIB = 250;
 
 /** The deployed bundle's size, as `wrangler deploy --dry-run` reports it (raw and gzip, KiB), of this or another checkout. */
 export async function bundleSize(checkout?: string): Promise<{ rawKiB: number; gzipKiB: number }> {
