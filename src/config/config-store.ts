@@ -1,3 +1,4 @@
+import { SharedRead } from "../lib/shared-read.ts";
 import { type ChatConfig, chatConfigSchema, type EffectiveConfig, resolveConfig } from "./chat-config.ts";
 import { ConfigProblemsStore } from "./config-problems.ts";
 import type { Settings } from "./settings.ts";
@@ -103,8 +104,8 @@ export class ChatConfigStore implements ConfigReader {
  */
 export class CachedChatConfig implements ConfigReader {
   private cached: { chatId: number; stored: StoredConfig; until: number } | undefined;
-  /** A read under way: a second `get` meanwhile (a warm-up, then the turn) shares it rather than reading again. */
-  private reading: { chatId: number; read: Promise<StoredConfig> } | undefined;
+  /** A read under way, which a second `get` meanwhile (a warm-up, then the turn) shares. */
+  private readonly reads = new SharedRead<number, StoredConfig>();
 
   constructor(
     private readonly store: ChatConfigStore,
@@ -115,20 +116,13 @@ export class CachedChatConfig implements ConfigReader {
   get(chatId: number): Promise<StoredConfig> {
     if (this.cached && this.cached.chatId === chatId && this.cached.until > this.now())
       return Promise.resolve(this.cached.stored);
-    if (this.reading?.chatId === chatId) return this.reading.read;
-    const before = this.cached;
-    const read = this.store.get(chatId).then((stored) => {
-      // A change remembered while KV was read is newer than what the read found: it stays.
-      if (this.cached === before) this.remember(chatId, stored);
-      return stored;
-    });
-    const reading = { chatId, read };
-    this.reading = reading;
-    const done = () => {
-      if (this.reading === reading) this.reading = undefined;
-    };
-    read.then(done, done);
-    return read;
+    return this.reads.of(chatId, (stillCurrent) =>
+      this.store.get(chatId).then((stored) => {
+        // A change remembered while KV was read is newer than what the read found: it stays.
+        if (stillCurrent()) this.remember(chatId, stored);
+        return stored;
+      }),
+    );
   }
 
   async put(chatId: number, config: ChatConfig): Promise<void> {
@@ -142,6 +136,7 @@ export class CachedChatConfig implements ConfigReader {
   }
 
   remember(chatId: number, stored: StoredConfig): void {
+    this.reads.drop();
     this.cached = { chatId, stored, until: this.now() + this.ttlMs };
   }
 }

@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { skills } from "../db/d1-schema.ts";
+import { SharedRead } from "../lib/shared-read.ts";
 import {
   MAX_SKILLS_PER_SCOPE,
   type Skill,
@@ -137,29 +138,23 @@ export class CachedSkills {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** A read under way: a second call meanwhile (a warm-up, then the turn) shares it rather than reading again. */
-  private reading: { chatId: number; read: Promise<TurnSkills> } | undefined;
+  /** A read under way, which a second call meanwhile (a warm-up, then the turn) shares. */
+  private readonly reads = new SharedRead<number, TurnSkills>();
 
   forChat(chatId: number): Promise<TurnSkills> {
     if (this.cached && this.cached.chatId === chatId && this.cached.until > this.now())
       return Promise.resolve(this.cached.skills);
-    if (this.reading?.chatId === chatId) return this.reading.read;
-    const read = skillsForChat(this.db(), chatId).then((found) => {
-      // Forgotten while D1 was read (a skill changed): what the read found may be older than the change.
-      if (this.reading === reading) this.cached = { chatId, skills: found, until: this.now() + this.ttlMs };
-      return found;
-    });
-    const reading = { chatId, read };
-    this.reading = reading;
-    const done = () => {
-      if (this.reading === reading) this.reading = undefined;
-    };
-    read.then(done, done);
-    return read;
+    return this.reads.of(chatId, (stillCurrent) =>
+      skillsForChat(this.db(), chatId).then((found) => {
+        // Forgotten while D1 was read (a skill changed): what the read found may be older than the change.
+        if (stillCurrent()) this.cached = { chatId, skills: found, until: this.now() + this.ttlMs };
+        return found;
+      }),
+    );
   }
 
   forget(): void {
     this.cached = undefined;
-    this.reading = undefined;
+    this.reads.drop();
   }
 }
