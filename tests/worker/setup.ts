@@ -23,7 +23,12 @@ import type { TelegramReport } from "../fakes/server.ts";
  * that no object is made uses an id of its own.
  */
 beforeEach(async () => {
+  // reset() leaves a D1 database as it was when the runtime's object behind it has gone idle (a long test with no D1
+  // call for some seconds: tests/worker/subrequest-limits.test.ts): the next test then read the rows the one before
+  // wrote. A query first wakes it, and the check after says so plainly should reset() ever leave it again.
+  await env.DB.prepare("SELECT 1").first();
   await reset();
+  await d1IsEmpty();
   AccessStore.forgetCached();
   forgetLoadedSettings();
   forgetBotIdentities();
@@ -33,6 +38,16 @@ beforeEach(async () => {
   await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
   await fetch(`${env.FAKES_URL}/__control/reset`, { method: "POST" });
 });
+
+/** Fails the test when reset() left tables in D1 (see beforeEach). */
+async function d1IsEmpty(): Promise<void> {
+  const { results } = await env.DB.prepare(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'",
+  ).all<{ name: string }>();
+  if (results.length > 0) {
+    throw new Error(`reset() left D1 as it was: ${results.map((row) => row.name).join(", ")}`);
+  }
+}
 
 /**
  * A test ends when it has seen what it waits for (an answer in the fake Telegram), while a chat's object may still
