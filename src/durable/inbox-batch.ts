@@ -29,7 +29,10 @@ export function isPlainMessage(message: IncomingMessage): boolean {
 export function burstFor(items: readonly InboxItem[]): Burst | undefined {
   const last = items.at(-1);
   const endsPlain = last?.kind === "message" && isPlainMessage(last.message) && last.attempts <= MAX_ATTEMPTS;
-  return endsPlain ? new Burst() : undefined;
+  if (!endsPlain) return undefined;
+  // The plain messages its turn answers: the batch's last ones, back to anything else.
+  const lastOther = items.findLastIndex((item) => item.kind !== "message" || !isPlainMessage(item.message));
+  return new Burst({ messages: items.length - 1 - lastOther });
 }
 
 /**

@@ -29,7 +29,7 @@ export interface Conversed {
  * Runs the turn's conversation, showing what it does as it goes, until its model's last event. A message that joins
  * the turn while it has shown nothing (see Burst) aborts the model call under way: the call is dropped, its tokens
  * still counted (by an estimate of its input when the provider reported none), and the conversation starts over with
- * every message, once more than before.
+ * every message, once more than before; from the third message on, only once they stop coming (Burst.settle).
  */
 export async function converse(ctx: ChatContext, input: AttemptsInput): Promise<Conversed> {
   const { conversation } = input;
@@ -39,6 +39,8 @@ export async function converse(ctx: ChatContext, input: AttemptsInput): Promise<
   let turn = conversation.request;
   let typingShownAt: number | undefined;
   for (;;) {
+    // A flood of messages settles first: one call for all of them, not one per message dropped by the next.
+    await run.burst?.settle(run.signal);
     turn = await withJoined(ctx, turn, run, conversation.paid);
     // A turn nobody may join (a task, an agent's run) keeps the run's own signal.
     const signal = run.burst ? run.burst.beginAttempt(run.signal) : run.signal;

@@ -7,11 +7,34 @@ export interface JoinedMessage {
 }
 
 /**
- * At most this many messages join one turn. Each that arrives after the model was called makes the call again, and
- * the dropped call's tokens are paid: a flood of messages (a paste split by the client, a script) would restart it
- * without end. The ones after wait, and the next turn answers them together.
+ * At most this many messages join one turn; the ones after wait, and the next turn answers them together. A call
+ * dropped for a join is paid (its input tokens), so a flood (a paste split by the client, forwarded messages, a
+ * script) settles first (see `settle`) instead of calling again for each message.
  */
-export const MAX_JOINED = 10;
+export const MAX_JOINED = 25;
+
+/** How a turn of several messages waits for the rest before it calls its model (see `Burst.settle`). */
+export interface SettleTiming {
+  /** A turn holding this many messages or more is a flood in progress: it settles before each call. */
+  fromMessages: number;
+  /** The call goes out once no message has arrived for this long… */
+  quietMs: number;
+  /** …or this long after the turn first settled, when messages keep coming; the burst then closes. */
+  maxMs: number;
+}
+
+/**
+ * A client's split paste or a forward of several messages arrives tens of milliseconds apart, a person typing seconds
+ * apart; one message and the usual two ("hi", then the question) never wait. Measured in BENCHMARKS.md (issue 41).
+ */
+const SETTLE: SettleTiming = { fromMessages: 3, quietMs: 100, maxMs: 1500 };
+
+export interface BurstOptions {
+  /** The messages the turn was taken with (they arrived just now, as far as the burst knows). */
+  messages: number;
+  timing?: SettleTiming;
+  now?: () => number;
+}
 
 /**
  * The way into a chat turn for the messages a person sends right after the ones it answers ("hi", then the question):
@@ -30,9 +53,24 @@ export class Burst {
   private readonly ids: number[] = [];
   private readonly joiners: number[] = [];
   private attempt: AbortController | undefined;
+  private readonly taken: number;
+  private readonly timing: SettleTiming;
+  private readonly now: () => number;
+  private lastArrivalAt: number;
+  private settleUntil: number | undefined;
+  /** Wakes a settle under way when a message joins (its quiet starts over). */
+  private arrived: (() => void) | undefined;
+
+  constructor(options: BurstOptions) {
+    this.taken = options.messages;
+    this.timing = options.timing ?? SETTLE;
+    this.now = options.now ?? Date.now;
+    this.lastArrivalAt = this.now();
+  }
 
   close(): void {
     this.open = false;
+    this.arrived?.();
   }
 
   get isOpen(): boolean {
@@ -47,10 +85,44 @@ export class Burst {
     this.ids.push(joined.inboxId);
     const sender = joined.message.from?.id;
     if (sender !== undefined && !this.joiners.includes(sender)) this.joiners.push(sender);
+    this.lastArrivalAt = this.now();
+    this.arrived?.();
     // No reason of our own: the runtime logs a fetch whose request body was still going out as an uncaught error
     // unless its signal carries the default one. `interrupted` says why it was aborted.
     this.attempt?.abort();
     return true;
+  }
+
+  /**
+   * Before a model call: when the turn holds `fromMessages` messages or more, waits until none has arrived for
+   * `quietMs`, so that one call answers the flood instead of one call per message, each dropped by the next. After
+   * `maxMs` of settling it stops waiting and the burst closes: the messages still coming wait for the next turn.
+   * One message, or two, never wait. Returns at once when `signal` ends.
+   */
+  async settle(signal: AbortSignal): Promise<void> {
+    if (!this.open || this.taken + this.ids.length < this.timing.fromMessages) return;
+    this.settleUntil ??= this.now() + this.timing.maxMs;
+    const until = this.settleUntil;
+    for (;;) {
+      const now = this.now();
+      if (now >= until) {
+        this.close();
+        return;
+      }
+      const quietAt = this.lastArrivalAt + this.timing.quietMs;
+      if (now >= quietAt || signal.aborted || !this.open) return;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          signal.removeEventListener("abort", done);
+          this.arrived = undefined;
+          resolve();
+        };
+        const timer = setTimeout(done, Math.min(quietAt, until) - now);
+        signal.addEventListener("abort", done, { once: true });
+        this.arrived = done;
+      });
+    }
   }
 
   /**

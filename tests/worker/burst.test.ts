@@ -135,6 +135,33 @@ describe("a burst of messages", () => {
     expect((await history(PRIVATE_CHAT)).map((row) => row.role)).toEqual(["user", "user", "user", "assistant"]);
   });
 
+  it("lets a flood settle: from the third message on, the call is made again once they stop coming", async () => {
+    await fakes.script(
+      "openai",
+      { ...openaiText("never shown"), delayMs: 10_000 },
+      { ...openaiText("never shown either"), delayMs: 10_000 },
+      openaiText("One answer to all five."),
+    );
+    await post(textUpdate("hi"));
+    await fakes.wait("openai");
+    await post(textUpdate("forwarding you a thread"));
+    await fakes.wait("openai", { count: 2 });
+    // Three more, 30 ms apart, as Telegram delivers forwarded messages: one call for them, not one each (the gap is
+    // this test's input, long enough for a call to be made again between them when nothing settles).
+    for (const text of ["one", "two", "three"]) {
+      await post(textUpdate(text));
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+    await fakes.wait("telegram", { method: "sendMessage", chatId: PRIVATE_CHAT });
+    await settled(PRIVATE_CHAT);
+
+    expect(await sentTo(PRIVATE_CHAT)).toEqual(["One answer to all five."]);
+    const calls = await fakes.requests("openai");
+    // Three calls (a call made again for each would be five); one more if the machine held a message past the quiet.
+    expect(calls.length).toBeLessThan(5);
+    expect(userTexts(calls.at(-1))).toEqual(["hi", "forwarding you a thread", "one", "two", "three"]);
+  });
+
   it("takes in a message sent before the model is called (a voice note being transcribed): one call", async () => {
     await fakes.file({ fileId: "voice-b", base64: Buffer.from("OggS fake opus").toString("base64") });
     await fakes.script("openai", {

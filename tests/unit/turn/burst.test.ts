@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { IncomingMessage } from "../../../src/telegram/incoming-message.ts";
 import { ActiveRun } from "../../../src/turn/active-run.ts";
-import { Burst, MAX_JOINED } from "../../../src/turn/burst.ts";
+import { Burst, MAX_JOINED, type SettleTiming } from "../../../src/turn/burst.ts";
 
 function message(id: number, text: string, fromId = 1001): IncomingMessage {
   return {
@@ -16,7 +16,7 @@ function message(id: number, text: string, fromId = 1001): IncomingMessage {
 
 describe("a burst", () => {
   it("lets messages in until it closes, and none after", () => {
-    const burst = new Burst();
+    const burst = new Burst({ messages: 1 });
     expect(burst.isOpen).toBe(true);
     expect(burst.join({ inboxId: 2, message: message(2, "in time") })).toBe(true);
     burst.close();
@@ -27,7 +27,7 @@ describe("a burst", () => {
   });
 
   it("closes once MAX_JOINED messages have joined: a flood does not restart the model call without end", () => {
-    const burst = new Burst();
+    const burst = new Burst({ messages: 1 });
     const turn = new AbortController();
     for (let id = 1; id <= MAX_JOINED; id++) {
       burst.beginAttempt(turn.signal);
@@ -42,7 +42,7 @@ describe("a burst", () => {
   });
 
   it("does not count a call made after it closed as cut short, even when a join cut the one before", () => {
-    const burst = new Burst();
+    const burst = new Burst({ messages: 1 });
     const turn = new AbortController();
     burst.beginAttempt(turn.signal);
     burst.join({ inboxId: 1, message: message(1, "and another thing") });
@@ -54,7 +54,7 @@ describe("a burst", () => {
   });
 
   it("aborts the attempt under way when a message joins, and only that attempt", () => {
-    const burst = new Burst();
+    const burst = new Burst({ messages: 1 });
     const turn = new AbortController();
     const first = burst.beginAttempt(turn.signal);
     expect(burst.interrupted).toBe(false);
@@ -73,7 +73,7 @@ describe("a burst", () => {
   });
 
   it("hands over the joined messages in order, once, and remembers every row", () => {
-    const burst = new Burst();
+    const burst = new Burst({ messages: 1 });
     burst.join({ inboxId: 7, message: message(7, "one") });
     burst.join({ inboxId: 8, message: message(8, "two") });
     expect(burst.hasWaiting).toBe(true);
@@ -85,7 +85,7 @@ describe("a burst", () => {
   });
 
   it("closes when its run is stopped or ends, and whoever joined may stop the run", () => {
-    const stopped = new Burst();
+    const stopped = new Burst({ messages: 1 });
     const run = new ActiveRun([501], stopped);
     expect(run.mayBeStoppedBy(502, false)).toBe(false);
     stopped.join({ inboxId: 1, message: message(1, "me too", 502) });
@@ -96,8 +96,68 @@ describe("a burst", () => {
     run.stop("stopped");
     expect(stopped.isOpen).toBe(false);
 
-    const ended = new Burst();
+    const ended = new Burst({ messages: 1 });
     new ActiveRun([], ended).end();
     expect(ended.isOpen).toBe(false);
+  });
+
+  describe("settling before a call", () => {
+    const timing: SettleTiming = { fromMessages: 3, quietMs: 60, maxMs: 400 };
+    const never = new AbortController().signal;
+
+    async function elapsed(work: () => Promise<void>): Promise<number> {
+      const started = Date.now();
+      await work();
+      return Date.now() - started;
+    }
+
+    it("never waits with one message, or two", async () => {
+      const one = new Burst({ messages: 1, timing });
+      expect(await elapsed(() => one.settle(never))).toBeLessThan(timing.quietMs);
+      const two = new Burst({ messages: 1, timing });
+      two.join({ inboxId: 2, message: message(2, "and the question") });
+      expect(await elapsed(() => two.settle(never))).toBeLessThan(timing.quietMs);
+      expect(two.isOpen).toBe(true);
+    });
+
+    it("waits from the third message until none has arrived for quietMs, each arrival starting the quiet over", async () => {
+      const burst = new Burst({ messages: 2, timing });
+      burst.join({ inboxId: 3, message: message(3, "three") });
+      const settled = burst.settle(never).then(() => Date.now());
+      // Another arrives while it waits (the turn holds four then): the quiet counts from it.
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      burst.join({ inboxId: 4, message: message(4, "four") });
+      const fourAt = Date.now();
+      expect((await settled) - fourAt).toBeGreaterThanOrEqual(timing.quietMs - 5);
+      expect(burst.isOpen).toBe(true);
+      expect(burst.take().map((joined) => joined.inboxId)).toEqual([3, 4]);
+    });
+
+    it("stops waiting after maxMs while messages keep coming, and closes: the rest wait for the next turn", async () => {
+      const burst = new Burst({ messages: 3, timing });
+      const feeding = setInterval(() => burst.join({ inboxId: 100, message: message(100, "more") }), 20);
+      try {
+        const waited = await elapsed(() => burst.settle(never));
+        expect(waited).toBeGreaterThanOrEqual(timing.maxMs - 5);
+        expect(waited).toBeLessThan(timing.maxMs + 200);
+      } finally {
+        clearInterval(feeding);
+      }
+      expect(burst.isOpen).toBe(false);
+      expect(burst.join({ inboxId: 101, message: message(101, "too late") })).toBe(false);
+    });
+
+    it("ends at once when the turn is stopped or the burst closes", async () => {
+      const stopped = new Burst({ messages: 3, timing: { ...timing, quietMs: 5_000, maxMs: 10_000 } });
+      const turn = new AbortController();
+      const waiting = elapsed(() => stopped.settle(turn.signal));
+      turn.abort("stopped");
+      expect(await waiting).toBeLessThan(1_000);
+
+      const closed = new Burst({ messages: 3, timing: { ...timing, quietMs: 5_000, maxMs: 10_000 } });
+      const closing = elapsed(() => closed.settle(never));
+      closed.close();
+      expect(await closing).toBeLessThan(1_000);
+    });
   });
 });
