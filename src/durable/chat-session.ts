@@ -385,16 +385,14 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
       if (item.kind === "message" || item.kind === "stranger") rememberChat(this.stores, item.message);
     }
     const lastMessage = items.findLast((item) => item.kind === "message");
-    // The directory's D1 write (a chat's first message, then at most every five minutes) goes alongside the answer,
-    // not before it: a D1 round trip is no part of what the person waits for. It never throws.
-    const directory =
-      lastMessage?.kind === "message"
-        ? recordInDirectory({ stores: this.stores, db: database(this.env) }, lastMessage.message, Date.now())
-        : undefined;
     try {
       await answerItems(this.context(), items, burst);
     } finally {
-      await directory;
+      // The directory's D1 write (a chat's first message, then at most every five minutes) after the answer: nothing
+      // the person waits for, and not beside the reads and the model call of a new chat's first turn. It never throws.
+      if (lastMessage?.kind === "message") {
+        await recordInDirectory({ stores: this.stores, db: database(this.env) }, lastMessage.message, Date.now());
+      }
     }
   }
 
