@@ -36,8 +36,18 @@ export class ChatStores<Entry extends { kind: InboxKind } = { kind: InboxKind }>
     this.person = new PersonHistory(this.database);
   }
 
-  migrate(): Promise<{ fresh: boolean }> {
-    return this.database.migrate();
+  /**
+   * Brings the database up to date. A database just created has nothing in its inbox, outbox or usage buffer, and
+   * those stores know it without the read each would make first (a new chat's first turn, many at once).
+   */
+  async migrate(): Promise<{ fresh: boolean }> {
+    const migrated = await this.database.migrate();
+    if (migrated.fresh) {
+      this.inbox.knownEmpty();
+      this.outbox.knownEmpty();
+      this.usage.knownEmpty();
+    }
+    return migrated;
   }
 
   atomically<T>(work: () => T): T {

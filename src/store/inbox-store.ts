@@ -135,6 +135,11 @@ export class InboxStore<Entry extends { kind: InboxKind }> {
     return id;
   }
 
+  /** The object's database was just created: nothing waits, and the first question needs no read. */
+  knownEmpty(): void {
+    this.waiting = 0;
+  }
+
   hasPending(): boolean {
     this.waiting ??= this.statements().countWaiting.all()[0]?.count ?? 0;
     return this.waiting > 0;

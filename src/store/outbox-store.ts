@@ -174,6 +174,11 @@ export class OutboxStore {
     return { waiting, oldestAt, ...(head ? { nextTryAt: Math.max(head.nextTryAt, head.holdUntil ?? 0) } : {}) };
   }
 
+  /** The object's database was just created: the outbox is empty, and the first question needs no read. */
+  knownEmpty(): void {
+    this.front = null;
+  }
+
   /** The front row's next try, if any row waits. */
   nextTryAt(): number | undefined {
     if (this.front === undefined) {

@@ -46,6 +46,11 @@ export class UsageBuffer {
     if (this.wholeBatch) this.wholeBatch.firstAddedAt ??= now;
   }
 
+  /** The object's database was just created: nothing is buffered, and the first question needs no read. */
+  knownEmpty(): void {
+    this.oldest = null;
+  }
+
   oldestAt(): number | undefined {
     if (this.oldest === undefined) this.oldest = this.statements().oldest.all()[0]?.createdAt ?? null;
     return this.oldest ?? undefined;

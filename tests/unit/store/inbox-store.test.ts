@@ -4,6 +4,7 @@ import { ChatStores } from "../../../src/store/chat-stores.ts";
 import type { IncomingMessage } from "../../../src/telegram/incoming-message.ts";
 import { inboxCodec } from "../../../src/turn/inbox-entries.ts";
 import { session } from "../../worker/helpers.ts";
+import { laterLife } from "./later-life.ts";
 import { statementsSeen } from "./statements-seen.ts";
 
 const message = (updateId: number, text = `m${updateId}`): IncomingMessage => ({
@@ -84,8 +85,8 @@ describe("InboxStore", () => {
   });
 
   it("knows whether anything waits from its own writes, reading the table once", async () => {
-    await runInDurableObject(session(7008), ({ stores }, state) => {
-      const { inbox } = stores;
+    await runInDurableObject(session(7008), async (_instance, state) => {
+      const { inbox } = await laterLife(state.storage);
       const reads = statementsSeen(state.storage, /^select .* from "inbox"/i);
       expect(inbox.hasPending()).toBe(false);
       expect(inbox.takePending()).toEqual([]);

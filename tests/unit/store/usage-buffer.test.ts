@@ -2,6 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { UsageRecord } from "../../../src/db/usage.ts";
 import { session } from "../../worker/helpers.ts";
+import { laterLife } from "./later-life.ts";
 import { statementsSeen } from "./statements-seen.ts";
 
 const record = (createdAt: number): UsageRecord => ({
@@ -35,7 +36,8 @@ describe("UsageBuffer", () => {
   });
 
   it("keeps the oldest record's time until a batch or a drop changes it", async () => {
-    await runInDurableObject(session(7006), ({ stores }, state) => {
+    await runInDurableObject(session(7006), async (_instance, state) => {
+      const stores = await laterLife(state.storage);
       const reads = statementsSeen(state.storage, /^select .* from "usage_buffer"/i);
 
       expect(stores.usage.oldestAt()).toBeUndefined();
