@@ -30,9 +30,12 @@ export function burstFor(items: readonly InboxItem[]): Burst | undefined {
   const last = items.at(-1);
   const endsPlain = last?.kind === "message" && isPlainMessage(last.message) && last.attempts <= MAX_ATTEMPTS;
   if (!endsPlain) return undefined;
-  // The plain messages its turn answers: the batch's last ones, back to anything else.
+  // The plain messages its turn answers (the batch's last ones, back to anything else), an album counted once.
   const lastOther = items.findLastIndex((item) => item.kind !== "message" || !isPlainMessage(item.message));
-  return new Burst({ messages: items.length - 1 - lastOther });
+  const sent = items
+    .slice(lastOther + 1)
+    .map((item) => (item.kind === "message" ? (item.message.mediaGroupId ?? `#${item.id}`) : `#${item.id}`));
+  return new Burst({ messages: new Set(sent).size });
 }
 
 /**
