@@ -42,7 +42,7 @@ beforeEach(async () => {
 /** Fails the test when reset() left tables in D1 (see beforeEach). */
 async function d1IsEmpty(): Promise<void> {
   const { results } = await env.DB.prepare(
-    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'",
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\'",
   ).all<{ name: string }>();
   if (results.length > 0) {
     throw new Error(`reset() left D1 as it was: ${results.map((row) => row.name).join(", ")}`);
