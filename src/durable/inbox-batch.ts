@@ -34,7 +34,7 @@ export function burstFor(items: readonly InboxItem[]): Burst | undefined {
   const lastOther = items.findLastIndex((item) => item.kind !== "message" || !isPlainMessage(item.message));
   const sent = items
     .slice(lastOther + 1)
-    .map((item) => (item.kind === "message" ? (item.message.mediaGroupId ?? `#${item.id}`) : `#${item.id}`));
+    .map((item) => (item.kind === "message" && item.message.mediaGroupId) || `#${item.id}`);
   return new Burst({ messages: new Set(sent).size });
 }
 

@@ -33,7 +33,6 @@ export interface BurstOptions {
   /** The messages the turn was taken with (they arrived just now, as far as the burst knows). */
   messages: number;
   timing?: SettleTiming;
-  now?: () => number;
 }
 
 /**
@@ -55,7 +54,6 @@ export class Burst {
   private attempt: AbortController | undefined;
   private readonly taken: number;
   private readonly timing: SettleTiming;
-  private readonly now: () => number;
   private lastArrivalAt: number;
   private settleUntil: number | undefined;
   /** Wakes a settle under way when a message joins (its quiet starts over). */
@@ -64,8 +62,7 @@ export class Burst {
   constructor(options: BurstOptions) {
     this.taken = options.messages;
     this.timing = options.timing ?? SETTLE;
-    this.now = options.now ?? Date.now;
-    this.lastArrivalAt = this.now();
+    this.lastArrivalAt = Date.now();
   }
 
   close(): void {
@@ -85,7 +82,7 @@ export class Burst {
     this.ids.push(joined.inboxId);
     const sender = joined.message.from?.id;
     if (sender !== undefined && !this.joiners.includes(sender)) this.joiners.push(sender);
-    this.lastArrivalAt = this.now();
+    this.lastArrivalAt = Date.now();
     this.arrived?.();
     // No reason of our own: the runtime logs a fetch whose request body was still going out as an uncaught error
     // unless its signal carries the default one. `interrupted` says why it was aborted.
@@ -101,10 +98,10 @@ export class Burst {
    */
   async settle(signal: AbortSignal): Promise<void> {
     if (!this.open || this.taken + this.ids.length < this.timing.fromMessages) return;
-    this.settleUntil ??= this.now() + this.timing.maxMs;
+    this.settleUntil ??= Date.now() + this.timing.maxMs;
     const until = this.settleUntil;
     for (;;) {
-      const now = this.now();
+      const now = Date.now();
       if (now >= until) {
         this.close();
         return;
