@@ -4,9 +4,9 @@ import { chats } from "./d1-schema.ts";
 
 export type DirectoryEntry = typeof chats.$inferSelect;
 
-/** Records that a chat wrote: its type, its name (a group's title, a person's name) and when. */
-export async function recordChatActivity(db: DrizzleD1Database, entry: DirectoryEntry): Promise<void> {
-  await db
+/** The statement that records that a chat wrote: its type, its name (a group's title, a person's name) and when. */
+export function directoryUpsert(db: DrizzleD1Database, entry: DirectoryEntry) {
+  return db
     .insert(chats)
     .values(entry)
     .onConflictDoUpdate({

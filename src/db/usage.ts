@@ -3,6 +3,7 @@ import type { DrizzleD1Database } from "drizzle-orm/d1";
 import * as z from "zod";
 import { paidUnitsSchema } from "../config/paid-kinds.ts";
 import { usageRecords } from "./d1-schema.ts";
+import { writeBatch } from "./database.ts";
 
 /** One turn's (or summary pass's) usage, as a chat object buffers it and D1 keeps it. */
 export const usageRecordSchema = z.object({
@@ -26,11 +27,11 @@ export type UsageRecord = z.infer<typeof usageRecordSchema>;
 const ROWS_PER_INSERT = 7;
 
 /**
- * Writes buffered usage records in one D1 batch. Each carries its `source` (the chat object and its buffer row);
- * a row already written by an earlier, interrupted flush is skipped, so a retry never counts a turn twice.
+ * The statements that write buffered usage records, for one D1 batch. Each record carries its `source` (the chat
+ * object and its buffer row); a row already written by an earlier, interrupted flush is skipped, so a retry never
+ * counts a turn twice.
  */
-export async function writeUsage(db: DrizzleD1Database, records: (UsageRecord & { source: string })[]): Promise<void> {
-  if (records.length === 0) return;
+export function usageInserts(db: DrizzleD1Database, records: (UsageRecord & { source: string })[]) {
   const statements = [];
   for (let start = 0; start < records.length; start += ROWS_PER_INSERT) {
     statements.push(
@@ -40,7 +41,12 @@ export async function writeUsage(db: DrizzleD1Database, records: (UsageRecord & 
         .onConflictDoNothing(),
     );
   }
-  await db.batch(statements as [(typeof statements)[number], ...(typeof statements)[number][]]);
+  return statements;
+}
+
+/** Writes usage records in one D1 batch (see `usageInserts`). */
+export async function writeUsage(db: DrizzleD1Database, records: (UsageRecord & { source: string })[]): Promise<void> {
+  await writeBatch(db, usageInserts(db, records));
 }
 
 interface UsageSum {

@@ -42,15 +42,15 @@ import { ReplyTail } from "../turn/reply-tail.ts";
 import { enqueueDueTasks } from "../turn/scheduled-task.ts";
 import { keepWidgetData, tapWidget } from "../turn/widgets.ts";
 import { adapterSourcesOf, mcpOpenerOf, semanticIndexOf, servedModelSourcesOf, speakerSourceOf } from "./bindings.ts";
-import { recordInDirectory, rememberChat } from "./chat-directory-entry.ts";
+import { directoryRowWritten, dueDirectoryRow, queueDirectoryRow, rememberChat } from "./chat-directory-entry.ts";
 import { chatKeyOf, chatStub } from "./chat-key.ts";
 import { chatOutbox, type OutboxState, outboxStateOf } from "./chat-outbox.ts";
 import { chatSlot, nextTaskAtSlot, prunedAtSlot, targetSlot } from "./chat-slots.ts";
+import { D1Flush } from "./d1-flush.ts";
 import { helperLauncherOf } from "./helper-launcher.ts";
 import { answerItems, burstFor, isPlainMessage } from "./inbox-batch.ts";
 import { countBindings, type MeteredObject, meterInvocations } from "./metered-invocations.ts";
 import { mediaBucket } from "./optional-bindings.ts";
-import { UsageFlush } from "./usage-flush.ts";
 import { WakeSchedule } from "./wake-schedule.ts";
 
 /** One drain works at most this long (an alarm's limit is 15 minutes), then hands over to a fresh alarm. */
@@ -76,7 +76,7 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
   readonly subrequests: SubrequestMeter;
   /** The drain and the alarm behind it; tests wait for `schedule.drain` to settle. */
   readonly schedule: WakeSchedule;
-  readonly usage: UsageFlush;
+  readonly d1Writes: D1Flush;
   private readonly configs: CachedChatConfig;
   private readonly skills: CachedSkills;
   /** The running turn, if any: /stop, the Stop button and remote tool calls find it here. */
@@ -103,17 +103,21 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
     this.access = new ChatAccess(settingsOf(env), { chats: {}, admins: {} });
     this.configs = new CachedChatConfig(new ChatConfigStore(env.CONFIG, tools.names));
     this.skills = new CachedSkills(() => database(env));
-    this.usage = new UsageFlush(this.stores.usage, {
+    this.d1Writes = new D1Flush(this.stores.usage, {
       source: ctx.id.toString(),
       flushMs: () => settingsOf(env).usageFlushMs,
       db: () => database(env),
+      directory: {
+        due: () => dueDirectoryRow(this.stores),
+        written: (row) => directoryRowWritten(this.stores, row),
+      },
     });
     this.schedule = new WakeSchedule({
       storage: ctx.storage,
       work: {
         hasPending: () => this.stores.inbox.hasPending(),
         nextTaskAt: () => this.stores.meta.get(nextTaskAtSlot),
-        nextUsageFlushAt: () => this.usage.nextFlushAt(),
+        nextD1FlushAt: () => this.d1Writes.nextFlushAt(),
         nextOutboxAt: () => this.stores.outbox.nextTryAt(),
         nextExpiryAt: () => nextQuestionExpiry(this),
       },
@@ -375,7 +379,7 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
     await bestEffort("history upkeep", () => keepHistory(this.context()));
     await bestEffort("memory consolidation", () => consolidateIfDue(this.context()));
     this.pruneOccasionally();
-    await this.usage.flushIfDue(Date.now());
+    await this.d1Writes.flushIfDue(Date.now());
   }
 
   /** One batch from the inbox: who may do what is read afresh, the chat's identity kept, then each item answered. */
@@ -388,11 +392,8 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
     try {
       await answerItems(this.context(), items, burst);
     } finally {
-      // The directory's D1 write (a chat's first message, then at most every five minutes) after the answer: nothing
-      // the person waits for, and not beside the reads and the model call of a new chat's first turn. It never throws.
-      if (lastMessage?.kind === "message") {
-        await recordInDirectory({ stores: this.stores, db: database(this.env) }, lastMessage.message, Date.now());
-      }
+      // The console's directory row, after the answer: it goes with the chat's next D1 flush (D1Flush), not the turn.
+      if (lastMessage?.kind === "message") queueDirectoryRow(this.stores, lastMessage.message, Date.now());
     }
   }
 

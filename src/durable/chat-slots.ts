@@ -10,5 +10,11 @@ export const chatSlot = slot("chat", chatDescriptionSchema);
 export const nextTaskAtSlot = slot("nextTaskAt", z.number());
 /** When finished inbox rows were last pruned. */
 export const prunedAtSlot = slot("prunedAt", z.number());
-/** When this chat was last written to the chat directory (D1), and under which name. */
-export const directoryWrittenSlot = slot("directoryWritten", z.object({ at: z.number(), name: z.string() }));
+/**
+ * When this chat last wrote to the chat directory (D1), and under which name; `due` while that row waits for the
+ * object's next D1 flush (it goes with the usage records: see D1Flush).
+ */
+export const directoryWrittenSlot = slot(
+  "directoryWritten",
+  z.object({ at: z.number(), name: z.string(), due: z.literal(true).optional() }),
+);

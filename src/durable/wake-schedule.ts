@@ -14,8 +14,8 @@ export interface DueWork {
   hasPending(): boolean;
   /** The next scheduled task's time, if any. */
   nextTaskAt(): number | undefined;
-  /** When buffered usage records should be written, if any are buffered. */
-  nextUsageFlushAt(): number | undefined;
+  /** When what the object owes D1 (usage records, its directory row) should be written, if anything waits. */
+  nextD1FlushAt(): number | undefined;
   /** When the outbox next tries the messages Telegram could not take, if any wait. */
   nextOutboxAt(): number | undefined;
   /** When something open (a question with buttons) next expires, if anything is. */
@@ -25,7 +25,7 @@ export interface DueWork {
 /** When the alarm should next fire: now if messages wait, else the earliest due work (never in the past), or never. */
 export function nextWakeAt(work: DueWork, now: number): number | null {
   if (work.hasPending()) return now;
-  const candidates = [work.nextTaskAt(), work.nextUsageFlushAt(), work.nextOutboxAt(), work.nextExpiryAt?.()].filter(
+  const candidates = [work.nextTaskAt(), work.nextD1FlushAt(), work.nextOutboxAt(), work.nextExpiryAt?.()].filter(
     (time) => time !== undefined,
   );
   return candidates.length === 0 ? null : Math.max(Math.min(...candidates), now);

@@ -4,7 +4,7 @@ import { type UsageRecord, usageRecordSchema } from "../db/usage.ts";
 import type { ChatDatabase } from "./chat-database.ts";
 import { orderedLimit, preparedOnce } from "./statements.ts";
 
-/** Usage records of finished turns, kept until the object writes a batch of them to D1 (see `UsageFlush`). */
+/** Usage records of finished turns, kept until the object writes a batch of them to D1 (see `D1Flush`). */
 export class UsageBuffer {
   private readonly statements;
   /**

@@ -1,7 +1,17 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ConsoleBrowser } from "./console-browser.ts";
-import { ADMIN_TOKEN, admin, fakes, GROUP_CHAT, openaiText, PRIVATE_CHAT, say } from "./helpers.ts";
+import {
+  ADMIN_TOKEN,
+  admin,
+  fakes,
+  flushUsageNow,
+  GROUP_CHAT,
+  openaiText,
+  PRIVATE_CHAT,
+  say,
+  settled,
+} from "./helpers.ts";
 
 function insertTask(chatId: number, status: "active" | "paused" = "active") {
   const now = Date.now();
@@ -63,6 +73,9 @@ describe("console", () => {
   it("lists the chats that talked to the bot, with their provider, model and last activity", async () => {
     await fakes.script("openai", openaiText("Hi Ada"));
     await say("Hello", { firstName: "Ada" });
+    // The chat's row reaches the directory with its usage, in the object's next D1 flush.
+    await settled(PRIVATE_CHAT);
+    await flushUsageNow(PRIVATE_CHAT);
     await admin(`/chats/${GROUP_CHAT}/config`, {
       method: "PUT",
       body: JSON.stringify({ model: "gpt-group", enabled: false }),

@@ -230,10 +230,10 @@ export const storedHistory = (chatId: number) =>
 
 /** Makes a chat's buffered usage records old enough to be written and runs its alarm, which writes them to D1. */
 export async function flushUsageNow(chatId: number): Promise<void> {
-  // The flush as an hour from now would make it (the buffer keeps its oldest time in memory, so rows are not
+  // What the chat owes D1 (usage records, its directory row). The flush as an hour from now would make it (the buffer keeps its oldest time in memory, so rows are not
   // back-dated behind its back), then the alarm, which plans the next wake without the records.
   await runInDurableObject(session(chatId), (instance: ChatSession) =>
-    instance.usage.flushIfDue(Date.now() + 3_600_000),
+    instance.d1Writes.flushIfDue(Date.now() + 3_600_000),
   );
   await runDurableObjectAlarm(session(chatId));
 }

@@ -122,7 +122,7 @@ describe("a turn", () => {
         rows.map((row) => ({ ...JSON.parse(row.record), source: `${state.id.toString()}:${row.id}` })),
       );
       // Past USAGE_FLUSH_SECONDS (30 s) after the oldest record.
-      await instance.usage.flushIfDue(Date.now() + 31_000);
+      await instance.d1Writes.flushIfDue(Date.now() + 31_000);
     });
     expect(await env.DB.prepare("SELECT count(*) AS n FROM usage_records").first("n")).toBe(2);
     expect(
@@ -131,6 +131,36 @@ describe("a turn", () => {
         (_i, state) => state.storage.sql.exec("SELECT count(*) AS n FROM usage_buffer").one().n,
       ),
     ).toBe(0);
+  });
+
+  it("writes the chat's row for the console's list with its usage, in one batch, not in the turn", async () => {
+    const directory = () => env.DB.prepare("SELECT chat_id, type, title, last_activity_at FROM chats").all();
+    const before = Date.now();
+    await say("hello");
+    await settled(PRIVATE_CHAT);
+    // The turn wrote nothing to D1: the row waits with the usage record for the flush.
+    expect((await directory()).results).toEqual([]);
+    const stub = session(PRIVATE_CHAT);
+    await runInDurableObject(stub, (instance: ChatSession) => instance.d1Writes.flushIfDue(Date.now() + 31_000));
+    const [row, ...more] = (await directory()).results;
+    expect(more).toEqual([]);
+    expect(row).toMatchObject({ chat_id: PRIVATE_CHAT, type: "private", title: "Ada" });
+    expect(Number(row!.last_activity_at)).toBeGreaterThanOrEqual(before);
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM usage_records").first("n")).toBe(1);
+    // Written once: the next message within five minutes queues no row, and a flush with nothing due calls no D1.
+    await say("again", { count: 2 });
+    await settled(PRIVATE_CHAT);
+    await runInDurableObject(stub, async (instance: ChatSession) => {
+      expect(instance.d1Writes.nextFlushAt()).toBeGreaterThan(Date.now());
+      await instance.d1Writes.flushIfDue(Date.now() + 31_000);
+      expect(instance.d1Writes.nextFlushAt()).toBeUndefined();
+    });
+    expect((await directory()).results).toEqual([row]);
+    // A new name is written at once with the next batch.
+    await say("renamed", { count: 3, firstName: "Ada L." });
+    await settled(PRIVATE_CHAT);
+    await runInDurableObject(stub, (instance: ChatSession) => instance.d1Writes.flushIfDue(Date.now() + 31_000));
+    expect((await directory()).results).toMatchObject([{ chat_id: PRIVATE_CHAT, title: "Ada L." }]);
   });
 
   it("returns bad arguments, unknown tools and failing handlers to the model as errors and goes on", async () => {

@@ -20,7 +20,11 @@ export const LIMITS_KNOBS = {
     { max: 1e6 },
   ),
   USAGE_FLUSH_SECONDS: integer(
-    { group, description: "how long a chat may buffer usage records before writing them to D1 in one batch" },
+    {
+      group,
+      description:
+        "how long a chat may buffer usage records (and its row in the console's chat list) before writing them to D1 in one batch",
+    },
     { min: 0, max: 3_600, fallback: 30 },
   ),
   IMAGE_PRICE_USD: decimal(

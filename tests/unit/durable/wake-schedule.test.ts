@@ -31,7 +31,7 @@ function workOf(initial: { pending?: boolean; taskAt?: number; flushAt?: number;
   const work: DueWork = {
     hasPending: () => state.pending,
     nextTaskAt: () => state.taskAt,
-    nextUsageFlushAt: () => state.flushAt,
+    nextD1FlushAt: () => state.flushAt,
     nextOutboxAt: () => state.outboxAt,
   };
   return { state, work };
