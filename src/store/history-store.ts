@@ -45,24 +45,30 @@ export class HistoryStore {
     const { db } = database;
     const { history } = schema;
     const placeholder = sql.placeholder;
-    this.statements = preparedOnce(() => ({
-      count: db.select({ count: count() }).from(history).prepare(),
-      ids: db
-        .select({ lowest: min(history.id), highest: max(history.id) })
-        .from(history)
-        .prepare(),
+    this.statements = {
+      count: preparedOnce(() => db.select({ count: count() }).from(history).prepare()),
+      ids: preparedOnce(() =>
+        db
+          .select({ lowest: min(history.id), highest: max(history.id) })
+          .from(history)
+          .prepare(),
+      ),
       // Run after every drain by the compaction check.
-      totalsAfter: db
-        .select({ count: count(), bytes: sql<number | null>`sum(length(cast(${history.message} as blob)))` })
-        .from(history)
-        .where(gt(history.id, placeholder("afterId")))
-        .prepare(),
+      totalsAfter: preparedOnce(() =>
+        db
+          .select({ count: count(), bytes: sql<number | null>`sum(length(cast(${history.message} as blob)))` })
+          .from(history)
+          .where(gt(history.id, placeholder("afterId")))
+          .prepare(),
+      ),
       // A trigger moves each deleted row to the archive first (0003_history_search.sql): one statement still.
-      prune: db
-        .delete(history)
-        .where(lte(history.id, sql`(select max(${history.id}) from ${history}) - ${placeholder("keep")}`))
-        .prepare(),
-    }));
+      prune: preparedOnce(() =>
+        db
+          .delete(history)
+          .where(lte(history.id, sql`(select max(${history.id}) from ${history}) - ${placeholder("keep")}`))
+          .prepare(),
+      ),
+    };
     // `rows` rows in one statement, prepared once per count (up to APPEND_AT_ONCE): a plain turn writes its question
     // and answer in one statement, not two.
     this.appendRows = preparedPer((rows: number) =>
@@ -162,11 +168,11 @@ export class HistoryStore {
    * window still opens at a user message (see `window`).
    */
   prune(keep: number): void {
-    this.ids ??= this.statements().ids.all()[0] ?? { lowest: null, highest: null };
+    this.ids ??= this.statements.ids().all()[0] ?? { lowest: null, highest: null };
     const { lowest, highest } = this.ids;
     // Ids only grow and rows only leave from the oldest end, so nothing at or below `highest - keep` means nothing to move.
     if (lowest === null || highest === null || lowest > highest - keep) return;
-    this.statements().prune.run({ keep });
+    this.statements.prune().run({ keep });
     // A lower bound (ids may have gaps): a later prune at worst runs a DELETE that moves nothing.
     this.ids = keep > 0 ? { lowest: highest - keep + 1, highest } : { lowest: null, highest: null };
     if (this.recent) this.recent.rows = this.recent.rows.filter((row) => row.id > highest - keep);
@@ -177,7 +183,7 @@ export class HistoryStore {
   /** How many rows are stored after `afterId`, and their size in UTF-8 bytes, without reading them. */
   totalsAfter(afterId: number): { count: number; bytes: number } {
     if (this.totals?.afterId !== afterId) {
-      const row = this.statements().totalsAfter.all({ afterId })[0];
+      const row = this.statements.totalsAfter().all({ afterId })[0];
       this.totals = { afterId, count: row?.count ?? 0, bytes: row?.bytes ?? 0 };
     }
     return { count: this.totals.count, bytes: this.totals.bytes };
@@ -197,7 +203,7 @@ export class HistoryStore {
   }
 
   count(): number {
-    return this.statements().count.all()[0]?.count ?? 0;
+    return this.statements.count().all()[0]?.count ?? 0;
   }
 
   /** /new: the live history is emptied into the archive, so the model starts afresh and search still finds it. */

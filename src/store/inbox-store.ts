@@ -59,40 +59,48 @@ export class InboxStore<Entry extends { kind: InboxKind }> {
     const { db } = database;
     const { inbox } = schema;
     const placeholder = sql.placeholder;
-    this.statements = preparedOnce(() => ({
-      enqueue: db
-        .insert(inbox)
-        .values({
-          key: placeholder("key"),
-          kind: placeholder("kind"),
-          payload: placeholder("payload"),
-          status: sql`${placeholder("status")}`,
-          attempts: sql`${placeholder("attempts")}`,
-          receivedAt: placeholder("now"),
-        })
-        .onConflictDoNothing()
-        .returning({ id: inbox.id })
-        .prepare(),
-      countWaiting: db
-        .select({ count: count() })
-        .from(inbox)
-        .where(inArray(inbox.status, [...WAITING]))
-        .prepare(),
-      finishOne: db
-        .update(inbox)
-        .set({
-          status: sql`${placeholder("status")}`,
-          finishedAt: sql`${placeholder("now")}`,
-          error: sql`${placeholder("error")}`,
-        })
-        .where(eq(inbox.id, placeholder("id")))
-        .prepare(),
-      eraseOne: db
-        .update(inbox)
-        .set({ payload: "{}" })
-        .where(eq(inbox.id, placeholder("id")))
-        .prepare(),
-    }));
+    this.statements = {
+      enqueue: preparedOnce(() =>
+        db
+          .insert(inbox)
+          .values({
+            key: placeholder("key"),
+            kind: placeholder("kind"),
+            payload: placeholder("payload"),
+            status: sql`${placeholder("status")}`,
+            attempts: sql`${placeholder("attempts")}`,
+            receivedAt: placeholder("now"),
+          })
+          .onConflictDoNothing()
+          .returning({ id: inbox.id })
+          .prepare(),
+      ),
+      countWaiting: preparedOnce(() =>
+        db
+          .select({ count: count() })
+          .from(inbox)
+          .where(inArray(inbox.status, [...WAITING]))
+          .prepare(),
+      ),
+      finishOne: preparedOnce(() =>
+        db
+          .update(inbox)
+          .set({
+            status: sql`${placeholder("status")}`,
+            finishedAt: sql`${placeholder("now")}`,
+            error: sql`${placeholder("error")}`,
+          })
+          .where(eq(inbox.id, placeholder("id")))
+          .prepare(),
+      ),
+      eraseOne: preparedOnce(() =>
+        db
+          .update(inbox)
+          .set({ payload: "{}" })
+          .where(eq(inbox.id, placeholder("id")))
+          .prepare(),
+      ),
+    };
     // One statement marks the first waiting rows taken and returns them: atomic without a transaction, and it binds
     // the same parameters however many rows it takes. Rows taken as they were written (a JSON array of their ids)
     // have their attempt counted already.
@@ -127,7 +135,7 @@ export class InboxStore<Entry extends { kind: InboxKind }> {
   enqueue(key: string, entry: Entry, now: number, taken = false): number | undefined {
     const payload = JSON.stringify(this.codec.payloadOf(entry));
     const row = taken ? { status: "processing", attempts: 1 } : { status: "pending", attempts: 0 };
-    const id = this.statements().enqueue.all({ key, kind: entry.kind, payload, now, ...row })[0]?.id;
+    const id = this.statements.enqueue().all({ key, kind: entry.kind, payload, now, ...row })[0]?.id;
     if (id === undefined) return undefined;
     if (this.waiting !== undefined) this.waiting += 1;
     this.written.set(id, entry);
@@ -141,7 +149,7 @@ export class InboxStore<Entry extends { kind: InboxKind }> {
   }
 
   hasPending(): boolean {
-    this.waiting ??= this.statements().countWaiting.all()[0]?.count ?? 0;
+    this.waiting ??= this.statements.countWaiting().all()[0]?.count ?? 0;
     return this.waiting > 0;
   }
 
@@ -202,7 +210,7 @@ export class InboxStore<Entry extends { kind: InboxKind }> {
   finish(ids: readonly number[], now: number, error?: string): void {
     const status = error === undefined ? "done" : "failed";
     for (const id of ids) {
-      this.statements().finishOne.run({ id, status, now, error: error ?? null });
+      this.statements.finishOne().run({ id, status, now, error: error ?? null });
       this.written.delete(id);
       // A row this store took was waiting; of any other it cannot say, so the next question reads the count.
       if (this.taken.delete(id) && this.waiting !== undefined) this.waiting -= 1;
@@ -213,7 +221,7 @@ export class InboxStore<Entry extends { kind: InboxKind }> {
   /** Blanks rows' payloads (their key stays, so a redelivery is still a no-op): a guest query keeps nothing. */
   erase(ids: readonly number[]): void {
     for (const id of ids) {
-      this.statements().eraseOne.run({ id });
+      this.statements.eraseOne().run({ id });
       this.written.delete(id);
     }
   }

@@ -30,15 +30,17 @@ export class MetaStore {
     const { db } = database;
     const { meta } = schema;
     const placeholder = sql.placeholder;
-    this.statements = preparedOnce(() => ({
-      all: db.select().from(meta).prepare(),
+    this.statements = {
+      all: preparedOnce(() => db.select().from(meta).prepare()),
       // Every turn writes the day's spend: built once, as building it was most of its cost.
-      upsert: db
-        .insert(meta)
-        .values({ key: placeholder("key"), value: placeholder("value") })
-        .onConflictDoUpdate({ target: meta.key, set: { value: sql`excluded.${sql.identifier("value")}` } })
-        .prepare(),
-    }));
+      upsert: preparedOnce(() =>
+        db
+          .insert(meta)
+          .values({ key: placeholder("key"), value: placeholder("value") })
+          .onConflictDoUpdate({ target: meta.key, set: { value: sql`excluded.${sql.identifier("value")}` } })
+          .prepare(),
+      ),
+    };
   }
 
   get<T>(slot: Slot<T>): T | undefined {
@@ -53,7 +55,7 @@ export class MetaStore {
     const text = JSON.stringify(value);
     const entries = this.entries();
     if (entries.get(slot.key)?.text === text) return;
-    this.statements().upsert.run({ key: slot.key, value: text });
+    this.statements.upsert().run({ key: slot.key, value: text });
     entries.set(slot.key, { text, parsed: { value } });
   }
 
@@ -67,7 +69,7 @@ export class MetaStore {
   private entries(): Map<string, Entry> {
     if (this.cache) return this.cache;
     const entries = new Map<string, Entry>();
-    for (const row of this.statements().all.all()) entries.set(row.key, { text: row.value });
+    for (const row of this.statements.all().all()) entries.set(row.key, { text: row.value });
     this.cache = entries;
     return entries;
   }

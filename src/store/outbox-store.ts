@@ -111,17 +111,21 @@ export class OutboxStore {
   constructor(private readonly database: ChatDatabase) {
     const { db } = database;
     const { outbox } = schema;
-    this.statements = preparedOnce(() => ({
-      head: db
-        .select()
-        .from(outbox)
-        .orderBy(orderedLimit(asc(outbox.id), 1))
-        .prepare(),
-      summary: db
-        .select({ waiting: sql<number>`count(*)`, oldestAt: sql<number | null>`min(${outbox.createdAt})` })
-        .from(outbox)
-        .prepare(),
-    }));
+    this.statements = {
+      head: preparedOnce(() =>
+        db
+          .select()
+          .from(outbox)
+          .orderBy(orderedLimit(asc(outbox.id), 1))
+          .prepare(),
+      ),
+      summary: preparedOnce(() =>
+        db
+          .select({ waiting: sql<number>`count(*)`, oldestAt: sql<number | null>`min(${outbox.createdAt})` })
+          .from(outbox)
+          .prepare(),
+      ),
+    };
   }
 
   add(kind: OutboxKind, parcel: OutboxParcel, now: number, postponed?: Postponement & { attempts: number }): number {
@@ -147,7 +151,7 @@ export class OutboxStore {
   /** The row tried next: the oldest. */
   head(): OutboxItem | undefined {
     if (this.front === null) return undefined;
-    const row = this.statements().head.all()[0];
+    const row = this.statements.head().all()[0];
     this.front = row === undefined ? null : Math.max(row.nextTryAt, row.holdUntil ?? 0);
     if (row === undefined) return undefined;
     const parcel = parcelOf(row.payload);
@@ -168,9 +172,9 @@ export class OutboxStore {
   /** How many rows wait, since when, and when the first is tried next. */
   summary(): { waiting: number; oldestAt?: number; nextTryAt?: number } {
     if (this.front === null) return { waiting: 0 };
-    const { waiting, oldestAt } = this.statements().summary.all()[0] ?? { waiting: 0, oldestAt: null };
+    const { waiting, oldestAt } = this.statements.summary().all()[0] ?? { waiting: 0, oldestAt: null };
     if (waiting === 0 || oldestAt === null) return { waiting: 0 };
-    const head = this.statements().head.all()[0];
+    const head = this.statements.head().all()[0];
     return { waiting, oldestAt, ...(head ? { nextTryAt: Math.max(head.nextTryAt, head.holdUntil ?? 0) } : {}) };
   }
 
@@ -182,7 +186,7 @@ export class OutboxStore {
   /** The front row's next try, if any row waits. */
   nextTryAt(): number | undefined {
     if (this.front === undefined) {
-      const head = this.statements().head.all()[0];
+      const head = this.statements.head().all()[0];
       this.front = head === undefined ? null : Math.max(head.nextTryAt, head.holdUntil ?? 0);
     }
     return this.front ?? undefined;
@@ -221,7 +225,7 @@ export class OutboxStore {
   tryNow(now: number): void {
     if (this.front === null) return;
     this.front = undefined;
-    const head = this.statements().head.all()[0];
+    const head = this.statements.head().all()[0];
     if (head && head.nextTryAt > now) this.update(head.id, { nextTryAt: now });
   }
 

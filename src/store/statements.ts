@@ -1,8 +1,10 @@
 import { type SQL, sql } from "drizzle-orm";
 
 /**
- * A store's statements, built on first use and then reused: drizzle's query building showed up in the benchmark's
- * profile, so the statements every message runs are prepared once per object and only their parameters change.
+ * A statement, built on first use and then reused: drizzle's query building showed up in the benchmark's profile, so
+ * the statements every message runs are prepared once per object and only their parameters change. Each is built the
+ * first time it runs, not with the rest of its store's: a new object's first turn (a new chat, or an object the
+ * platform evicted and woke again) builds only the statements it runs.
  */
 export function preparedOnce<Statements>(build: () => Statements): () => Statements {
   let built: Statements | undefined;

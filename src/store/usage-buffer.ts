@@ -26,21 +26,25 @@ export class UsageBuffer {
     const { db } = database;
     const { usageBuffer } = schema;
     const placeholder = sql.placeholder;
-    this.statements = preparedOnce(() => ({
-      add: db
-        .insert(usageBuffer)
-        .values({ record: placeholder("record"), createdAt: placeholder("now") })
-        .prepare(),
-      oldest: db
-        .select({ createdAt: usageBuffer.createdAt })
-        .from(usageBuffer)
-        .orderBy(orderedLimit(asc(usageBuffer.id), 1))
-        .prepare(),
-    }));
+    this.statements = {
+      add: preparedOnce(() =>
+        db
+          .insert(usageBuffer)
+          .values({ record: placeholder("record"), createdAt: placeholder("now") })
+          .prepare(),
+      ),
+      oldest: preparedOnce(() =>
+        db
+          .select({ createdAt: usageBuffer.createdAt })
+          .from(usageBuffer)
+          .orderBy(orderedLimit(asc(usageBuffer.id), 1))
+          .prepare(),
+      ),
+    };
   }
 
   add(record: UsageRecord, now: number): void {
-    this.statements().add.run({ record: JSON.stringify(record), now });
+    this.statements.add().run({ record: JSON.stringify(record), now });
     // Into an empty buffer this is the oldest.
     if (this.oldest === null) this.oldest = now;
     if (this.wholeBatch) this.wholeBatch.firstAddedAt ??= now;
@@ -52,7 +56,7 @@ export class UsageBuffer {
   }
 
   oldestAt(): number | undefined {
-    if (this.oldest === undefined) this.oldest = this.statements().oldest.all()[0]?.createdAt ?? null;
+    if (this.oldest === undefined) this.oldest = this.statements.oldest().all()[0]?.createdAt ?? null;
     return this.oldest ?? undefined;
   }
 
