@@ -192,22 +192,32 @@ export class BotApi {
     payload: Record<string, unknown>,
     signal?: AbortSignal,
   ): Promise<ApiResponse<unknown>> {
-    const timeout = AbortSignal.timeout(this.options.timeoutSeconds * 1000);
+    // A timer of its own, cleared once the answer is read: `AbortSignal.timeout` left one on the runtime's timer heap
+    // for a minute after every call, which fired later for nothing (two or three of them per turn).
+    const timeout = new AbortController();
+    const timer = setTimeout(
+      () => timeout.abort(new DOMException(`no answer in ${this.options.timeoutSeconds} s`, "TimeoutError")),
+      this.options.timeoutSeconds * 1000,
+    );
     const init: RequestInit = {
       method: "POST",
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      signal: signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal,
       ...requestBody(payload),
     };
-    let response: Response;
     try {
-      response = await fetch(`${this.options.apiRoot}/bot${this.token}/${method}`, init);
-    } catch (error) {
-      throw new BotApiHttpError(method, error);
-    }
-    try {
-      return (await response.json()) as ApiResponse<unknown>;
-    } catch (error) {
-      throw new BotApiHttpError(method, error);
+      let response: Response;
+      try {
+        response = await fetch(`${this.options.apiRoot}/bot${this.token}/${method}`, init);
+      } catch (error) {
+        throw new BotApiHttpError(method, error);
+      }
+      try {
+        return (await response.json()) as ApiResponse<unknown>;
+      } catch (error) {
+        throw new BotApiHttpError(method, error);
+      }
+    } finally {
+      clearTimeout(timer);
     }
   }
 }

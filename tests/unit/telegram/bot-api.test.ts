@@ -96,4 +96,32 @@ describe("the Bot API client", () => {
     expect(garbled).toBeInstanceOf(BotApiHttpError);
     expect((garbled as Error).cause).toBeInstanceOf(SyntaxError);
   });
+
+  it("gives up on a call Telegram does not answer in time, and leaves no timer behind one it answers", async () => {
+    vi.stubGlobal(
+      "fetch",
+      (_url: string, init: RequestInit) =>
+        new Promise<Response>((_resolve, reject) =>
+          init.signal?.addEventListener("abort", () => reject(init.signal?.reason)),
+        ),
+    );
+    const slow = new BotApi("t", { apiRoot: "http://bot.test", timeoutSeconds: 0.05 });
+    const lost = await slow.getMe().catch((error: unknown) => error);
+    expect(lost).toBeInstanceOf(BotApiHttpError);
+    expect((lost as Error).cause).toMatchObject({ name: "TimeoutError" });
+
+    vi.useFakeTimers();
+    try {
+      let answer: (response: Response) => void = () => {};
+      serve(() => new Promise<Response>((resolve) => (answer = resolve)));
+      const call = new BotApi("t", { apiRoot: "http://bot.test", timeoutSeconds: 60 }).getMe();
+      // While Telegram has not answered, the call's deadline is armed; once it has, nothing of it stays behind.
+      await vi.waitFor(() => expect(vi.getTimerCount()).toBe(1));
+      answer(ok({ id: 1 }));
+      await call;
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
