@@ -22,6 +22,7 @@ import { generatedMediaReader, generatedMediaStore, ingestServicesOf } from "../
 import { personFactsNoneSlot } from "../memory/memory-slots.ts";
 import type { ToolOutcome } from "../protocol/run-payload.ts";
 import type { Outbox } from "../reply/outbox.ts";
+import { skillDirectory } from "../skills/skill-directory.ts";
 import { CachedSkills } from "../skills/skill-store.ts";
 import { ChatStores } from "../store/chat-stores.ts";
 import type { WrittenRow } from "../store/person-history.ts";
@@ -102,7 +103,7 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
     this.stores = new ChatStores(ctx.storage, inboxCodec);
     this.access = new ChatAccess(settingsOf(env), { chats: {}, admins: {} });
     this.configs = new CachedChatConfig(new ChatConfigStore(env.CONFIG, tools.names));
-    this.skills = new CachedSkills(() => database(env));
+    this.skills = new CachedSkills({ db: () => database(env), directory: () => skillDirectory(env.DB) });
     this.d1Writes = new D1Flush(this.stores.usage, {
       source: ctx.id.toString(),
       flushMs: () => settingsOf(env).usageFlushMs,

@@ -10,26 +10,11 @@ import {
   type TurnSkills,
   turnSkillsOf,
 } from "./skill.ts";
+import { BOT_SCOPE_ID, dropSkillDirectories, type SkillDirectory, skillOf } from "./skill-directory.ts";
 import type { SkillFile } from "./skill-markdown.ts";
-
-/** The whole bot's skills are kept under this chat id, which no Telegram chat has. */
-const BOT_SCOPE_ID = 0;
 
 function scopeId(scope: SkillScope): number {
   return scope.kind === "bot" ? BOT_SCOPE_ID : scope.chatId;
-}
-
-type Row = typeof skills.$inferSelect;
-
-function skillOf(row: Row): Skill {
-  return {
-    name: row.name,
-    description: row.description,
-    body: row.body,
-    always: row.always,
-    enabled: row.enabled,
-    updatedAt: row.updatedAt,
-  };
 }
 
 /** A chat's (or the bot's) skills, by name. */
@@ -77,6 +62,7 @@ export async function saveSkill(
     .insert(skills)
     .values({ chatId, name: file.name, ...values, createdAt: now })
     .onConflictDoUpdate({ target: [skills.chatId, skills.name], set: values });
+  dropSkillDirectories();
   return { kind: "saved", created: previous === undefined, skill: { name: file.name, ...values } };
 }
 
@@ -95,6 +81,7 @@ export async function changeSkill(
     .set(set)
     .where(and(eq(skills.chatId, scopeId(input.scope)), eq(skills.name, input.name)))
     .returning();
+  dropSkillDirectories();
   return rows[0] ? skillOf(rows[0]) : undefined;
 }
 
@@ -103,6 +90,7 @@ export async function deleteSkill(db: DrizzleD1Database, scope: SkillScope, name
     .delete(skills)
     .where(and(eq(skills.chatId, scopeId(scope)), eq(skills.name, name)))
     .returning({ id: skills.id });
+  dropSkillDirectories();
   return rows.length > 0;
 }
 
@@ -128,15 +116,32 @@ export async function readableSkill(db: DrizzleD1Database, chatId: number, name:
   return bot?.enabled ? bot : undefined;
 }
 
-/** A chat object's skills, read from D1 at most once a minute, and at once after a change the admin API reports. */
+/**
+ * A chat object's skills, at most a minute old, and read again at once after a change the admin API or the chat's
+ * `/skills` reports. A chat with no skill of its own (most) takes the bot's from the isolate's directory
+ * (skill-directory.ts) without a read of its own; one with its own reads them with the bot's in one query, as does
+ * any chat whose skills changed after the directory was read.
+ */
 export class CachedSkills {
   private cached: { chatId: number; skills: TurnSkills; until: number } | undefined;
+  /** When this chat's skills last changed (`forget`): a directory read that began before then may not know of it. */
+  private changedAt = Number.NEGATIVE_INFINITY;
+
+  private readonly ttlMs: number;
+  private readonly now: () => number;
 
   constructor(
-    private readonly db: () => DrizzleD1Database,
-    private readonly ttlMs = 60_000,
-    private readonly now: () => number = Date.now,
-  ) {}
+    private readonly options: {
+      db: () => DrizzleD1Database;
+      /** The isolate's directory of the same database (skill-directory.ts). */
+      directory: () => SkillDirectory;
+      ttlMs?: number;
+      now?: () => number;
+    },
+  ) {
+    this.ttlMs = options.ttlMs ?? 60_000;
+    this.now = options.now ?? Date.now;
+  }
 
   /** A read under way, which a second call meanwhile (a warm-up, then the turn) shares. */
   private readonly reads = new SharedRead<number, TurnSkills>();
@@ -145,7 +150,7 @@ export class CachedSkills {
     if (this.cached && this.cached.chatId === chatId && this.cached.until > this.now())
       return Promise.resolve(this.cached.skills);
     return this.reads.of(chatId, (stillCurrent) =>
-      skillsForChat(this.db(), chatId).then((found) => {
+      this.read(chatId).then((found) => {
         // Forgotten while D1 was read (a skill changed): what the read found may be older than the change.
         if (stillCurrent()) this.cached = { chatId, skills: found, until: this.now() + this.ttlMs };
         return found;
@@ -156,5 +161,13 @@ export class CachedSkills {
   forget(): void {
     this.cached = undefined;
     this.reads.drop();
+    this.changedAt = this.now();
+  }
+
+  private async read(chatId: number): Promise<TurnSkills> {
+    const directory = await this.options.directory().read();
+    if (directory.readAt > this.changedAt && !directory.chatsWithOwn.has(chatId))
+      return turnSkillsOf([], directory.bot);
+    return skillsForChat(this.options.db(), chatId);
   }
 }

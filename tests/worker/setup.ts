@@ -10,6 +10,7 @@ import { afterEach, beforeEach } from "vitest";
 import { AccessStore } from "../../src/access/access-store.ts";
 import { forgetLoadedSettings } from "../../src/config/loaded-settings.ts";
 import { listingCache } from "../../src/mcp/listing-cache.ts";
+import { dropSkillDirectories } from "../../src/skills/skill-directory.ts";
 import { forgetBotIdentities } from "../../src/telegram/bot-identity.ts";
 import { forgetPressRoutes } from "../../src/telegram/press-routes.ts";
 import type { TelegramReport } from "../fakes/server.ts";
@@ -33,6 +34,7 @@ beforeEach(async () => {
   forgetLoadedSettings();
   forgetBotIdentities();
   forgetPressRoutes();
+  dropSkillDirectories();
   listingCache.clear();
   await abortAllDurableObjects();
   await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);

@@ -1,9 +1,11 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { database } from "../../src/db/database.ts";
 import type { ChatSession } from "../../src/durable/chat-session.ts";
-import { CachedSkills } from "../../src/skills/skill-store.ts";
+import type { SkillScope, TurnSkills } from "../../src/skills/skill.ts";
+import { SkillDirectory, skillDirectory } from "../../src/skills/skill-directory.ts";
+import { CachedSkills, saveSkill } from "../../src/skills/skill-store.ts";
 import { ConsoleBrowser } from "./console-browser.ts";
 import {
   admin,
@@ -352,23 +354,96 @@ describe("skills in the console", () => {
 });
 
 describe("a chat object's cached skills", () => {
-  it("share a read under way (the warm-up, then the turn), and a change heard meanwhile is not overwritten by it", async () => {
-    let reads = 0;
-    const skills = new CachedSkills(() => {
-      reads++;
-      return database(env);
+  const file = (name: string, always = false) => ({ name, description: `${name} skill`, always, body: `${name} body` });
+  const save = (scope: SkillScope, name: string, enabled = true) =>
+    saveSkill(database(env), { scope, file: file(name), enabled, maxTotalChars: 100_000, now: Date.now() });
+  /** An isolate's directory of its own (a stand-in for another isolate's), its D1 batches counted. */
+  function directory() {
+    const db = database(env);
+    const batches = vi.spyOn(db, "batch");
+    return { directory: new SkillDirectory(db, Date.now), batches };
+  }
+  /** A chat object's cache: its own reads (a chat with skills of its own, or one told of a change) counted. */
+  function cached(shared: SkillDirectory) {
+    const counted = { ownReads: 0 };
+    const skills = new CachedSkills({
+      db: () => {
+        counted.ownReads++;
+        return database(env);
+      },
+      directory: () => shared,
     });
-    const [warm, turn] = await Promise.all([skills.forChat(PRIVATE_CHAT), skills.forChat(PRIVATE_CHAT)]);
-    expect(reads).toBe(1);
+    return Object.assign(counted, { skills });
+  }
+  const names = (skills: TurnSkills) => [...skills.always, ...skills.listed].map((skill) => skill.name);
+
+  it("give chats without skills of their own the bot's enabled ones, from one read the isolate's chats share", async () => {
+    await save({ kind: "bot" }, "packing");
+    await save({ kind: "bot" }, "retired", false);
+    const { directory: shared, batches } = directory();
+    const chats = [cached(shared), cached(shared), cached(shared)];
+    const found = await Promise.all(chats.map((chat, index) => chat.skills.forChat(PRIVATE_CHAT + index)));
+    expect(found.map(names)).toEqual([["packing"], ["packing"], ["packing"]]);
+    expect(batches).toHaveBeenCalledTimes(1);
+    expect(chats.map((chat) => chat.ownReads)).toEqual([0, 0, 0]);
+  });
+
+  it("read a chat's own with the bot's, its own (even disabled) standing in for the bot's of the same name", async () => {
+    await save({ kind: "bot" }, "packing");
+    await save({ kind: "bot" }, "tone");
+    await save({ kind: "chat", chatId: PRIVATE_CHAT }, "packing", false);
+    await save({ kind: "chat", chatId: PRIVATE_CHAT }, "mine");
+    const { directory: shared } = directory();
+    const own = cached(shared);
+    expect(names(await own.skills.forChat(PRIVATE_CHAT))).toEqual(["mine", "tone"]);
+    expect(own.ownReads).toBe(1);
+    const other = cached(shared);
+    expect(names(await other.skills.forChat(GROUP_CHAT))).toEqual(["packing", "tone"]);
+    expect(other.ownReads).toBe(0);
+  });
+
+  it("see a change they are told of at once, though the isolate's directory was read before it", async () => {
+    const { directory: shared, batches } = directory();
+    const told = cached(shared);
+    const untold = cached(shared);
+    expect(names(await told.skills.forChat(PRIVATE_CHAT))).toEqual([]);
+    expect(names(await untold.skills.forChat(PRIVATE_CHAT))).toEqual([]);
+    // Written elsewhere (another isolate, the admin API): this directory does not know for up to a minute.
+    await save({ kind: "chat", chatId: PRIVATE_CHAT }, "fresh");
+    told.skills.forget();
+    expect(names(await told.skills.forChat(PRIVATE_CHAT))).toEqual(["fresh"]);
+    expect(told.ownReads).toBe(1);
+    expect(batches).toHaveBeenCalledTimes(1);
+  });
+
+  it("share a read under way (the warm-up, then the turn), and a change heard meanwhile is not overwritten by it", async () => {
+    await save({ kind: "chat", chatId: PRIVATE_CHAT }, "mine");
+    const chat = cached(directory().directory);
+    const [warm, turn] = await Promise.all([chat.skills.forChat(PRIVATE_CHAT), chat.skills.forChat(PRIVATE_CHAT)]);
+    expect(chat.ownReads).toBe(1);
     expect(turn).toBe(warm);
 
-    skills.forget();
-    const reading = skills.forChat(PRIVATE_CHAT);
-    skills.forget();
+    chat.skills.forget();
+    const reading = chat.skills.forChat(PRIVATE_CHAT);
+    chat.skills.forget();
     await reading;
-    await skills.forChat(PRIVATE_CHAT);
-    expect(reads).toBe(3);
-    await skills.forChat(PRIVATE_CHAT);
-    expect(reads).toBe(3);
+    await chat.skills.forChat(PRIVATE_CHAT);
+    expect(chat.ownReads).toBe(3);
+    await chat.skills.forChat(PRIVATE_CHAT);
+    expect(chat.ownReads).toBe(3);
+  });
+
+  it("read the directory again after a failed read, and the isolate's own writes at once", async () => {
+    const { directory: shared, batches } = directory();
+    batches.mockRejectedValueOnce(new Error("D1 is away"));
+    const chat = cached(shared);
+    await expect(chat.skills.forChat(PRIVATE_CHAT)).rejects.toThrow("D1 is away");
+    expect(names(await chat.skills.forChat(PRIVATE_CHAT))).toEqual([]);
+    expect(batches).toHaveBeenCalledTimes(2);
+
+    const isolate = skillDirectory(env.DB);
+    expect((await isolate.read()).bot).toEqual([]);
+    await save({ kind: "bot" }, "packing");
+    expect((await skillDirectory(env.DB).read()).bot.map((skill) => skill.name)).toEqual(["packing"]);
   });
 });
