@@ -46,7 +46,7 @@ const hitSchema = z.object({
 
 /**
  * The chat's full-text index over all of its history, live and archived (an FTS5 table: see
- * src/db/chat-migrations/0003_history_search.sql and 0005), and the archive's retention. It lives in the chat's own
+ * src/db/chat-migrations/README.md), and the archive's retention. It lives in the chat's own
  * object, so a search can only ever reach this chat's words.
  *
  * Rows are indexed when the index is read, not as they are written: every reading method first indexes the rows

@@ -1,12 +1,3 @@
--- Every row deleted from `history` (pruning past HISTORY_MAX_STORED, /new) moves to `history_archive` first, by
--- trigger, so no code path can lose the past; only the retention deletes archived rows (src/compaction/history-upkeep.ts).
---
--- search_history's full-text index (SQLite FTS5, ranked by BM25) over the chat's whole history, live and archived.
--- It keeps its own copy of each message's searchable text (the words of user and assistant messages, a voice note's
--- transcript, a file's name), its role, its time and its provenance mark (`outside`: what outside content the turn
--- that wrote it had read, so that reading it back marks the reading turn too); the row id is the history row's. Triggers keep it in step with
--- every write: a new history row is indexed, a row moved to the archive stays indexed, and an archived row deleted
--- for good takes its entry with it. Tool calls and tool results are not indexed.
 CREATE VIRTUAL TABLE `history_search` USING fts5(
 	`text`,
 	`role` UNINDEXED,
