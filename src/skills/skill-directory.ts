@@ -16,6 +16,8 @@ export interface SkillSnapshot {
   chatsWithOwn: ReadonlySet<number>;
   /** When the read began (a change after this may be missing from it). */
   readAt: number;
+  /** When it is read again; what was taken from it is kept no longer. */
+  expiresAt: number;
 }
 
 export function skillOf(row: typeof skills.$inferSelect): Skill {
@@ -45,14 +47,15 @@ export class SkillDirectory {
 
   read(): Promise<SkillSnapshot> {
     const current = this.current;
-    if (current && this.now() - current.readAt < TTL_MS) return Promise.resolve(current);
+    if (current && this.now() < current.expiresAt) return Promise.resolve(current);
     const readAt = this.now();
     return this.reads.of("all", async (stillCurrent) => {
       const [bot, owners] = await this.db.batch([
         this.db.select().from(skills).where(eq(skills.chatId, BOT_SCOPE_ID)),
         this.db.selectDistinct({ chatId: skills.chatId }).from(skills).where(ne(skills.chatId, BOT_SCOPE_ID)),
       ]);
-      const snapshot = { bot: bot.map(skillOf), chatsWithOwn: new Set(owners.map((row) => row.chatId)), readAt };
+      const chatsWithOwn = new Set(owners.map((row) => row.chatId));
+      const snapshot = { bot: bot.map(skillOf), chatsWithOwn, readAt, expiresAt: readAt + TTL_MS };
       if (stillCurrent()) this.current = snapshot;
       return snapshot;
     });

@@ -150,10 +150,10 @@ export class CachedSkills {
     if (this.cached && this.cached.chatId === chatId && this.cached.until > this.now())
       return Promise.resolve(this.cached.skills);
     return this.reads.of(chatId, (stillCurrent) =>
-      this.read(chatId).then((found) => {
+      this.read(chatId).then(({ skills, until }) => {
         // Forgotten while D1 was read (a skill changed): what the read found may be older than the change.
-        if (stillCurrent()) this.cached = { chatId, skills: found, until: this.now() + this.ttlMs };
-        return found;
+        if (stillCurrent()) this.cached = { chatId, skills, until };
+        return skills;
       }),
     );
   }
@@ -164,10 +164,12 @@ export class CachedSkills {
     this.changedAt = this.now();
   }
 
-  private async read(chatId: number): Promise<TurnSkills> {
+  private async read(chatId: number): Promise<{ skills: TurnSkills; until: number }> {
     const directory = await this.options.directory().read();
-    if (directory.readAt > this.changedAt && !directory.chatsWithOwn.has(chatId))
-      return turnSkillsOf([], directory.bot);
-    return skillsForChat(this.options.db(), chatId);
+    if (directory.readAt > this.changedAt && !directory.chatsWithOwn.has(chatId)) {
+      // Kept no longer than the directory itself, so that a change of the bot's skills still arrives within a minute.
+      return { skills: turnSkillsOf([], directory.bot), until: directory.expiresAt };
+    }
+    return { skills: await skillsForChat(this.options.db(), chatId), until: this.now() + this.ttlMs };
   }
 }

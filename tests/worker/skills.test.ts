@@ -416,6 +416,21 @@ describe("a chat object's cached skills", () => {
     expect(batches).toHaveBeenCalledTimes(1);
   });
 
+  it("keep what they took from the directory no longer than the directory, so the bot's changes arrive within a minute", async () => {
+    let now = 1_000_000;
+    const shared = new SkillDirectory(database(env), () => now);
+    const first = new CachedSkills({ db: () => database(env), directory: () => shared, now: () => now });
+    const later = new CachedSkills({ db: () => database(env), directory: () => shared, now: () => now });
+    expect(names(await first.forChat(PRIVATE_CHAT))).toEqual([]);
+    now += 50_000;
+    expect(names(await later.forChat(GROUP_CHAT))).toEqual([]);
+    // Written in another isolate: this one hears of it when its directory is read again, a minute after the last read.
+    await save({ kind: "bot" }, "packing");
+    now += 10_001;
+    expect(names(await later.forChat(GROUP_CHAT))).toEqual(["packing"]);
+    expect(names(await first.forChat(PRIVATE_CHAT))).toEqual(["packing"]);
+  });
+
   it("share a read under way (the warm-up, then the turn), and a change heard meanwhile is not overwritten by it", async () => {
     await save({ kind: "chat", chatId: PRIVATE_CHAT }, "mine");
     const chat = cached(directory().directory);
