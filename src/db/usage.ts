@@ -3,7 +3,6 @@ import type { DrizzleD1Database } from "drizzle-orm/d1";
 import * as z from "zod";
 import { paidUnitsSchema } from "../config/paid-kinds.ts";
 import { usageRecords } from "./d1-schema.ts";
-import { writeBatch } from "./database.ts";
 
 /** One turn's (or summary pass's) usage, as a chat object buffers it and D1 keeps it. */
 export const usageRecordSchema = z.object({
@@ -42,11 +41,6 @@ export function usageInserts(db: DrizzleD1Database, records: (UsageRecord & { so
     );
   }
   return statements;
-}
-
-/** Writes usage records in one D1 batch (see `usageInserts`). */
-export async function writeUsage(db: DrizzleD1Database, records: (UsageRecord & { source: string })[]): Promise<void> {
-  await writeBatch(db, usageInserts(db, records));
 }
 
 interface UsageSum {

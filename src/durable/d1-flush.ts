@@ -36,19 +36,15 @@ export class D1Flush {
 
   /** When what is buffered is due to be written, if anything is. */
   nextFlushAt(): number | undefined {
-    const oldest = [this.buffer.oldestAt(), this.options.directory.due()?.lastActivityAt].filter(
-      (at): at is number => at !== undefined,
-    );
-    if (oldest.length === 0) return undefined;
-    return Math.max(Math.min(...oldest) + this.options.flushMs(), this.retryAt);
+    return this.dueAt(this.buffer.oldestAt(), this.options.directory.due());
   }
 
   async flushIfDue(now: number): Promise<void> {
-    const due = this.nextFlushAt();
-    if (due === undefined || now < due) return;
-    const { records, lastId } =
-      this.buffer.oldestAt() === undefined ? { records: [], lastId: undefined } : this.buffer.batch();
+    const oldest = this.buffer.oldestAt();
     const row = this.options.directory.due();
+    const due = this.dueAt(oldest, row);
+    if (due === undefined || now < due) return;
+    const { records, lastId } = oldest === undefined ? { records: [], lastId: undefined } : this.buffer.batch();
     const db = this.options.db();
     const usage = records.map((record) => ({ ...record.record, source: `${this.options.source}:${record.id}` }));
     try {
@@ -59,5 +55,11 @@ export class D1Flush {
       this.retryAt = now + RETRY_MS;
       console.warn("writing usage and the chat directory to D1 failed; will retry", errorText(error));
     }
+  }
+
+  private dueAt(oldestUsage: number | undefined, row: DirectoryEntry | undefined): number | undefined {
+    const oldest = [oldestUsage, row?.lastActivityAt].filter((at): at is number => at !== undefined);
+    if (oldest.length === 0) return undefined;
+    return Math.max(Math.min(...oldest) + this.options.flushMs(), this.retryAt);
   }
 }

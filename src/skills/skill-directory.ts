@@ -7,8 +7,8 @@ import type { Skill } from "./skill.ts";
 /** The whole bot's skills are kept under this chat id, which no Telegram chat has. */
 export const BOT_SCOPE_ID = 0;
 
-/** How long an isolate trusts what it read: the bot's skills reach every chat within this long, as before. */
-const TTL_MS = 60_000;
+/** How long skills read from D1 are trusted (an isolate's directory, a chat's own): changes arrive within this long. */
+export const SKILLS_TTL_MS = 60_000;
 
 /** What every chat of an isolate shares: the bot's skills, and which chats have skills of their own. */
 export interface SkillSnapshot {
@@ -55,7 +55,7 @@ export class SkillDirectory {
         this.db.selectDistinct({ chatId: skills.chatId }).from(skills).where(ne(skills.chatId, BOT_SCOPE_ID)),
       ]);
       const chatsWithOwn = new Set(owners.map((row) => row.chatId));
-      const snapshot = { bot: bot.map(skillOf), chatsWithOwn, readAt, expiresAt: readAt + TTL_MS };
+      const snapshot = { bot: bot.map(skillOf), chatsWithOwn, readAt, expiresAt: readAt + SKILLS_TTL_MS };
       if (stillCurrent()) this.current = snapshot;
       return snapshot;
     });

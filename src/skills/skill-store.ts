@@ -10,7 +10,7 @@ import {
   type TurnSkills,
   turnSkillsOf,
 } from "./skill.ts";
-import { BOT_SCOPE_ID, dropSkillDirectories, type SkillDirectory, skillOf } from "./skill-directory.ts";
+import { BOT_SCOPE_ID, dropSkillDirectories, SKILLS_TTL_MS, type SkillDirectory, skillOf } from "./skill-directory.ts";
 import type { SkillFile } from "./skill-markdown.ts";
 
 function scopeId(scope: SkillScope): number {
@@ -139,7 +139,7 @@ export class CachedSkills {
       now?: () => number;
     },
   ) {
-    this.ttlMs = options.ttlMs ?? 60_000;
+    this.ttlMs = options.ttlMs ?? SKILLS_TTL_MS;
     this.now = options.now ?? Date.now;
   }
 

@@ -2,8 +2,8 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { SUMMARY_SYSTEM_PROMPT } from "../../src/compaction/summary.ts";
-import { database } from "../../src/db/database.ts";
-import { writeUsage } from "../../src/db/usage.ts";
+import { database, writeBatch } from "../../src/db/database.ts";
+import { usageInserts } from "../../src/db/usage.ts";
 import type { ChatSession } from "../../src/durable/chat-session.ts";
 import {
   FORUM_CHAT,
@@ -117,10 +117,9 @@ describe("a turn", () => {
       const rows = state.storage.sql
         .exec<{ id: number; record: string }>("SELECT id, record FROM usage_buffer")
         .toArray();
-      await writeUsage(
-        database(env),
-        rows.map((row) => ({ ...JSON.parse(row.record), source: `${state.id.toString()}:${row.id}` })),
-      );
+      const db = database(env);
+      const records = rows.map((row) => ({ ...JSON.parse(row.record), source: `${state.id.toString()}:${row.id}` }));
+      await writeBatch(db, usageInserts(db, records));
       // Past USAGE_FLUSH_SECONDS (30 s) after the oldest record.
       await instance.d1Writes.flushIfDue(Date.now() + 31_000);
     });
