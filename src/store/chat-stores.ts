@@ -33,7 +33,7 @@ export class ChatStores<Entry extends { kind: InboxKind } = { kind: InboxKind }>
     this.historySearch = new HistorySearchStore(this.database, this.meta);
     this.usage = new UsageBuffer(this.database);
     this.outbox = new OutboxStore(this.database);
-    this.person = new PersonHistory(this.database);
+    this.person = new PersonHistory(this.database, this.historySearch);
   }
 
   /**
@@ -46,6 +46,7 @@ export class ChatStores<Entry extends { kind: InboxKind } = { kind: InboxKind }>
       this.inbox.knownEmpty();
       this.outbox.knownEmpty();
       this.usage.knownEmpty();
+      this.historySearch.knownAbsent();
     }
     return migrated;
   }

@@ -29,6 +29,15 @@ export interface HistoryQuery {
   until?: number;
 }
 
+/** The index (FTS5, ranked by BM25), as 0003_history_search.sql created it until 2026-11-28. */
+const CREATE_INDEX = `CREATE VIRTUAL TABLE IF NOT EXISTS history_search USING fts5(
+  text, role UNINDEXED, created_at UNINDEXED, outside UNINDEXED, tokenize = 'porter unicode61 remove_diacritics 2'
+)`;
+const CREATE_FORGET_TRIGGER = `CREATE TRIGGER IF NOT EXISTS history_search_forget_archived AFTER DELETE ON history_archive
+BEGIN
+  DELETE FROM history_search WHERE rowid = old.id;
+END`;
+
 /** Rows BM25 scores at most for one best-first search, beyond those holding all its words (see `keyword`). */
 const MAX_RANKED = 2_000;
 
@@ -54,12 +63,33 @@ const hitSchema = z.object({
  * its own turn's transaction (a trigger until 0005) was about a twentieth of a plain turn's CPU. Ids only grow
  * (AUTOINCREMENT), and a row moved to the archive keeps its id, so "every row after the mark, live or archived" is
  * exactly what is missing.
+ *
+ * The index itself is created by its first read, too: creating an FTS5 table (five tables of its own) and its trigger
+ * was half of what a new chat's migrations cost, for an index most chats never read. An object whose migrations
+ * created it (0003 did until 2026-11-28) keeps it.
  */
 export class HistorySearchStore {
+  /** Whether the index's table exists: unknown until first asked, then remembered (only this object creates it). */
+  private indexExists: boolean | undefined;
+
   constructor(
     private readonly database: ChatDatabase,
     private readonly meta: MetaStore,
-  ) {}
+  ) {
+    database.onRollback(() => {
+      this.indexExists = undefined;
+    });
+  }
+
+  /** The database was just created: there is no index, and nothing needs to ask. */
+  knownAbsent(): void {
+    this.indexExists = false;
+  }
+
+  /** Deletes every entry of the index (an erase, after the archive is deleted); nothing to do when there is none. */
+  clear(): void {
+    if (this.exists()) this.database.db.run(sql`DELETE FROM history_search`);
+  }
 
   /**
    * Matches for the words, at most `limit`, newest first or best first; none when no word is given.
@@ -152,6 +182,7 @@ export class HistorySearchStore {
    * row indexed already is left as it is, so a mark that fell behind costs time, not a failed search.
    */
   private catchUp(): void {
+    if (!this.exists()) this.create();
     const through = this.meta.get(searchIndexedThroughIdSlot) ?? 0;
     const newest = z
       .object({ id: z.number().int().nullable() })
@@ -181,6 +212,27 @@ export class HistorySearchStore {
         ) WHERE body <> '' AND NOT EXISTS (SELECT 1 FROM history_search WHERE rowid = id)`);
       this.meta.set(searchIndexedThroughIdSlot, newest);
     });
+  }
+
+  private exists(): boolean {
+    this.indexExists ??=
+      this.database.db.get(
+        sql`SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'history_search'`,
+      ) !== undefined;
+    return this.indexExists;
+  }
+
+  /**
+   * The index, its trigger (an archived row deleted for good takes its entry with it) and the mark at zero, together:
+   * the catch-up that follows indexes every row there is.
+   */
+  private create(): void {
+    this.database.atomically(() => {
+      this.database.db.run(sql.raw(CREATE_INDEX));
+      this.database.db.run(sql.raw(CREATE_FORGET_TRIGGER));
+      this.meta.set(searchIndexedThroughIdSlot, 0);
+    });
+    this.indexExists = true;
   }
 
   private ranked(match: string, filters: SQL[], order: SQL, limit: number): HistoryHit[] {

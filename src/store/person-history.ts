@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import * as z from "zod";
 import { historyMessageSchema } from "../protocol/messages.ts";
 import type { ChatDatabase } from "./chat-database.ts";
+import type { HistorySearchStore } from "./history-search.ts";
 
 /** One message a person wrote in their private chat, as an export gives it: its text and the keys of its files. */
 export interface WrittenRow {
@@ -19,7 +20,10 @@ const rowSchema = z.object({ id: z.number().int(), createdAt: z.number(), messag
  * person's, so every user row in it is theirs.
  */
 export class PersonHistory {
-  constructor(private readonly database: ChatDatabase) {}
+  constructor(
+    private readonly database: ChatDatabase,
+    private readonly search: HistorySearchStore,
+  ) {}
 
   written(): WrittenRow[] {
     const rows = this.database.db.all(sql`
@@ -45,7 +49,7 @@ export class PersonHistory {
    */
   eraseArchived(): number {
     const archived = this.database.db.all<{ id: number }>(sql`DELETE FROM history_archive RETURNING id`);
-    this.database.db.run(sql`DELETE FROM history_search`);
+    this.search.clear();
     return archived.length;
   }
 }

@@ -1,4 +1,4 @@
-DROP TRIGGER `history_search_insert`;
+DROP TRIGGER IF EXISTS `history_search_insert`;
 --> statement-breakpoint
 INSERT INTO `meta` (`key`, `value`)
 VALUES ('searchIndexedThroughId', CAST(coalesce((

@@ -30,6 +30,13 @@ function chatter(index: number): string {
 }
 
 /** `count` stored messages, alternating user and assistant, a minute apart from START, in one transaction. */
+function indexExists(state: DurableObjectState): boolean {
+  return (
+    state.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'history_search'").toArray()
+      .length > 0
+  );
+}
+
 function seed(stores: ChatStores, count: number, special: Map<number, HistoryMessage> = new Map()): void {
   stores.atomically(() => {
     for (let index = 0; index < count; index++) {
@@ -116,7 +123,7 @@ describe("the history's full-text index", () => {
       const indexWrites = statementsSeen(state.storage, /insert into history_search/i);
       const indexed = () => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM history_search").one().n;
       seed(stores, 6, new Map([[1, { role: "assistant", content: "the ferry leaves at nine" }]]));
-      expect(indexed()).toBe(0);
+      expect(indexExists(state)).toBe(false);
       // Written and moved to the archive before any search: the archive's rows are indexed too.
       stores.history.prune(2);
       expect(stores.historySearch.archived()).toBe(4);
@@ -138,6 +145,32 @@ describe("the history's full-text index", () => {
       stores.history.append([{ role: "user", content: "kayak" }], START);
       expect(stores.historySearch.after(7, 10).map((hit) => hit.text)).toEqual(["kayak"]);
       expect(best(stores, "ferry").map((hit) => hit.id)).toEqual(expect.arrayContaining([2, 7]));
+    });
+  });
+
+  it("is created by its first read: a new chat has none, an erase or retention before it deletes without one", async () => {
+    await runInDurableObject(session(7107), ({ stores }, state) => {
+      const creations = statementsSeen(state.storage, /create virtual table/i);
+      seed(stores, 6, new Map([[0, { role: "user", content: "my locker code is 4711" }]]));
+      stores.history.prune(2);
+      expect(stores.historySearch.forgetArchivedBefore(START + 60_000, 1)).toEqual([1]);
+      stores.atomically(() => {
+        stores.history.clear();
+        expect(stores.person.eraseArchived()).toBe(5);
+      });
+      expect(indexExists(state)).toBe(false);
+
+      stores.history.append([{ role: "user", content: "the locker is number 12" }], START);
+      expect(best(stores, "locker").map((hit) => hit.text)).toEqual(["the locker is number 12"]);
+      expect(indexExists(state)).toBe(true);
+      expect(creations).toHaveLength(1);
+      expect(stores.meta.get(searchIndexedThroughIdSlot)).toBe(7);
+      // From now on an archived row deleted for good takes its entry with it (the trigger came with the index).
+      stores.history.clear();
+      expect(stores.historySearch.forgetArchivedBefore(START + 60_000, 10)).toEqual([7]);
+      expect(best(stores, "locker")).toEqual([]);
+      expect(stores.historySearch.after(0, 10)).toEqual([]);
+      expect(creations).toHaveLength(1);
     });
   });
 
