@@ -127,9 +127,13 @@ export class ChatSession extends DurableObject<Env> implements MeteredObject {
     });
     void ctx.blockConcurrencyWhile(async () => {
       const { fresh } = await this.stores.migrate();
-      // A private chat shows only facts its own turns wrote (src/memory/visibility.ts): a new one has none, so its
-      // first turn need not read D1 for them (a turn that writes one clears this).
-      if (fresh) this.stores.meta.set(personFactsNoneSlot, true);
+      if (fresh) {
+        // A private chat shows only facts its own turns wrote (src/memory/visibility.ts): a new one has none, so its
+        // first turn need not read D1 for them (a turn that writes one clears this). Nor has it finished inbox rows
+        // to prune for the next hour.
+        this.stores.meta.set(personFactsNoneSlot, true);
+        this.stores.meta.set(prunedAtSlot, Date.now());
+      }
       // Before any call: the console's settings, which every later read of settingsOf(env) sees (refreshed per drain).
       this.access = new ChatAccess(await loadSettings(env), { chats: {}, admins: {} });
     });

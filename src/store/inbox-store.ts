@@ -48,7 +48,7 @@ export class InboxStore<Entry extends { kind: InboxKind }> {
   private readonly written = new Map<number, Entry>();
 
   constructor(
-    private readonly database: ChatDatabase,
+    database: ChatDatabase,
     private readonly codec: InboxCodec<Entry>,
   ) {
     database.onRollback(() => {
@@ -91,6 +91,13 @@ export class InboxStore<Entry extends { kind: InboxKind }> {
             error: sql`${placeholder("error")}`,
           })
           .where(eq(inbox.id, placeholder("id")))
+          .prepare(),
+      ),
+      // Once an hour per object, and once in every object woken for a turn: built once.
+      pruneFinished: preparedOnce(() =>
+        db
+          .delete(inbox)
+          .where(and(inArray(inbox.status, ["done", "failed"]), lt(inbox.receivedAt, placeholder("before"))))
           .prepare(),
       ),
       eraseOne: preparedOnce(() =>
@@ -227,10 +234,6 @@ export class InboxStore<Entry extends { kind: InboxKind }> {
   }
 
   pruneFinished(now: number): void {
-    const { inbox } = schema;
-    this.database.db
-      .delete(inbox)
-      .where(and(inArray(inbox.status, ["done", "failed"]), lt(inbox.receivedAt, now - FINISHED_RETENTION_MS)))
-      .run();
+    this.statements.pruneFinished().run({ before: now - FINISHED_RETENTION_MS });
   }
 }

@@ -23,7 +23,7 @@ export class MetaStore {
   private cache: Map<string, Entry> | undefined;
   private readonly statements;
 
-  constructor(private readonly database: ChatDatabase) {
+  constructor(database: ChatDatabase) {
     database.onRollback(() => {
       this.cache = undefined;
     });
@@ -38,6 +38,13 @@ export class MetaStore {
           .insert(meta)
           .values({ key: placeholder("key"), value: placeholder("value") })
           .onConflictDoUpdate({ target: meta.key, set: { value: sql`excluded.${sql.identifier("value")}` } })
+          .prepare(),
+      ),
+      // A turn handed to the next one deletes its slot once delivered: every turn.
+      remove: preparedOnce(() =>
+        db
+          .delete(meta)
+          .where(eq(meta.key, placeholder("key")))
           .prepare(),
       ),
     };
@@ -62,7 +69,7 @@ export class MetaStore {
   delete(slot: Slot<unknown>): void {
     const entries = this.entries();
     if (!entries.has(slot.key)) return;
-    this.database.db.delete(schema.meta).where(eq(schema.meta.key, slot.key)).run();
+    this.statements.remove().run({ key: slot.key });
     entries.delete(slot.key);
   }
 

@@ -1,5 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { prunedAtSlot } from "../../../src/durable/chat-slots.ts";
 import { session } from "../../worker/helpers.ts";
 import { laterLife } from "./later-life.ts";
 import { statementsSeen } from "./statements-seen.ts";
@@ -14,6 +15,8 @@ describe("ChatStores", () => {
       expect(stores.outbox.nextTryAt()).toBeUndefined();
       expect(stores.usage.oldestAt()).toBeUndefined();
       expect(reads).toEqual([]);
+      // Nothing finished to prune for an hour: the first drain does not try.
+      expect(stores.meta.get(prunedAtSlot)).toBeTypeOf("number");
     });
   });
 

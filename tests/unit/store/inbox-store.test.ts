@@ -178,4 +178,23 @@ describe("InboxStore", () => {
       expect(inbox.takePending(2)).toHaveLength(1);
     });
   });
+
+  it("prunes answered and failed rows a week old, never a waiting one or a newer one, with one statement built once", async () => {
+    await runInDurableObject(session(7003), ({ stores }, state) => {
+      const week = 7 * 24 * 60 * 60 * 1000;
+      const old = [1, 2, 3].map(
+        (id) => stores.inbox.enqueue(`update:${id}`, { kind: "message", message: message(id) }, 1)!,
+      );
+      const recent = stores.inbox.enqueue("update:4", { kind: "message", message: message(4) }, week)!;
+      stores.inbox.takePending();
+      stores.inbox.finish([old[0]!, recent], week + 1);
+      stores.inbox.finish([old[1]!], week + 1, "refused");
+      const deletes = statementsSeen(state.storage, /^delete from "inbox"/i);
+      stores.inbox.pruneFinished(week + 2);
+      stores.inbox.pruneFinished(week + 3);
+      const left = state.storage.sql.exec<{ id: number }>("SELECT id FROM inbox ORDER BY id").toArray();
+      expect(left.map((row) => row.id)).toEqual([old[2], recent]);
+      expect(new Set(deletes).size).toBe(1);
+    });
+  });
 });

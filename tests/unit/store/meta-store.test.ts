@@ -28,7 +28,7 @@ describe("MetaStore", () => {
   it("treats a stored value its key's schema refuses as absent", async () => {
     await runInDurableObject(session(7004), (_instance, state) => {
       state.storage.sql.exec(
-        "INSERT INTO meta (key, value) VALUES ('spend', '{\"day\":\"2026-11-23\"}'), ('nextTaskAt', 'nope'), ('prunedAt', '5')",
+        "INSERT OR REPLACE INTO meta (key, value) VALUES ('spend', '{\"day\":\"2026-11-23\"}'), ('nextTaskAt', 'nope'), ('prunedAt', '5')",
       );
       const { meta } = new ChatStores(state.storage, inboxCodec);
       expect(meta.get(spendSlot)).toBeUndefined();
