@@ -37,8 +37,9 @@ export class ChatStores<Entry extends { kind: InboxKind } = { kind: InboxKind }>
   }
 
   /**
-   * Brings the database up to date. A database just created has nothing in its inbox, outbox or usage buffer, and
-   * those stores know it without the read each would make first (a new chat's first turn, many at once).
+   * Brings the database up to date. A database just created has nothing in its inbox, outbox, usage buffer or meta,
+   * and no search index, and those stores know it without the read each would make first (a new chat's first turn,
+   * many at once).
    */
   async migrate(): Promise<{ fresh: boolean }> {
     const migrated = await this.database.migrate();
@@ -47,6 +48,7 @@ export class ChatStores<Entry extends { kind: InboxKind } = { kind: InboxKind }>
       this.outbox.knownEmpty();
       this.usage.knownEmpty();
       this.historySearch.knownAbsent();
+      this.meta.knownEmpty();
     }
     return migrated;
   }

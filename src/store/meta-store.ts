@@ -50,6 +50,11 @@ export class MetaStore {
     };
   }
 
+  /** The database was just created: the table is empty, and nothing needs to read it. */
+  knownEmpty(): void {
+    this.cache ??= new Map();
+  }
+
   get<T>(slot: Slot<T>): T | undefined {
     const entry = this.entries().get(slot.key);
     if (!entry) return undefined;

@@ -1,14 +1,16 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { prunedAtSlot } from "../../../src/durable/chat-slots.ts";
+import { ChatStores } from "../../../src/store/chat-stores.ts";
+import { inboxCodec } from "../../../src/turn/inbox-entries.ts";
 import { session } from "../../worker/helpers.ts";
 import { laterLife } from "./later-life.ts";
 import { statementsSeen } from "./statements-seen.ts";
 
-const READS = /^select .* from "(inbox|outbox|usage_buffer)"/i;
+const READS = /^select .* from "(inbox|outbox|usage_buffer|meta)"/i;
 
 describe("ChatStores", () => {
-  it("knows a database it just created empty: the inbox, outbox and usage buffer answer without a read", async () => {
+  it("knows a database it just created empty: the inbox, outbox, usage buffer and meta answer without a read", async () => {
     await runInDurableObject(session(7201), ({ stores }, state) => {
       const reads = statementsSeen(state.storage, READS);
       expect(stores.inbox.hasPending()).toBe(false);
@@ -17,6 +19,20 @@ describe("ChatStores", () => {
       expect(reads).toEqual([]);
       // Nothing finished to prune for an hour: the first drain does not try.
       expect(stores.meta.get(prunedAtSlot)).toBeTypeOf("number");
+    });
+  });
+
+  it("reads none of the tables of a database it creates (a wiped object starting again), nor makes a search index", async () => {
+    await runInDurableObject(session(7203), async (_instance, state) => {
+      await state.storage.deleteAll();
+      const statements = statementsSeen(state.storage, /./);
+      const stores = new ChatStores(state.storage, inboxCodec);
+      expect(await stores.migrate()).toEqual({ fresh: true });
+      expect(stores.meta.get(prunedAtSlot)).toBeUndefined();
+      expect(stores.inbox.hasPending()).toBe(false);
+      expect(statements.filter((statement) => READS.test(statement))).toEqual([]);
+      // Nor the search index, which its first read creates (history-search.ts).
+      expect(statements.filter((statement) => /fts5/i.test(statement))).toEqual([]);
     });
   });
 
@@ -62,7 +78,8 @@ describe("ChatStores", () => {
       expect(later.inbox.hasPending()).toBe(true);
       expect(later.outbox.nextTryAt()).toBe(2);
       expect(later.usage.oldestAt()).toBe(3);
-      expect(reads).toHaveLength(3);
+      expect(later.meta.get(prunedAtSlot)).toBeTypeOf("number");
+      expect(reads).toHaveLength(4);
     });
   });
 });
