@@ -11,12 +11,19 @@ export interface Bot {
   adminToken: string;
   /** The process group of `wrangler dev` and its workerd. */
   processGroup: number;
+  /**
+   * How long after a chat's turn the bot may still work for that chat: this bot writes a chat's usage and directory
+   * row to D1 in one batch USAGE_FLUSH_SECONDS after its first turn. None for a bot that does all its work at once.
+   */
+  deferredWorkMs?: number;
   /** Where Telegram's updates go (another bot's path, bench/peer-bot.ts); default `/telegram/webhook`. */
   webhookPath?: string;
   stop(): Promise<void>;
 }
 
 const SECRET = "bench-webhook-secret";
+/** The Worker's default (src/config/knobs/limits-knobs.ts). */
+const DEFAULT_USAGE_FLUSH_SECONDS = 30;
 
 /**
  * `wrangler dev` on a free port with fresh local storage, its upstreams pointed at the fakes (the benchmark's, and the
@@ -145,6 +152,7 @@ export async function startBot(
     url,
     secret: SECRET,
     adminToken: vars.ADMIN_TOKEN!,
+    deferredWorkMs: Number(vars.USAGE_FLUSH_SECONDS ?? DEFAULT_USAGE_FLUSH_SECONDS) * 1000,
     processGroup: child.pid ?? 0,
     async stop() {
       const exited = new Promise((resolve) => child.once("exit", resolve));

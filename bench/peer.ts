@@ -216,6 +216,7 @@ async function run(
     modelCalls++;
   };
   const cpuBefore = processCpuMs(bot.processGroup) ?? Number.NaN;
+  const scenarioStart = Date.now();
   await pool(chats, scenario.connections, async (chatId) => {
     const started = Date.now();
     for (let sequence = 0; sequence < scenario.perChat; sequence++) {
@@ -240,6 +241,8 @@ async function run(
   );
   // Whatever the bots still do for these chats (a late edit, upkeep) is counted too.
   await new Promise((done) => setTimeout(done, 1500));
+  // And what a bot put off for them (this bot's D1 flush): theirs, not the next scenario's, where it used to land.
+  if (bot.deferredWorkMs) await settled(bot, scenarioStart + bot.deferredWorkMs + 1000);
   const cpuAfter = processCpuMs(bot.processGroup) ?? Number.NaN;
   watcher.onModelCall = undefined;
   const latency = (marker: string, from = sentAt) => watcher.answeredAt(chatOf(marker), marker)! - from.get(marker)!;
@@ -282,4 +285,17 @@ function table(results: { scenario: Scenario; sides: Record<string, Measured> }[
     }
   }
   return lines.join("\n");
+}
+
+/** Waits until `until`, then until the bot's runtime is idle (under 10 ms of CPU in half a second; 15 s at most). */
+async function settled(bot: Bot, until: number): Promise<void> {
+  await new Promise((done) => setTimeout(done, Math.max(0, until - Date.now())));
+  const deadline = Date.now() + 15_000;
+  let before = processCpuMs(bot.processGroup) ?? 0;
+  while (Date.now() < deadline) {
+    await new Promise((done) => setTimeout(done, 500));
+    const now = processCpuMs(bot.processGroup) ?? 0;
+    if (now - before < 10) return;
+    before = now;
+  }
 }
