@@ -3,6 +3,7 @@ import { createWriteStream, mkdirSync, mkdtempSync, readdirSync, rmSync, statSyn
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { LIMITS_KNOBS } from "../src/config/knobs/limits-knobs.ts";
 
 export interface Bot {
   url: string;
@@ -22,8 +23,6 @@ export interface Bot {
 }
 
 const SECRET = "bench-webhook-secret";
-/** The Worker's default (src/config/knobs/limits-knobs.ts). */
-const DEFAULT_USAGE_FLUSH_SECONDS = 30;
 
 /**
  * `wrangler dev` on a free port with fresh local storage, its upstreams pointed at the fakes (the benchmark's, and the
@@ -152,7 +151,7 @@ export async function startBot(
     url,
     secret: SECRET,
     adminToken: vars.ADMIN_TOKEN!,
-    deferredWorkMs: Number(vars.USAGE_FLUSH_SECONDS ?? DEFAULT_USAGE_FLUSH_SECONDS) * 1000,
+    deferredWorkMs: Number(vars.USAGE_FLUSH_SECONDS ?? LIMITS_KNOBS.USAGE_FLUSH_SECONDS.fallback) * 1000,
     processGroup: child.pid ?? 0,
     async stop() {
       const exited = new Promise((resolve) => child.once("exit", resolve));

@@ -205,17 +205,10 @@ export class BotApi {
       ...requestBody(payload),
     };
     try {
-      let response: Response;
-      try {
-        response = await fetch(`${this.options.apiRoot}/bot${this.token}/${method}`, init);
-      } catch (error) {
-        throw new BotApiHttpError(method, error);
-      }
-      try {
-        return (await response.json()) as ApiResponse<unknown>;
-      } catch (error) {
-        throw new BotApiHttpError(method, error);
-      }
+      const response = await fetch(`${this.options.apiRoot}/bot${this.token}/${method}`, init);
+      return (await response.json()) as ApiResponse<unknown>;
+    } catch (error) {
+      throw new BotApiHttpError(method, error);
     } finally {
       clearTimeout(timer);
     }
