@@ -74,6 +74,11 @@ export class AnthropicAdapter implements ModelAdapter {
           const read = answer.read(events);
           if (read.text !== "") yield { type: "text_delta", text: read.text };
           if (read.failure !== undefined) throw read.failure;
+          // `message_stop` ends the answer: the body's end is read off the turn's way (a read of its own).
+          if (answer.stopped) {
+            stream.finish();
+            break;
+          }
         }
       } finally {
         await stream.close();

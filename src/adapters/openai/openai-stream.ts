@@ -25,7 +25,7 @@ export class StreamedCompletion {
 
   /**
    * Takes in a read's events: the text they added (one delta, see server-sent-events.ts), and an `error` event's
-   * failure after it, or that `[DONE]` ended the answer (nothing after it is taken in).
+   * failure after it, or that the answer ended: `[DONE]`, or its usage once it finished (nothing after is taken in).
    */
   read(events: readonly EventSourceMessage[], headers: Headers): ReadOfStream {
     let text = "";
@@ -38,8 +38,16 @@ export class StreamedCompletion {
       }
       if (chunk === undefined) return { text, ended: true };
       text += this.apply(chunk);
+      // Its usage after its finish is an answer's last chunk: `[DONE]` and the body's end are read off the turn's way
+      // (each is a read of its own, and a read waits its turn in a busy isolate).
+      if (this.whole) return { text, ended: true };
     }
     return { text };
+  }
+
+  /** A choice said why it ended and the usage came: nothing the answer needs is still to come. */
+  private get whole(): boolean {
+    return this.finished && this.usage !== undefined;
   }
 
   response(): ModelResponse {

@@ -37,12 +37,23 @@ async function parts(adapter: ModelAdapter): Promise<{ parts: ModelStreamPart[];
   return { parts: seen };
 }
 
-const options = (pieces: readonly string[]) => ({
+/** A `text/event-stream` response that hands out these pieces, one per read, and then never ends. */
+function endlessStreamOf(pieces: readonly string[]): Response {
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const piece of pieces) controller.enqueue(encoder.encode(piece));
+    },
+  });
+  return new Response(body, { headers: { "content-type": "text/event-stream" } });
+}
+
+const options = (pieces: readonly string[], respond: (pieces: readonly string[]) => Response = streamOf) => ({
   apiKey: "test-key",
   baseUrl: "https://model.invalid",
   maxRetries: 0,
   timeoutMs: 5_000,
-  fetch: async () => streamOf(pieces),
+  fetch: async () => respond(pieces),
 });
 
 describe("EventStreamBody", () => {
@@ -157,6 +168,19 @@ describe("a streamed answer, read by read", () => {
     expect(seen.at(-1)).toMatchObject({ type: "response", response: { message: { content: "Hello, world" } } });
   });
 
+  it("OpenAI: the answer is whole at its usage after its finish, whatever follows or not", async () => {
+    const usage = `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [], usage: { prompt_tokens: 4, completion_tokens: 2 } })}\n\n`;
+    const adapter = new OpenAIAdapter(
+      options([openaiChunk({ role: "assistant", content: "Hi" }) + openaiChunk({}, "stop"), usage], endlessStreamOf),
+    );
+    const { parts: seen, error } = await parts(adapter);
+    expect(error).toBeUndefined();
+    expect(seen.at(-1)).toMatchObject({
+      type: "response",
+      response: { message: { content: "Hi" }, finish: { kind: "stop" }, usage: { inputTokens: 4, outputTokens: 2 } },
+    });
+  });
+
   it("OpenAI: an error event after text in the same read passes the text on, then fails", async () => {
     const adapter = new OpenAIAdapter(
       options([`${openaiChunk({ content: "Half an" })}data: ${JSON.stringify({ error: { message: "boom" } })}\n\n`]),
@@ -164,6 +188,36 @@ describe("a streamed answer, read by read", () => {
     const { parts: seen, error } = await parts(adapter);
     expect(seen).toEqual([{ type: "text_delta", text: "Half an" }]);
     expect(error).toBeInstanceOf(Error);
+  });
+
+  it("Anthropic: the answer is whole at message_stop, whether or not the body ends", async () => {
+    const adapter = new AnthropicAdapter(
+      options(
+        [
+          anthropicEvent("message_start", {
+            message: {
+              id: "m",
+              type: "message",
+              role: "assistant",
+              model: "m",
+              content: [],
+              usage: { input_tokens: 3 },
+            },
+          }) +
+            anthropicEvent("content_block_start", { index: 0, content_block: { type: "text", text: "Hi" } }) +
+            anthropicEvent("content_block_stop", { index: 0 }),
+          anthropicEvent("message_delta", { delta: { stop_reason: "end_turn" }, usage: { output_tokens: 2 } }) +
+            anthropicEvent("message_stop", {}),
+        ],
+        endlessStreamOf,
+      ),
+    );
+    const { parts: seen, error } = await parts(adapter);
+    expect(error).toBeUndefined();
+    expect(seen.at(-1)).toMatchObject({
+      type: "response",
+      response: { message: { content: "Hi" }, finish: { kind: "stop" }, usage: { inputTokens: 3, outputTokens: 2 } },
+    });
   });
 
   it("Anthropic: a read's text is one delta, and an error event after it fails the call classified", async () => {
