@@ -74,8 +74,7 @@ export class AnthropicAdapter implements ModelAdapter {
           const read = answer.read(events);
           if (read.text !== "") yield { type: "text_delta", text: read.text };
           if (read.failure !== undefined) throw read.failure;
-          // `message_stop` ends the answer: the body's end is read off the turn's way (a read of its own).
-          if (answer.stopped) {
+          if (read.ended) {
             stream.finish();
             break;
           }

@@ -26,7 +26,8 @@ export class StreamedMessage {
 
   /**
    * Takes in a read's events: the text they added (one delta, see server-sent-events.ts), and an `error` event's
-   * failure, classified, after it. `ping` is skipped.
+   * failure, classified, after it, or that `message_stop` ended the answer (nothing after it is taken in; the body's
+   * end is a read of its own, left off the turn's way). `ping` is skipped.
    */
   read(events: readonly EventSourceMessage[]): ReadOfStream {
     let text = "";
@@ -34,6 +35,7 @@ export class StreamedMessage {
       if (message.event === "ping") continue;
       if (message.event === "error") return { text, failure: streamFailure(message.data) };
       text += this.apply(JSON.parse(message.data) as RawMessageStreamEvent);
+      if (this.stopped) return { text, ended: true };
     }
     return { text };
   }
