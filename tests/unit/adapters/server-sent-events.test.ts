@@ -4,13 +4,13 @@ import { OpenAIAdapter } from "../../../src/adapters/openai/openai-adapter.ts";
 import { EventStreamBody } from "../../../src/adapters/server-sent-events.ts";
 import type { ModelAdapter, ModelStreamPart } from "../../../src/adapters/types.ts";
 
-/** A `text/event-stream` response whose body hands out exactly these pieces, one per read. */
-function streamOf(pieces: readonly string[]): Response {
+/** A `text/event-stream` response whose body hands out exactly these pieces, one per read (and then never ends). */
+function streamOf(pieces: readonly string[], { endless = false } = {}): Response {
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       for (const piece of pieces) controller.enqueue(encoder.encode(piece));
-      controller.close();
+      if (!endless) controller.close();
     },
   });
   return new Response(body, { headers: { "content-type": "text/event-stream" } });
@@ -37,23 +37,12 @@ async function parts(adapter: ModelAdapter): Promise<{ parts: ModelStreamPart[];
   return { parts: seen };
 }
 
-/** A `text/event-stream` response that hands out these pieces, one per read, and then never ends. */
-function endlessStreamOf(pieces: readonly string[]): Response {
-  const encoder = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (const piece of pieces) controller.enqueue(encoder.encode(piece));
-    },
-  });
-  return new Response(body, { headers: { "content-type": "text/event-stream" } });
-}
-
-const options = (pieces: readonly string[], respond: (pieces: readonly string[]) => Response = streamOf) => ({
+const options = (pieces: readonly string[], body: { endless?: boolean } = {}) => ({
   apiKey: "test-key",
   baseUrl: "https://model.invalid",
   maxRetries: 0,
   timeoutMs: 5_000,
-  fetch: async () => respond(pieces),
+  fetch: async () => streamOf(pieces, body),
 });
 
 describe("EventStreamBody", () => {
@@ -171,7 +160,7 @@ describe("a streamed answer, read by read", () => {
   it("OpenAI: the answer is whole at its usage after its finish, whatever follows or not", async () => {
     const usage = `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [], usage: { prompt_tokens: 4, completion_tokens: 2 } })}\n\n`;
     const adapter = new OpenAIAdapter(
-      options([openaiChunk({ role: "assistant", content: "Hi" }) + openaiChunk({}, "stop"), usage], endlessStreamOf),
+      options([openaiChunk({ role: "assistant", content: "Hi" }) + openaiChunk({}, "stop"), usage], { endless: true }),
     );
     const { parts: seen, error } = await parts(adapter);
     expect(error).toBeUndefined();
@@ -209,7 +198,7 @@ describe("a streamed answer, read by read", () => {
           anthropicEvent("message_delta", { delta: { stop_reason: "end_turn" }, usage: { output_tokens: 2 } }) +
             anthropicEvent("message_stop", {}),
         ],
-        endlessStreamOf,
+        { endless: true },
       ),
     );
     const { parts: seen, error } = await parts(adapter);
